@@ -1,0 +1,52 @@
+# rx-bridge build and test entry points. `make test` is what CI runs
+# (.ci/run) and what the README tells a newcomer to run; it installs every
+# tool it needs itself.
+
+GO          ?= go
+BIN         := $(CURDIR)/.bin
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
+
+.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate
+
+test: check gotest
+
+check: fmt-check vet staticcheck
+
+build:
+	$(GO) build ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.bin/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+$(STATICCHECK):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(BIN)/staticcheck $(STATICCHECK)
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+gotest:
+	$(GO) test -race -count=1 ./...
+
+generate:
+	$(GO) generate ./...
+
+# Benchmarks as docs/PERFORMANCE.md records them.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./exthost/...
+
+# Short local fuzzing of every decoder of untrusted bytes (FUZZTIME=2m for the real run).
+FUZZTIME ?= 30s
+fuzz:
+	@grep -rl --include='*_test.go' '^func Fuzz' . | while read f; do \
+		pkg=$$(dirname $$f); \
+		for fn in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+			echo "== $$pkg $$fn"; $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done

@@ -1,0 +1,44 @@
+// Command rx-bridge runs Reasonix code extensions inside editors: it serves
+// LSP-style JSON-RPC to an editor on one side and hosts Extension Protocol
+// v1 plugin sidecars on the other. This file is the verb dispatcher.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// exitUsage is the exit status for a command-line usage error.
+const exitUsage = 2
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches one command line and returns the process exit status:
+// 0 ok, 1 failure, 2 usage.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "version":
+		return runVersion(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "rx-bridge: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: rx-bridge <command> [arguments]
+
+commands:
+  version [--json]   print the version, protocol id and schema hash
+`)
+}

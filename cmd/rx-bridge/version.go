@@ -1,0 +1,45 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// version is the program version; release builds set it with
+// -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+type versionInfo struct {
+	Version       string `json:"version"`
+	ProtocolID    string `json:"protocolId"`
+	ProtocolMajor int    `json:"protocolMajor"`
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print as JSON")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "rx-bridge version: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	info := versionInfo{Version: version, ProtocolID: protocol.ProtocolID, ProtocolMajor: protocol.ProtocolMajor}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(info); err != nil {
+			fmt.Fprintf(stderr, "rx-bridge version: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "rx-bridge %s\nprotocol %s (major %d)\n", info.Version, info.ProtocolID, info.ProtocolMajor)
+	return 0
+}

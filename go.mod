@@ -1,0 +1,3 @@
+module github.com/rx-bridge/rx-bridge
+
+go 1.26
