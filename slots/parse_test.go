@@ -26,7 +26,8 @@ func TestParse(t *testing.T) {
 		{in: "tool:rm -rf", wantErr: `invalid tool slot "tool:rm -rf": want tool:<name> with a non-empty name without whitespace`},
 		{in: "provider:gpt-4o", wantErr: `invalid provider slot "provider:gpt-4o": want provider:<name>/<model> or provider:plugin/<plugin>/<name>/<model>`},
 		{in: "provider:a/b/c", wantErr: `invalid provider slot "provider:a/b/c": want provider:<name>/<model> or provider:plugin/<plugin>/<name>/<model>`},
-		{in: "provider:plugin/x", wantErr: `invalid provider slot "provider:plugin/x": want provider:<name>/<model> or provider:plugin/<plugin>/<name>/<model>`},
+		// Exactly one slash is always <name>/<model>, even when the name is "plugin".
+		{in: "provider:plugin/x", want: "provider:plugin/x"},
 		{in: "provider:/model", wantErr: `invalid provider slot "provider:/model": want provider:<name>/<model> or provider:plugin/<plugin>/<name>/<model>`},
 		{in: "provider:plugin//echo/m", wantErr: `invalid provider slot "provider:plugin//echo/m": want provider:<name>/<model> or provider:plugin/<plugin>/<name>/<model>`},
 	}
