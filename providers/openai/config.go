@@ -112,6 +112,9 @@ func (c Config) Validate() error {
 	if c.APIKeyHeader != "" && !headerPattern.MatchString(c.APIKeyHeader) {
 		bad("api_key_header %q is not a valid header name", c.APIKeyHeader)
 	}
+	if c.APIKeyHeader != "" && c.APIKeyEnv == "" {
+		bad("api_key_header needs api_key_env")
+	}
 	for _, name := range sortedKeys(c.Headers) {
 		switch {
 		case !headerPattern.MatchString(name):
