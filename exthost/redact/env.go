@@ -1,0 +1,118 @@
+package redact
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// minEnvSecret is the shortest environment value masked verbatim: shorter
+// values ("true", "1", "en_US") are common words, not credentials.
+const minEnvSecret = 8
+
+// secretNameParts make an environment variable's value secret when its
+// upper-cased name contains one of them. PWD alone is the working directory
+// and deliberately absent.
+var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"}
+
+// New returns a Redactor that, besides the pattern rules, masks every
+// verbatim occurrence of the value of each entry of env ("NAME=value", as
+// os.Environ returns them) whose name contains KEY, TOKEN, SECRET, PASSWORD
+// or PASSWD in any case. Values are trimmed of surrounding white space;
+// values shorter than 8 bytes, and values that a mask text could itself
+// produce ("redacted", runs of '*'), are ignored.
+func New(env []string) *Redactor {
+	seen := make(map[string]bool)
+	var secrets []string
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || !secretName(name) {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		if len(value) < minEnvSecret || seen[value] || producibleByMask(value) {
+			continue
+		}
+		seen[value] = true
+		secrets = append(secrets, value)
+	}
+	// Longest first, so that of two overlapping values the longer is found
+	// first; ties in a fixed order so two Redactors of one env agree.
+	slices.SortFunc(secrets, func(a, b string) int {
+		if c := cmp.Compare(len(b), len(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return &Redactor{secrets: secrets}
+}
+
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range secretNameParts {
+		if strings.Contains(up, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// producibleByMask reports whether v can be found inside redacted output
+// only because a mask put it there; masking it would make redaction
+// non-idempotent ("[redacted]" would become "[[redacted]]").
+func producibleByMask(v string) bool {
+	return strings.Contains(Redacted, v) || strings.Trim(v, "*") == ""
+}
+
+func (r *Redactor) envSecrets() []string {
+	if r == nil {
+		return nil
+	}
+	return r.secrets
+}
+
+// hasEnvSecret reports whether s contains a verbatim environment secret.
+func (r *Redactor) hasEnvSecret(s string) bool {
+	for _, v := range r.envSecrets() {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskEnv replaces every occurrence of an environment secret with Redacted.
+// Overlapping or touching occurrences (of one value or of several) become
+// a single Redacted, so no fragment of either survives.
+func (r *Redactor) maskEnv(s string) (string, bool) {
+	var spans []span
+	for _, v := range r.envSecrets() {
+		for off := 0; ; {
+			i := strings.Index(s[off:], v)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{off + i, off + i + len(v)})
+			off += i + len(v)
+		}
+	}
+	if spans == nil {
+		return s, false
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var e editor
+	e.reset(s)
+	cur := spans[0]
+	for _, sp := range spans[1:] {
+		if sp.start <= cur.end {
+			cur.end = max(cur.end, sp.end)
+			continue
+		}
+		e.replace(cur.start, cur.end, Redacted)
+		cur = sp
+	}
+	e.replace(cur.start, cur.end, Redacted)
+	return e.result()
+}
+
+type span struct{ start, end int }

@@ -1,0 +1,195 @@
+package redact
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+type keySensitivity int
+
+const (
+	keyPlain keySensitivity = iota
+	keySecret
+	keyAuthorization
+)
+
+// keyKind classifies an assignment key (§10 step 2): an authorization key
+// is AUTHORIZATION or ends in -, _ or . AUTHORIZATION; a secret key, with
+// _ and - ignored, contains APIKEY, ACCESSKEY or PRIVATEKEY, or as written
+// contains SECRET, TOKEN, PASSWORD, PASSWD, _PWD or -PWD. Case is ignored.
+func keyKind(key string) keySensitivity {
+	const auth = "authorization"
+	if n := len(key); n >= len(auth) && strings.EqualFold(key[n-len(auth):], auth) &&
+		(n == len(auth) || strings.IndexByte("-_.", key[n-len(auth)-1]) >= 0) {
+		return keyAuthorization
+	}
+	for _, p := range [...]string{"secret", "token", "password", "passwd", "_pwd", "-pwd"} {
+		if containsFold(key, p) {
+			return keySecret
+		}
+	}
+	for _, p := range [...]string{"apikey", "accesskey", "privatekey"} {
+		if containsFoldSkipping(key, p) {
+			return keySecret
+		}
+	}
+	return keyPlain
+}
+
+// containsFold reports whether s contains the lower-case ASCII pattern p,
+// ignoring ASCII case.
+func containsFold(s, p string) bool {
+	for i := 0; i+len(p) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldSkipping is containsFold with every '_' and '-' of s
+// ignored.
+func containsFoldSkipping(s, p string) bool {
+	for i := 0; i < len(s); i++ {
+		j, k := i, 0
+		for j < len(s) && k < len(p) {
+			if c := s[j]; c == '_' || c == '-' {
+				if k == 0 {
+					break
+				}
+				j++
+				continue
+			}
+			if fold(s[j]) != p[k] {
+				break
+			}
+			j++
+			k++
+		}
+		if k == len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHSpace(b byte) bool { return b == ' ' || b == '\t' }
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+func isQuote(b byte) bool { return b == '"' || b == '\'' }
+
+// keyBefore returns the key assigned to by the separator at s[i]: looking
+// back over horizontal space and one quote (which may be backslash-escaped,
+// as in JSON quoted inside a string), the run of [A-Za-z0-9_.-] there.
+func keyBefore(s string, i int) string {
+	j := i
+	for j > 0 && isHSpace(s[j-1]) {
+		j--
+	}
+	if j > 0 && isQuote(s[j-1]) {
+		j--
+		if j > 0 && s[j-1] == '\\' {
+			j--
+		}
+	}
+	k := j
+	for k > 0 && class[s[k-1]]&cKey != 0 {
+		k--
+	}
+	return s[k:j]
+}
+
+// authSchemes are skipped before an assignment's value: in
+// "Authorization: Bearer abc" the secret is abc.
+var authSchemes = [...]string{"bearer", "basic", "digest", "negotiate", "ntlm", "token", "bot", "apikey"}
+
+// valueAfter returns the bounds of the value assigned by the separator at
+// s[i]: after further separator characters (":=", "==", "=>"), horizontal
+// space, one optionally escaped quote and an auth scheme word followed by
+// space, up to white space, a quote, ',' or ';'.
+func valueAfter(s string, i int) (start, end int) {
+	v := i + 1
+	for v < len(s) && (class[s[v]]&cSep != 0 || s[v] == '>') {
+		v++
+	}
+	for v < len(s) && isHSpace(s[v]) {
+		v++
+	}
+	if v+1 < len(s) && s[v] == '\\' && isQuote(s[v+1]) {
+		v += 2
+	} else if v < len(s) && isQuote(s[v]) {
+		v++
+	}
+	for _, w := range authSchemes {
+		if n := len(w); v+n < len(s) && isHSpace(s[v+n]) && strings.EqualFold(s[v:v+n], w) {
+			v += n
+			for v < len(s) && isHSpace(s[v]) {
+				v++
+			}
+			break
+		}
+	}
+	e := v
+	for e < len(s) && !valueStop(s, e) {
+		e++
+	}
+	return v, e
+}
+
+func valueStop(s string, i int) bool {
+	switch b := s[i]; {
+	case isSpace(b), isQuote(b), b == ',', b == ';':
+		return true
+	case b == '\\':
+		return i+1 < len(s) && isQuote(s[i+1])
+	}
+	return false
+}
+
+// maskValue is the reference mask function with its result after step 7:
+// at most 12 characters become Redacted, longer ones Masked (the reference
+// keeps the first and last four and stars the rest, and step 7 then
+// collapses that to Masked whenever those are token characters).
+func maskValue(v string) string {
+	if utf8.RuneCountInString(strings.TrimSpace(v)) <= 12 {
+		return Redacted
+	}
+	return Masked
+}
+
+// maskKV masks the values of sensitive assignments (§10 step 2).
+// Authorization values become Redacted, others maskValue. A value that
+// already holds a mask is left alone, which keeps redaction idempotent.
+func maskKV(s string) (string, bool) {
+	var e editor
+	e.reset(s)
+	for i := 0; i < len(s); i++ {
+		if class[s[i]]&cSep == 0 {
+			continue
+		}
+		key := keyBefore(s, i)
+		if key == "" {
+			continue
+		}
+		kind := keyKind(key)
+		if kind == keyPlain {
+			continue
+		}
+		start, end := valueAfter(s, i)
+		if start == end {
+			continue
+		}
+		if v := s[start:end]; !strings.Contains(v, Masked) {
+			if kind == keyAuthorization {
+				e.replace(start, end, Redacted)
+			} else {
+				e.replace(start, end, maskValue(v))
+			}
+		}
+		i = end - 1
+	}
+	return e.result()
+}

@@ -1,0 +1,98 @@
+package redact
+
+import (
+	"os"
+	"sync"
+	"unsafe"
+)
+
+// The two mask texts. Short or structural secrets (authorization values,
+// cookie values, URL userinfo, PEM bodies, environment values, any secret of
+// at most 12 characters) become Redacted; longer token-shaped secrets become
+// Masked, which also absorbs the token characters around it.
+const (
+	Redacted = "[redacted]"
+	Masked   = "****"
+)
+
+// A Redactor scrubs credentials from text. Its zero value (and a nil
+// *Redactor) applies every pattern rule but knows no environment values.
+// A Redactor is immutable and safe for concurrent use.
+type Redactor struct {
+	// secrets are the environment values masked verbatim, longest first.
+	secrets []string
+}
+
+var defaultRedactor = sync.OnceValue(func() *Redactor { return New(os.Environ()) })
+
+// String redacts s with the default Redactor, whose environment values are
+// those of the process environment when String (or Bytes or Err) is first
+// called.
+func String(s string) string { return defaultRedactor().String(s) }
+
+// Bytes is [String] for byte slices; see [Redactor.Bytes].
+func Bytes(b []byte) []byte { return defaultRedactor().Bytes(b) }
+
+// Err is [Redactor.Err] with the default Redactor.
+func Err(err error) error { return defaultRedactor().Err(err) }
+
+// String returns s with every credential masked. It returns s itself, without
+// allocating, when s contains nothing to mask. String(String(s)) == String(s).
+func (r *Redactor) String(s string) string {
+	bits := r.scan(s)
+	if bits == 0 {
+		return s
+	}
+	for range maxRounds {
+		t, changed := r.apply(s, bits)
+		if !changed {
+			return s
+		}
+		s = t
+		if bits = r.scan(s); bits == 0 {
+			return s
+		}
+	}
+	return s
+}
+
+// maxRounds bounds the fixpoint loop in String. One round masks everything;
+// a second one only finishes what the first one's masks made visible (a mask
+// next to token characters, a URL whose userinfo was split by a mask), and
+// a third confirms. Fuzzing has never needed more than three.
+const maxRounds = 8
+
+// Bytes returns b with every credential masked. When there is nothing to
+// mask it returns b itself; otherwise a new slice. It never modifies b.
+func (r *Redactor) Bytes(b []byte) []byte {
+	// scan only reads s during the call and keeps nothing of it.
+	if r.scan(unsafe.String(unsafe.SliceData(b), len(b))) == 0 {
+		return b
+	}
+	return []byte(r.String(string(b)))
+}
+
+// Err returns an error whose message is err's message redacted and which
+// unwraps to err, so errors.Is and errors.As keep working. It returns err
+// itself when the message has nothing to mask, and nil for nil. Whoever
+// prints an error further down the chain than the returned one prints it
+// unredacted.
+func (r *Redactor) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	red := r.String(msg)
+	if len(red) == len(msg) && red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
