@@ -3,6 +3,7 @@ package protocol
 import (
 	"regexp"
 	"strings"
+	"unsafe"
 )
 
 // Small predicates shared by the Validate methods.
@@ -45,3 +46,7 @@ func isJSONObject(raw []byte) bool {
 	d.skipWS()
 	return d.pos == len(d.data)
 }
+
+// readOnlyBytes views s as bytes without copying, for the scanner, which
+// never writes to its input: tool arguments can be large.
+func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
