@@ -1,0 +1,51 @@
+package exthost
+
+import (
+	"slices"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// Plugin is what the host needs to start one installed runtime: the
+// installed identity and the manifest's runtime block, already validated.
+type Plugin struct {
+	ID      string // installed plugin id (REASONIX_PLUGIN_NAME)
+	Root    string // installed root (REASONIX_PLUGIN_ROOT)
+	Version string // installed version, else the manifest's
+
+	Command string // runtime.command before ${REASONIX_PLUGIN_ROOT} expansion
+	Args    []string
+	Env     map[string]string
+
+	Required      bool
+	Priority      int
+	Intercepts    []protocol.HookPoint
+	Replaces      []protocol.Slot
+	Capabilities  []protocol.Capability
+	TimeoutMillis int64
+}
+
+// HasCapability reports whether the manifest declares c.
+func (p *Plugin) HasCapability(c protocol.Capability) bool {
+	return slices.Contains(p.Capabilities, c)
+}
+
+// Intercepting reports whether the manifest lists point in intercepts.
+func (p *Plugin) Intercepting(point protocol.HookPoint) bool {
+	return slices.Contains(p.Intercepts, point)
+}
+
+// expectation is the manifest part of extension/initialize.
+func (p *Plugin) expectation() protocol.ManifestExpectation {
+	var m protocol.ManifestExpectation
+	for _, pt := range p.Intercepts {
+		m.Intercepts = append(m.Intercepts, string(pt))
+	}
+	for _, s := range p.Replaces {
+		m.Replaces = append(m.Replaces, s.String())
+	}
+	for _, c := range p.Capabilities {
+		m.Capabilities = append(m.Capabilities, string(c))
+	}
+	return m
+}

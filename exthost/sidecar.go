@@ -1,0 +1,495 @@
+package exthost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/exthost/wire"
+)
+
+// state is a sidecar connection's lifecycle state.
+type state int32
+
+const (
+	stateStarting state = iota // spawned, handshake not validated
+	stateReady                 // initialize result validated
+	stateShutdown              // shutdown begun
+	stateCrashed               // exited or broke the protocol outside shutdown
+	statePoisoned              // sent traffic before extension/initialized
+)
+
+// Services is what a sidecar's inbound traffic is handed to. Every member
+// may be nil; a request for a missing service is answered unknown_method.
+type Services struct {
+	// UIPublish serves host/ui/publish (already strictly decoded; the
+	// sidecar declared the ui capability).
+	UIPublish func(ctx context.Context, s *Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error)
+	// UIRequest serves host/ui/request; it blocks until the user answers.
+	UIRequest func(ctx context.Context, s *Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error)
+	// ContentRead serves host/content/read.
+	ContentRead func(ctx context.Context, s *Sidecar, p *protocol.ContentReadParams) (*protocol.ContentReadResult, error)
+	// StreamChunk and StreamEnd receive provider stream notifications, in
+	// arrival order.
+	StreamChunk func(s *Sidecar, p *protocol.StreamChunkParams)
+	StreamEnd   func(s *Sidecar, p *protocol.StreamEndParams)
+	// OnCrash is called exactly once when a sidecar that completed its
+	// handshake crashes.
+	OnCrash func(s *Sidecar, err error)
+}
+
+// StartOptions configure one sidecar start.
+type StartOptions struct {
+	Session  protocol.SessionContext
+	UIHost   protocol.UIHostKind // default headless
+	Services Services
+	Logger   *slog.Logger
+	// Wire overrides connection options (tests shorten the stall bound).
+	Wire wire.Options
+}
+
+// Sidecar is one running plugin runtime: its process, its connection and
+// what it declared at the handshake. It owns both for their whole life.
+type Sidecar struct {
+	Plugin *Plugin
+	// Init is the validated handshake answer.
+	Init protocol.InitializeResult
+	// Timings of the start, for diagnostics.
+	SpawnTime, HandshakeTime time.Duration
+
+	proc     *process
+	conn     *wire.Conn
+	services Services
+	log      *slog.Logger
+
+	state     atomic.Int32
+	seq       atomic.Int64
+	poisonErr atomic.Pointer[protocol.Error]
+
+	crashOnce    sync.Once
+	crashErr     error
+	crashed      chan struct{}
+	shutdownOnce sync.Once
+	shutdownDone chan struct{}
+}
+
+// StartSidecar spawns p, performs the v1 handshake and returns the ready
+// sidecar. ctx bounds the whole start (the manager passes the shared
+// generation budget); the handshake alone is also bounded by 30 s. On any
+// failure the process tree is killed before StartSidecar returns, and the
+// error says which stage failed, after how long, with the redacted stderr
+// tail.
+func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, error) {
+	begin := time.Now()
+	if opts.UIHost == "" {
+		opts.UIHost = protocol.UIHostHeadless
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if _, err := resolveCommand(p.Command, p.Root); err != nil {
+		return nil, startupError(p, "resolve", begin, err, "")
+	}
+	proc, err := startProcess(spawnSpec{Plugin: p.ID, Root: p.Root, Version: p.Version, Command: p.Command, Args: p.Args, Env: p.Env})
+	if err != nil {
+		return nil, startupError(p, "spawn", begin, err, "")
+	}
+	s := &Sidecar{
+		Plugin:       p,
+		SpawnTime:    time.Since(begin),
+		proc:         proc,
+		services:     opts.Services,
+		log:          opts.Logger.With("plugin", p.ID),
+		crashed:      make(chan struct{}),
+		shutdownDone: make(chan struct{}),
+	}
+	wopts := opts.Wire
+	wopts.Handler = s.handleRequest
+	wopts.NotifyHandler = s.handleNotification
+	wopts.Gate = s.gate
+	wopts.Logger = s.log
+	s.conn = wire.New(proc.stdout, proc.stdin, wopts)
+	go s.watch()
+
+	hsBegin := time.Now()
+	hctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
+	defer cancel()
+	if err := s.handshake(hctx, opts); err != nil {
+		s.abort()
+		return nil, startupError(p, "handshake", begin, err, s.stderrTail())
+	}
+	s.HandshakeTime = time.Since(hsBegin)
+	return s, nil
+}
+
+func (s *Sidecar) handshake(ctx context.Context, opts StartOptions) error {
+	params := protocol.InitializeParams{
+		ProtocolID:      protocol.ProtocolID,
+		ProtocolVersion: protocol.ProtocolVersion,
+		Capabilities:    protocol.HostCapabilities{ContentRefs: true, UIHost: opts.UIHost, ProtocolVersion: protocol.ProtocolVersion},
+		Session:         opts.Session,
+		Manifest:        s.Plugin.expectation(),
+	}
+	raw, err := s.conn.Call(ctx, protocol.MethodInitialize, params)
+	if err != nil {
+		if pe := s.poisonErr.Load(); pe != nil {
+			return pe
+		}
+		return s.callError(ctx, protocol.MethodInitialize, err)
+	}
+	res, err := protocol.DecodeResult(protocol.MethodInitialize, raw)
+	if err != nil {
+		return err
+	}
+	init := res.(*protocol.InitializeResult)
+	if err := validateInit(s.Plugin, init); err != nil {
+		return err
+	}
+	s.Init = *init
+	// Ready before initialized goes out: the sidecar may legitimately
+	// call the host the moment it reads that notification.
+	if !s.state.CompareAndSwap(int32(stateStarting), int32(stateReady)) {
+		if pe := s.poisonErr.Load(); pe != nil {
+			return pe
+		}
+		return s.terminalError()
+	}
+	if err := s.conn.Notify(ctx, protocol.MethodInitialized, protocol.InitializedParams{}); err != nil {
+		return s.callError(ctx, protocol.MethodInitialized, err)
+	}
+	return nil
+}
+
+// validateInit applies SPEC §2 step 3: the major version, then every
+// declaration against the manifest.
+func validateInit(p *Plugin, r *protocol.InitializeResult) error {
+	major, err := strconv.Atoi(r.ProtocolVersion)
+	if err != nil {
+		return protocol.Errorf(protocol.ReasonProtocolError, "extension %s answered protocolVersion %q, which is not an integer major version", p.ID, r.ProtocolVersion)
+	}
+	if major != protocol.ProtocolMajor {
+		return protocol.Errorf(protocol.ReasonUnsupportedVersion, "extension %s speaks protocol major %d; this host speaks %d", p.ID, major, protocol.ProtocolMajor)
+	}
+	notDeclared := func(format string, args ...any) error {
+		return protocol.Errorf(protocol.ReasonCapabilityNotDeclared, "extension %s "+format, append([]any{p.ID}, args...)...)
+	}
+	for _, sub := range r.Subscriptions {
+		if !p.Intercepting(protocol.HookPoint(sub)) {
+			return notDeclared("subscribed to %q which its manifest does not intercept", sub)
+		}
+	}
+	for _, rep := range r.Replaces {
+		declared := false
+		for _, s := range p.Replaces {
+			declared = declared || s.String() == rep
+		}
+		if !declared {
+			return notDeclared("replaced %q which its manifest does not declare", rep)
+		}
+	}
+	if len(r.Providers) > 0 && !p.HasCapability(protocol.CapProviders) {
+		return notDeclared("declared providers without the providers capability")
+	}
+	prefix := protocol.PluginProviderPrefix(p.ID)
+	for _, d := range r.Providers {
+		if len(d.Ref) <= len(prefix) || d.Ref[:len(prefix)] != prefix {
+			return notDeclared("declared provider ref %q outside its %q namespace", d.Ref, prefix)
+		}
+	}
+	if len(r.UIActions) > 0 && !p.HasCapability(protocol.CapUI) {
+		return notDeclared("declared UI actions without the ui capability")
+	}
+	return nil
+}
+
+// gate enforces "nothing before extension/initialized": traffic while the
+// handshake is unvalidated poisons the connection; after shutdown began,
+// requests are refused without poisoning.
+func (s *Sidecar) gate(method string, notification bool) error {
+	kind := "request"
+	if notification {
+		kind = "notification"
+	}
+	switch state(s.state.Load()) {
+	case stateReady:
+		return nil
+	case stateStarting:
+		pe := protocol.Errorf(protocol.ReasonProtocolError, "extension %s sent %s %q before extension/initialized", s.Plugin.ID, kind, method)
+		if s.state.CompareAndSwap(int32(stateStarting), int32(statePoisoned)) {
+			s.poisonErr.Store(pe)
+			s.proc.killTree()
+		}
+		return wire.Fatal(pe)
+	}
+	return protocol.Errorf(protocol.ReasonProtocolError, "extension %s sent %s %q after shutdown began", s.Plugin.ID, kind, method)
+}
+
+func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	spec, ok := protocol.LookupMethod(method)
+	if !ok || spec.Direction != protocol.ExtensionToHostRequest {
+		return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
+	}
+	if spec.Class == protocol.ClassUI && !s.Plugin.HasCapability(protocol.CapUI) {
+		return nil, protocol.Errorf(protocol.ReasonCapabilityNotDeclared, "extension %s called %s without the ui capability", s.Plugin.ID, method)
+	}
+	params, err := protocol.DecodeParams(method, raw)
+	if err != nil {
+		return nil, err
+	}
+	switch p := params.(type) {
+	case *protocol.UIPublishParams:
+		if s.services.UIPublish != nil {
+			return s.services.UIPublish(ctx, s, p)
+		}
+	case *protocol.UIRequestParams:
+		if s.services.UIRequest != nil {
+			return s.services.UIRequest(ctx, s, p)
+		}
+	case *protocol.ContentReadParams:
+		if s.services.ContentRead != nil {
+			return s.services.ContentRead(ctx, s, p)
+		}
+	}
+	return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
+}
+
+func (s *Sidecar) handleNotification(_ context.Context, method string, raw json.RawMessage) {
+	spec, ok := protocol.LookupMethod(method)
+	if !ok || spec.Direction != protocol.ExtensionToHostNotification {
+		return // unknown notifications are ignored
+	}
+	params, err := protocol.DecodeParams(method, raw)
+	if err != nil {
+		s.log.Debug("dropped invalid notification", "method", method, "err", redact.String(err.Error()))
+		return
+	}
+	switch p := params.(type) {
+	case *protocol.StreamChunkParams:
+		if s.services.StreamChunk != nil {
+			s.services.StreamChunk(s, p)
+		}
+	case *protocol.StreamEndParams:
+		if s.services.StreamEnd != nil {
+			s.services.StreamEnd(s, p)
+		}
+	}
+}
+
+// watch turns the end of the connection or of the process, outside
+// shutdown, into a crash.
+func (s *Sidecar) watch() {
+	select {
+	case <-s.conn.Done():
+	case <-s.proc.exited:
+	case <-s.shutdownDone:
+		return
+	}
+	if state(s.state.Load()) == stateShutdown {
+		return
+	}
+	cause := s.conn.Err()
+	if cause == nil {
+		cause = errors.New("the process ended")
+	}
+	s.markCrashed(cause)
+}
+
+// markCrashed records the crash once: kills the tree, ends the connection
+// (failing every pending call) and notifies the owner.
+func (s *Sidecar) markCrashed(cause error) {
+	s.crashOnce.Do(func() {
+		wasReady := s.state.Load() == int32(stateReady)
+		if wasReady {
+			s.state.Store(int32(stateCrashed))
+		}
+		s.proc.killTree()
+		<-waitAtMost(s.proc.exited, reapWait)
+		<-waitAtMost(s.proc.tail.done, 200*time.Millisecond)
+		msg := fmt.Sprintf("extension sidecar %s crashed: %s (process %s)", s.Plugin.ID, redact.String(cause.Error()), s.proc.exitStatus())
+		if tail := s.stderrTail(); tail != "" {
+			msg += "; stderr: " + tail
+		}
+		e := protocol.NewError(protocol.ReasonProviderInterrupted, msg)
+		e.Cause = cause
+		s.crashErr = e
+		close(s.crashed)
+		_ = s.conn.Close()
+		if wasReady && s.services.OnCrash != nil {
+			s.services.OnCrash(s, e)
+		}
+	})
+}
+
+// Call sends one request to the sidecar and returns the raw result. It
+// fails fast once the sidecar crashed or shut down; a crash while waiting
+// fails with an error naming the plugin and its redacted stderr tail.
+func (s *Sidecar) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	raw, err := s.conn.Call(ctx, method, params)
+	if err != nil {
+		return nil, s.callError(ctx, method, err)
+	}
+	return raw, nil
+}
+
+// Notify sends a notification, waiting for queue room.
+func (s *Sidecar) Notify(ctx context.Context, method string, params any) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.conn.Notify(ctx, method, params)
+}
+
+// TryNotify sends a best-effort notification without blocking; a full
+// queue is an error wrapping wire.ErrQueueFull.
+func (s *Sidecar) TryNotify(method string, params any) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	return s.conn.TryNotify(method, params)
+}
+
+// NextSeq returns the next per-connection intercept seq (from 1).
+func (s *Sidecar) NextSeq() int64 { return s.seq.Add(1) }
+
+// Crashed is closed once the sidecar crashed.
+func (s *Sidecar) Crashed() <-chan struct{} { return s.crashed }
+
+func (s *Sidecar) usable() error {
+	switch state(s.state.Load()) {
+	case stateReady:
+		return nil
+	case stateCrashed:
+		<-s.crashed
+		return s.crashErr
+	case stateShutdown:
+		return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s is shut down", s.Plugin.ID)
+	}
+	return protocol.Errorf(protocol.ReasonProtocolError, "extension sidecar %s is not initialized", s.Plugin.ID)
+}
+
+// callError turns a wire failure into what the caller should see: the
+// crash error when the connection died under the call, a redacted remote
+// error otherwise.
+func (s *Sidecar) callError(ctx context.Context, method string, err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) && ctx.Err() == nil && s.conn.Err() == nil {
+		red := *pe
+		red.Message = redact.String(pe.Message)
+		return &red
+	}
+	if ctx.Err() != nil && s.conn.Err() == nil {
+		return err
+	}
+	select {
+	case <-s.conn.Done():
+		if state(s.state.Load()) != stateShutdown {
+			s.markCrashed(s.conn.Err())
+			<-s.crashed
+			if s.crashErr != nil {
+				return s.crashErr
+			}
+		}
+	default:
+	}
+	return fmt.Errorf("extension %s: %s: %w", s.Plugin.ID, method, err)
+}
+
+func (s *Sidecar) terminalError() error {
+	select {
+	case <-s.crashed:
+		return s.crashErr
+	default:
+	}
+	return fmt.Errorf("extension %s: connection ended: %v", s.Plugin.ID, s.conn.Err())
+}
+
+// Shutdown stops the sidecar, bounded (SPEC §2 step 5): extension/shutdown
+// with timeout, stdin closed, a short grace, then the process group is
+// killed. It is idempotent and never waits unboundedly: later calls
+// return once the first has finished.
+func (s *Sidecar) Shutdown(timeout time.Duration) {
+	s.shutdownOnce.Do(func() {
+		defer close(s.shutdownDone)
+		if timeout <= 0 {
+			timeout = protocol.ShutdownTimeout
+		}
+		wasReady := s.state.CompareAndSwap(int32(stateReady), int32(stateShutdown))
+		if wasReady {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			_, _ = s.conn.Call(ctx, protocol.MethodShutdown, protocol.ShutdownParams{TimeoutMillis: timeout.Milliseconds()})
+			cancel()
+		} else if s.state.Load() == int32(stateStarting) {
+			s.state.Store(int32(stateShutdown))
+		}
+		_ = s.conn.Close() // closes the child's stdin: its graceful stop
+		if !s.proc.waitExit(protocol.StdinEOFGrace) {
+			s.proc.killTree()
+			s.proc.waitExit(reapWait)
+		}
+		// A grandchild may still hold the group's pipes or ignore EOF.
+		s.proc.killTree()
+	})
+	<-s.shutdownDone
+}
+
+// abort kills a sidecar whose start failed.
+func (s *Sidecar) abort() {
+	s.state.Store(int32(stateShutdown))
+	s.proc.killTree()
+	s.proc.waitExit(reapWait)
+	_ = s.conn.Close()
+	s.shutdownOnce.Do(func() { close(s.shutdownDone) })
+}
+
+// StderrTail returns the redacted tail of the sidecar's stderr.
+func (s *Sidecar) stderrTail() string { return s.proc.tail.String() }
+
+// StderrTail returns the redacted tail of the sidecar's stderr.
+func (s *Sidecar) StderrTail() string { return s.stderrTail() }
+
+// startupError formats SPEC's startup diagnostic: `extension sidecar
+// startup <stage> failed after <elapsed>: <cause>[; stderr: <tail>]`,
+// redacted, keeping the cause unwrappable (and its reason, for errors.Is).
+func startupError(p *Plugin, stage string, begin time.Time, cause error, tail string) error {
+	msg := fmt.Sprintf("extension sidecar %s startup %s failed after %s: %s", p.ID, stage, time.Since(begin).Round(time.Millisecond), redact.String(cause.Error()))
+	if tail != "" {
+		msg += "; stderr: " + tail
+	}
+	return &StartError{Plugin: p.ID, Stage: stage, msg: msg, cause: cause}
+}
+
+// StartError is a failed sidecar start.
+type StartError struct {
+	Plugin string
+	Stage  string // resolve, spawn or handshake
+	msg    string
+	cause  error
+}
+
+func (e *StartError) Error() string { return e.msg }
+func (e *StartError) Unwrap() error { return e.cause }
+
+func waitAtMost(ch <-chan struct{}, d time.Duration) <-chan struct{} {
+	out := make(chan struct{})
+	go func() {
+		defer close(out)
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+	}()
+	return out
+}

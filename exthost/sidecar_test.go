@@ -1,0 +1,220 @@
+package exthost
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+var testSession = protocol.SessionContext{SessionID: "sess-test", WorkspaceRoot: "/ws", Generation: 1}
+
+func start(t *testing.T, p *Plugin) (*Sidecar, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := StartSidecar(ctx, p, StartOptions{Session: testSession})
+	if s != nil {
+		t.Cleanup(func() { s.Shutdown(time.Second) })
+	}
+	return s, err
+}
+
+func TestHandshakeSuccess(t *testing.T) {
+	t.Parallel()
+	p, _ := fakePlugin(t, "good", "ok", &protocol.InitializeResult{
+		Name: "good", Version: "2.0.0", ProtocolVersion: "01",
+		Subscriptions: []string{"input.receive"},
+	})
+	s, err := start(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Init.Version != "2.0.0" || s.Init.Subscriptions[0] != "input.receive" {
+		t.Fatalf("init = %+v", s.Init)
+	}
+	raw, err := s.Call(context.Background(), protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"hi"}`), TimeoutMillis: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"continue"`) {
+		t.Fatalf("intercept result %s", raw)
+	}
+}
+
+func TestHandshakeRejections(t *testing.T) {
+	t.Parallel()
+	base := func() protocol.InitializeResult {
+		return protocol.InitializeResult{Name: "x", Version: "1", ProtocolVersion: "1"}
+	}
+	tests := []struct {
+		name    string
+		mode    string
+		mutate  func(*protocol.InitializeResult, *Plugin)
+		reason  protocol.Reason
+		message string
+	}{
+		{"major 2", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.ProtocolVersion = "2" }, protocol.ReasonUnsupportedVersion, "speaks protocol major 2"},
+		{"fractional version", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.ProtocolVersion = "1.0" }, protocol.ReasonProtocolError, `protocolVersion "1.0"`},
+		{"subscription beyond manifest", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.Subscriptions = []string{"tool.after"} }, protocol.ReasonCapabilityNotDeclared, `extension plug subscribed to "tool.after" which its manifest does not intercept`},
+		{"slot beyond manifest", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.Replaces = []string{"compaction"} }, protocol.ReasonCapabilityNotDeclared, `extension plug replaced "compaction" which its manifest does not declare`},
+		{"providers without capability", "ok", func(r *protocol.InitializeResult, _ *Plugin) {
+			r.Providers = []protocol.ProviderDescriptor{{Ref: "plugin/plug/echo/m"}}
+		}, protocol.ReasonCapabilityNotDeclared, "extension plug declared providers without the providers capability"},
+		{"provider outside namespace", "ok", func(r *protocol.InitializeResult, p *Plugin) {
+			p.Capabilities = append(p.Capabilities, protocol.CapProviders)
+			r.Providers = []protocol.ProviderDescriptor{{Ref: "plugin/other/echo/m"}}
+		}, protocol.ReasonCapabilityNotDeclared, `extension plug declared provider ref "plugin/other/echo/m" outside its "plugin/plug/" namespace`},
+		{"ui actions without capability", "ok", func(r *protocol.InitializeResult, _ *Plugin) {
+			r.UIActions = []protocol.UIActionDecl{{ActionID: "go"}}
+		}, protocol.ReasonCapabilityNotDeclared, "extension plug declared UI actions without the ui capability"},
+		{"early request poisons", "early-request", nil, protocol.ReasonProtocolError, `extension plug sent request "host/ui/publish" before extension/initialized`},
+		{"early notification poisons", "early-notify", nil, protocol.ReasonProtocolError, `extension plug sent notification "extension/provider/stream/end" before extension/initialized`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			init := base()
+			p, pidFile := fakePlugin(t, "plug", tc.mode, nil)
+			if tc.mutate != nil {
+				tc.mutate(&init, p)
+			}
+			p2, _ := fakePlugin(t, "plug", tc.mode, &init)
+			p.Env = p2.Env
+			p.Env[envFakePID] = pidFile
+			_, err := start(t, p)
+			if err == nil {
+				t.Fatal("start succeeded")
+			}
+			if got := protocol.ReasonOf(err); got != tc.reason {
+				t.Fatalf("reason %q want %q (err: %v)", got, tc.reason, err)
+			}
+			if !strings.Contains(err.Error(), tc.message) {
+				t.Fatalf("error %q does not contain %q", err, tc.message)
+			}
+			if !strings.Contains(err.Error(), "startup handshake failed") {
+				t.Fatalf("error %q does not name the stage", err)
+			}
+			if strings.Contains(err.Error(), "0123456789abcdefSECRET") {
+				t.Fatalf("secret from stderr leaked: %v", err)
+			}
+			if alive(t, pidFile) {
+				t.Fatal("sidecar still alive after a failed start")
+			}
+		})
+	}
+}
+
+func TestResolveCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		command, want, err string
+	}{
+		{command: "${REASONIX_PLUGIN_ROOT}/bin/hello", want: "/plug/root/bin/hello"},
+		{command: "  /usr/bin/env  ", want: "/usr/bin/env"},
+		{command: "", err: "runtime command is empty"},
+		{command: "hello", err: `runtime command "hello" is not an absolute path after expansion`},
+		{command: "./bin/hello", err: `runtime command "./bin/hello" is not an absolute path after expansion`},
+		{command: "/bin/sh", err: `runtime command "/bin/sh" is a shell; runtimes run in exec form only`},
+		{command: "/usr/bin/BASH", err: `runtime command "/usr/bin/BASH" is a shell; runtimes run in exec form only`},
+		{command: "/opt/pwsh.exe", err: `runtime command "/opt/pwsh.exe" is a shell; runtimes run in exec form only`},
+	}
+	for _, tc := range tests {
+		got, err := resolveCommand(tc.command, "/plug/root")
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("resolveCommand(%q) err = %v want %q", tc.command, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("resolveCommand(%q) = %q, %v want %q", tc.command, got, err, tc.want)
+		}
+	}
+}
+
+func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
+	t.Parallel()
+	p, _ := fakePlugin(t, "crashy", "crash-on-call", nil)
+	crashes := make(chan error, 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := StartSidecar(ctx, p, StartOptions{Session: testSession, Services: Services{OnCrash: func(_ *Sidecar, err error) { crashes <- err }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(time.Second)
+	callCtx, cancelCall := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelCall()
+	_, err = s.Call(callCtx, protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: 1, Payload: []byte(`{"text":"x"}`), TimeoutMillis: 60000})
+	if err == nil {
+		t.Fatal("call survived the crash")
+	}
+	if callCtx.Err() != nil {
+		t.Fatal("the call only failed at its deadline")
+	}
+	msg := err.Error()
+	for _, want := range []string{"extension sidecar crashy crashed", "exit status 7", "panic: boom"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("crash error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || strings.Contains(msg, "0123456789abcdefSECRET") {
+		t.Fatalf("secret leaked into %q", msg)
+	}
+	if !errors.Is(err, protocol.ErrProviderInterrupted) {
+		t.Fatalf("crash error is not provider_interrupted: %v", err)
+	}
+	select {
+	case <-crashes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnCrash not called")
+	}
+	// Later calls fail fast with the same error; OnCrash fired exactly once.
+	if _, err2 := s.Call(context.Background(), protocol.MethodIntercept, map[string]any{}); err2 == nil || err2.Error() != msg {
+		t.Fatalf("later call: %v", err2)
+	}
+	select {
+	case <-crashes:
+		t.Fatal("OnCrash called twice")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestShutdownKillsStubbornTree(t *testing.T) {
+	t.Parallel()
+	p, pidFile := fakePlugin(t, "stubborn", "ignore-shutdown", nil)
+	s, err := start(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, pidFile+".grandchild")
+	if !alive(t, pidFile+".grandchild") {
+		t.Fatal("grandchild not running")
+	}
+	done := make(chan struct{})
+	go func() { s.Shutdown(500 * time.Millisecond); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("Shutdown hung")
+	}
+	for _, f := range []string{pidFile, pidFile + ".grandchild"} {
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(t, f) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(t, f) {
+			t.Fatalf("process in %s survived shutdown", f)
+		}
+	}
+	// Idempotent and instant the second time.
+	began := time.Now()
+	s.Shutdown(time.Second)
+	if time.Since(began) > time.Second {
+		t.Fatal("second Shutdown was not instant")
+	}
+}
