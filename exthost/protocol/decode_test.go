@@ -15,8 +15,8 @@ const (
 	goodSHA        = "5d41402abc4b2a76b9719d911017c592ae1f1b0e3f2c1d0a9b8c7d6e5f4a3b2c"
 )
 
-// assertProtocolError checks that err is an *Error of reason whose message
-// is exactly msg, and that its cause is the *FieldError it describes.
+// assertProtocolError checks that err is an *Error of reason, with the
+// table's code and retryable flag, whose message is exactly msg.
 func assertProtocolError(t *testing.T, err error, reason Reason, msg string) {
 	t.Helper()
 	var pe *Error
@@ -29,11 +29,16 @@ func assertProtocolError(t *testing.T, err error, reason Reason, msg string) {
 	if info, _ := reason.Info(); pe.Code != info.Code || pe.Retryable != info.Retryable {
 		t.Fatalf("code/retryable %d/%v, want the table's %d/%v", pe.Code, pe.Retryable, info.Code, info.Retryable)
 	}
+}
+
+// assertDecodeError is assertProtocolError for a decoding failure, whose
+// cause must be the *FieldError the message ends with.
+func assertDecodeError(t *testing.T, err error, reason Reason, msg string) {
+	t.Helper()
+	assertProtocolError(t, err, reason, msg)
 	var fe *FieldError
-	if reason == ReasonInvalidParams || reason == ReasonProtocolError {
-		if !errors.As(err, &fe) || !strings.HasSuffix(msg, fe.Error()) {
-			t.Fatalf("cause %v does not carry the detail of %q", fe, msg)
-		}
+	if !errors.As(err, &fe) || !strings.HasSuffix(msg, fe.Error()) {
+		t.Fatalf("cause %v does not carry the detail of %q", fe, msg)
 	}
 }
 
@@ -145,7 +150,7 @@ func TestDecodeParamsRejects(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted: %+v", v)
 			}
-			assertProtocolError(t, err, ReasonInvalidParams, "invalid "+tt.method+" params: "+tt.msg)
+			assertDecodeError(t, err, ReasonInvalidParams, "invalid "+tt.method+" params: "+tt.msg)
 		})
 	}
 }
@@ -244,7 +249,7 @@ func TestDecodeResult(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := DecodeResult(tt.method, json.RawMessage(tt.raw))
-			assertProtocolError(t, err, ReasonProtocolError, "invalid "+tt.method+" result: "+tt.msg)
+			assertDecodeError(t, err, ReasonProtocolError, "invalid "+tt.method+" result: "+tt.msg)
 		})
 	}
 
