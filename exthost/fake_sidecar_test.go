@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 }
 
 func fakeSidecar(mode string) int {
+	if mode == "bridge" {
+		return fakeBridge()
+	}
 	if mode == "sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
@@ -66,6 +69,12 @@ func fakeSidecar(mode string) int {
 			case "stall-init":
 				<-ctx.Done()
 				return nil, ctx.Err()
+			case "slow-init":
+				// Record the interval the handshake was in flight so a
+				// test can count how many overlapped.
+				began := time.Now().UnixNano()
+				time.Sleep(150 * time.Millisecond)
+				_ = os.WriteFile(os.Getenv(envFakePID)+".interval", []byte(fmt.Sprintf("%d %d", began, time.Now().UnixNano())), 0o644)
 			}
 			return init, nil
 		case protocol.MethodShutdown:

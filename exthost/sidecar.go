@@ -64,6 +64,8 @@ type Sidecar struct {
 	Init protocol.InitializeResult
 	// Timings of the start, for diagnostics.
 	SpawnTime, HandshakeTime time.Duration
+	// Generation is the runtime build the sidecar belongs to.
+	Generation int64
 
 	proc     *process
 	conn     *wire.Conn
@@ -104,6 +106,7 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	}
 	s := &Sidecar{
 		Plugin:       p,
+		Generation:   opts.Session.Generation,
 		SpawnTime:    time.Since(begin),
 		proc:         proc,
 		services:     opts.Services,

@@ -1,0 +1,256 @@
+package exthost
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+)
+
+// generationCounter numbers runtime builds process-wide: first build 1.
+var generationCounter atomic.Int64
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	// SessionID and WorkspaceRoot go into every handshake's session.
+	SessionID     string
+	WorkspaceRoot string
+	UIHost        protocol.UIHostKind
+	// Services receive the sidecars' inbound traffic.
+	Services Services
+	// StartBudget bounds a whole generation build (default 30 s);
+	// Parallel bounds concurrent starts (default 4).
+	StartBudget time.Duration
+	Parallel    int
+	// ShutdownTimeout is sent in extension/shutdown (default 5 s).
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger
+}
+
+// Manager owns the running generation and builds the next one beside it.
+type Manager struct {
+	opts ManagerOptions
+
+	build sync.Mutex // one build at a time
+	mu    sync.Mutex
+	cur   *Generation
+	// all tracks every generation not yet closed, for Close.
+	all    map[*Generation]struct{}
+	closed bool
+}
+
+// NewManager returns a manager with an empty current generation.
+func NewManager(opts ManagerOptions) *Manager {
+	if opts.StartBudget <= 0 {
+		opts.StartBudget = protocol.GenerationStartBudget
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = protocol.GenerationParallelStart
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = protocol.ShutdownTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	empty, _ := newGeneration(0, nil)
+	return &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}}
+}
+
+// ErrManagerClosed is returned by Load after Close.
+var ErrManagerClosed = errors.New("exthost: manager is closed")
+
+// Load builds a generation from plugins (the enabled runtime plugins of the
+// install records) and swaps it in only if the build fully succeeds: every
+// required runtime started and no two plugins claim one slot. A failed
+// build leaves the running generation untouched. The superseded
+// generation retires once no turn pins it.
+func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, error) {
+	m.build.Lock()
+	defer m.build.Unlock()
+	if m.isClosed() {
+		return nil, ErrManagerClosed
+	}
+	began := time.Now()
+	id := generationCounter.Add(1)
+	started, warnings, err := m.startAll(ctx, id, plugins)
+	if err != nil {
+		return nil, err
+	}
+	g, err := newGeneration(id, started)
+	if err != nil {
+		shutdownAll(started, m.opts.ShutdownTimeout)
+		return nil, err
+	}
+	g.Warnings = append(warnings, g.Warnings...)
+	g.StartTime = time.Since(began)
+
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		shutdownAll(started, m.opts.ShutdownTimeout)
+		return nil, ErrManagerClosed
+	}
+	old := m.cur
+	m.cur = g
+	m.all[g] = struct{}{}
+	m.mu.Unlock()
+	m.retire(old)
+	return g, nil
+}
+
+type startResult struct {
+	s   *Sidecar
+	err error
+}
+
+// startAll starts plugins through a pool of Parallel workers under one
+// shared budget, then consumes the results in plugin order so warnings
+// are deterministic.
+func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]*Sidecar, []string, error) {
+	plugins = slices.Clone(plugins)
+	slices.SortFunc(plugins, func(a, b *Plugin) int { return cmp.Compare(a.ID, b.ID) })
+	budget, cancel := context.WithTimeout(ctx, m.opts.StartBudget)
+	defer cancel()
+	results := make([]startResult, len(plugins))
+	var eg errgroup.Group
+	eg.SetLimit(m.opts.Parallel)
+	for i, p := range plugins {
+		eg.Go(func() error {
+			if err := budget.Err(); err != nil {
+				results[i].err = fmt.Errorf("extension generation startup stopped before launch: %w", err)
+				return nil
+			}
+			results[i].s, results[i].err = StartSidecar(budget, p, StartOptions{
+				Session:  protocol.SessionContext{SessionID: m.opts.SessionID, WorkspaceRoot: m.opts.WorkspaceRoot, Generation: id},
+				UIHost:   m.opts.UIHost,
+				Services: m.opts.Services,
+				Logger:   m.opts.Logger,
+			})
+			return nil
+		})
+	}
+	_ = eg.Wait()
+
+	var started []*Sidecar
+	var warnings []string
+	for i, r := range results {
+		if r.err == nil {
+			started = append(started, r.s)
+			continue
+		}
+		if plugins[i].Required {
+			for _, rest := range results {
+				if rest.s != nil {
+					started = append(started, rest.s)
+				}
+			}
+			shutdownAll(uniq(started), m.opts.ShutdownTimeout)
+			return nil, nil, &RequiredError{Plugin: plugins[i].ID, Err: r.err}
+		}
+		w := fmt.Sprintf("%s: optional extension runtime failed to start: %s", plugins[i].ID, redact.String(r.err.Error()))
+		warnings = append(warnings, w)
+		m.opts.Logger.Warn(w)
+	}
+	return started, warnings, nil
+}
+
+// RequiredError is a generation build failed by a required runtime.
+type RequiredError struct {
+	Plugin string
+	Err    error
+}
+
+func (e *RequiredError) Error() string {
+	return fmt.Sprintf("required extension runtime %q failed to start: %s", e.Plugin, redact.String(e.Err.Error()))
+}
+func (e *RequiredError) Unwrap() error { return e.Err }
+
+// Current returns the running generation without pinning it.
+func (m *Manager) Current() *Generation {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cur
+}
+
+// Acquire pins the running generation for one turn; release unpins it.
+// The generation stays usable until release even if a reload swaps in a
+// successor meanwhile.
+func (m *Manager) Acquire() (g *Generation, release func()) {
+	for {
+		m.mu.Lock()
+		g = m.cur
+		m.mu.Unlock()
+		if g.pin() {
+			var once sync.Once
+			return g, func() { once.Do(func() { g.unpin(m.opts.ShutdownTimeout); m.forget(g) }) }
+		}
+	}
+}
+
+func (m *Manager) retire(g *Generation) {
+	g.retire(m.opts.ShutdownTimeout)
+	m.forget(g)
+}
+
+// forget drops closed generations from the Close set.
+func (m *Manager) forget(g *Generation) {
+	select {
+	case <-g.closed:
+		m.mu.Lock()
+		delete(m.all, g)
+		m.mu.Unlock()
+	default:
+	}
+}
+
+// Close shuts down every sidecar of every generation, pinned or not, in
+// parallel, and waits for all of them. It is idempotent.
+func (m *Manager) Close() {
+	m.build.Lock()
+	defer m.build.Unlock()
+	m.mu.Lock()
+	m.closed = true
+	var sidecars []*Sidecar
+	for g := range m.all {
+		sidecars = append(sidecars, g.Sidecars...)
+	}
+	sidecars = append(sidecars, m.cur.Sidecars...)
+	m.all = map[*Generation]struct{}{}
+	m.mu.Unlock()
+	shutdownAll(uniq(sidecars), m.opts.ShutdownTimeout)
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+func uniq(s []*Sidecar) []*Sidecar {
+	seen := make(map[*Sidecar]bool, len(s))
+	out := s[:0:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func splitRef(ref string) []string { return strings.Split(ref, "/") }
+
+func quote(s string) string { return strconv.Quote(s) }
