@@ -26,6 +26,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "version":
 		return runVersion(args[1:], stdout, stderr)
+	case "models":
+		return runModels(args[1:], stdout, stderr)
+	case "complete":
+		return runComplete(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -40,5 +44,8 @@ func usage(w io.Writer) {
 
 commands:
   version [--json]   print the version, protocol id and schema hash
+  models [--json]    list every model ref with its origin and capabilities
+  complete --model REF [--effort E] [--json] "prompt"
+                     stream one completion to the terminal
 `)
 }
