@@ -1,0 +1,155 @@
+package manifest
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// decodeTOML decodes src into v and turns every failure, and every key v
+// has no place for, into Problems with the line they are on; unknown
+// returns the message for such a key, or "" to let it pass (a section
+// decoded later). BurntSushi's errors carry a line but not in a form worth
+// showing; unknown keys carry none, so their line is found by scanning the
+// source.
+func decodeTOML(src string, v any, unknown func(key toml.Key) string) (toml.MetaData, problems) {
+	md, err := toml.Decode(src, v)
+	var ps problems
+	if err != nil {
+		ps = append(ps, tomlProblem(err))
+		return md, ps
+	}
+	undecoded := md.Undecoded()
+	for _, k := range undecoded {
+		if hasUndecodedParent(k, undecoded) {
+			continue
+		}
+		if msg := unknown(k); msg != "" {
+			ps = append(ps, Problem{Path: k.String(), Msg: msg, Line: keyLine(src, k)})
+		}
+	}
+	return md, ps
+}
+
+var tomlErrPattern = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): (.*)$`)
+
+var tomlTypePattern = regexp.MustCompile(`incompatible types: TOML value has type ([^;]+); destination has type (.+)$`)
+
+func tomlProblem(err error) Problem {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return Problem{Path: pe.LastKey, Msg: pe.Message, Line: pe.Position.Line}
+	}
+	m := tomlErrPattern.FindStringSubmatch(err.Error())
+	if m == nil {
+		return Problem{Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	msg := m[3]
+	if t := tomlTypePattern.FindStringSubmatch(msg); t != nil {
+		msg = "want " + tomlTypeName(t[2]) + ", got " + tomlTypeName(t[1])
+	}
+	return Problem{Path: m[2], Msg: msg, Line: line}
+}
+
+func tomlTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), t == "integer":
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a float"
+	case t == "bool", t == "boolean":
+		return "a boolean"
+	case t == "string":
+		return "a string"
+	case strings.HasPrefix(t, "map"), t == "table", t == "struct":
+		return "a table"
+	case strings.HasPrefix(t, "[]"), t == "array", t == "slice":
+		return "an array"
+	}
+	return t
+}
+
+func hasUndecodedParent(k toml.Key, all []toml.Key) bool {
+	for _, p := range all {
+		if len(p) < len(k) && keyHasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func keyHasPrefix(k, prefix []string) bool {
+	if len(prefix) > len(k) {
+		return false
+	}
+	for i := range prefix {
+		if k[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+	tomlAssign = regexp.MustCompile(`^\s*([^=#\[][^=]*?)\s*=`)
+)
+
+// keyLine finds the line that defines key: a table header naming it (or a
+// table under it), or an assignment whose full dotted name starts with it.
+// Multi-line strings can fool it; it then returns an earlier line or 0.
+func keyLine(src string, key toml.Key) int {
+	var table []string
+	for i, line := range strings.Split(src, "\n") {
+		if m := tomlHeader.FindStringSubmatch(line); m != nil {
+			table = splitTOMLKey(m[1])
+			if keyHasPrefix(table, key) {
+				return i + 1
+			}
+			continue
+		}
+		if m := tomlAssign.FindStringSubmatch(line); m != nil {
+			full := append(append([]string(nil), table...), splitTOMLKey(m[1])...)
+			if keyHasPrefix(full, key) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// splitTOMLKey splits a dotted TOML key, honouring quoted segments.
+func splitTOMLKey(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\'':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				cur.WriteString(s[i+1:])
+				i = len(s)
+				continue
+			}
+			seg := s[i+1 : i+1+j]
+			if c == '"' {
+				if u, err := strconv.Unquote(`"` + seg + `"`); err == nil {
+					seg = u
+				}
+			}
+			cur.WriteString(seg)
+			i += j + 1
+		case '.':
+			parts = append(parts, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		case ' ', '\t':
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(parts, strings.TrimSpace(cur.String()))
+}

@@ -1,0 +1,50 @@
+package manifest
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with testdata/<name>.golden, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}
+
+func TestRenderTrust(t *testing.T) {
+	t.Parallel()
+	doc := rt(`"command":"${REASONIX_PLUGIN_ROOT}/bin/hello","args":["--stdio","--greeting","hello world","it's"],
+	  "env":{"HELLO_MODE":"loud","B":"x y"},"required":true,
+	  "intercepts":["tool.before","session.start"],"replaces":["tool:bash","provider:plugin/p/echo/v1"],
+	  "capabilities":["interceptors","providers","ui"]`)
+	m, err := Parse(KindReasonix, []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := RenderTrust(&b, m.Runtime, "/home/u/.config/rx-bridge/plugins/p"); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("--- minimal, relative command\n")
+	if err := RenderTrust(&b, &Runtime{Command: "node", Args: []string{"server.js"}}, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "trust", b.Bytes())
+}
