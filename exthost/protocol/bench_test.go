@@ -54,3 +54,23 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// The allocation budget of the hot decodes: the DTO itself plus one per
+// string or raw member that has to outlive the frame (enum values cost
+// none), plus one reusable unescape buffer when a string has escapes.
+func TestDecodeAllocations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		max  float64
+		fn   func()
+	}{
+		{"InterceptParams", 2, func() { _, _ = DecodeParams(MethodIntercept, benchInterceptParams) }},
+		{"InterceptResult", 2, func() { _, _ = DecodeResult(MethodIntercept, benchInterceptResult) }},
+		{"StreamChunkParams", 3, func() { _, _ = DecodeParams(MethodStreamChunk, benchStreamChunk) }},
+		{"ToolBeforePayload", 4, func() { _, _ = DecodePayload(ToolBefore, benchToolPayload) }},
+	} {
+		if got := testing.AllocsPerRun(200, c.fn); got > c.max {
+			t.Errorf("%s: %.1f allocations per decode, budget %.0f", c.name, got, c.max)
+		}
+	}
+}

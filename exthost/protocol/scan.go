@@ -121,6 +121,12 @@ func (d *decoder) str() ([]byte, *FieldError) {
 // strSlow decodes a string that needs unescaping or UTF-8 repair, starting
 // at i with d.data[start:i] already known to be plain.
 func (d *decoder) strSlow(start, i int) ([]byte, *FieldError) {
+	// Size the buffer once: the decoded form is rarely longer than the
+	// encoded one (only repaired bytes grow), so growing by appends would
+	// cost an allocation per doubling.
+	if n := d.encodedLen(i) + (i - start); cap(d.buf) < n {
+		d.buf = make([]byte, 0, n)
+	}
 	b := append(d.buf[:0], d.data[start:i]...)
 	for i < len(d.data) {
 		c := d.data[i]
@@ -196,6 +202,19 @@ func (d *decoder) strSlow(start, i int) ([]byte, *FieldError) {
 	}
 	d.pos = len(d.data)
 	return nil, d.syntaxError("in string")
+}
+
+// encodedLen returns the number of bytes from i to the string's closing
+// quote (or to the end of input).
+func (d *decoder) encodedLen(i int) int {
+	j := i
+	for j < len(d.data) && d.data[j] != '"' {
+		if d.data[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j, len(d.data)) - i
 }
 
 // hex4 parses `\uXXXX` at the start of s and returns the code unit, or -1.
