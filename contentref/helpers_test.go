@@ -1,0 +1,73 @@
+package contentref
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// pattern returns n deterministic bytes that differ from page to page.
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('a' + (i*7+i/251)%26)
+	}
+	return b
+}
+
+func sumOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func wantReason(t *testing.T, err error, want protocol.Reason) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if got := protocol.ReasonOf(err); got != want {
+		t.Fatalf("error %v: reason %q, want %q", err, got, want)
+	}
+	var pe *protocol.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is not a *protocol.Error", err)
+	}
+	if info, _ := want.Info(); pe.Code != info.Code || pe.Retryable != info.Retryable {
+		t.Fatalf("error %v: code %d retryable %v, want the table's %d %v", err, pe.Code, pe.Retryable, info.Code, info.Retryable)
+	}
+}
+
+// storeReader adapts s.Read to a ReadFunc, optionally rewriting pages.
+func storeReader(s *Store, tamper func(*protocol.ContentReadResult)) ReadFunc {
+	return func(_ context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+		r, err := s.Read(&p)
+		if err == nil && tamper != nil {
+			tamper(r)
+		}
+		return r, err
+	}
+}
+
+func put(t *testing.T, l *Lease, data []byte) Descriptor {
+	t.Helper()
+	d, err := l.Put(data)
+	if err != nil {
+		t.Fatalf("Put(%d bytes): %v", len(data), err)
+	}
+	return d
+}
+
+func mustEqual(t *testing.T, got, want []byte) {
+	t.Helper()
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes (sha256 %s), want %d bytes (sha256 %s)", len(got), sumOf(got), len(want), sumOf(want))
+	}
+}

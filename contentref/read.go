@@ -1,0 +1,43 @@
+package contentref
+
+import "github.com/rx-bridge/rx-bridge/exthost/protocol"
+
+// page is a read result with room for its NextOffset, so one page costs
+// one allocation besides its base64 text.
+type page struct {
+	res  protocol.ContentReadResult
+	next int64
+}
+
+// Read serves host/content/read: at most 256 KiB of the object starting
+// exactly at p.Offset, as standard padded base64, with the whole object's
+// size and hash, and NextOffset iff more data follows. An unknown,
+// evicted or expired ref and an offset outside [0, totalBytes] fail with
+// content_ref_expired.
+func (s *Store) Read(p *protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+	if p == nil {
+		return nil, protocol.NewError(protocol.ReasonInvalidParams, "")
+	}
+	e := s.lookup(p.ContentRef)
+	if e == nil {
+		return nil, protocol.Errorf(protocol.ReasonContentRefExpired, "content ref %q is unknown or has expired", p.ContentRef)
+	}
+	total := int64(len(e.data))
+	if p.Offset < 0 || p.Offset > total {
+		return nil, protocol.Errorf(protocol.ReasonContentRefExpired, "offset %d is outside content ref %q of %d bytes", p.Offset, e.ref, total)
+	}
+	end := min(p.Offset+protocol.ContentRefChunkBytes, total)
+	pg := &page{res: protocol.ContentReadResult{
+		ContentRef: e.ref,
+		DataBase64: encodeBase64(e.data[p.Offset:end]),
+		Encoding:   protocol.EncodingUTF8,
+		Offset:     p.Offset,
+		SHA256:     e.sum,
+		TotalBytes: total,
+	}}
+	if end < total {
+		pg.next = end
+		pg.res.NextOffset = &pg.next
+	}
+	return &pg.res, nil
+}
