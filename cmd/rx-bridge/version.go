@@ -17,6 +17,10 @@ type versionInfo struct {
 	Version       string `json:"version"`
 	ProtocolID    string `json:"protocolId"`
 	ProtocolMajor int    `json:"protocolMajor"`
+	// SchemaSHA256 identifies the exact contract this build implements: the
+	// hash of our generated schema document, equal to the canonical one
+	// when the two agree.
+	SchemaSHA256 string `json:"schemaSha256"`
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
@@ -30,7 +34,12 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rx-bridge version: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	info := versionInfo{Version: version, ProtocolID: protocol.ProtocolID, ProtocolMajor: protocol.ProtocolMajor}
+	info := versionInfo{
+		Version:       version,
+		ProtocolID:    protocol.ProtocolID,
+		ProtocolMajor: protocol.ProtocolMajor,
+		SchemaSHA256:  protocol.SchemaSHA256(),
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -40,6 +49,6 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "rx-bridge %s\nprotocol %s (major %d)\n", info.Version, info.ProtocolID, info.ProtocolMajor)
+	fmt.Fprintf(stdout, "rx-bridge %s\nprotocol %s (major %d)\nschema sha256:%s\n", info.Version, info.ProtocolID, info.ProtocolMajor, info.SchemaSHA256)
 	return 0
 }
