@@ -100,7 +100,11 @@ type toolCallState struct {
 // chunks. It is a pure state machine over events so it can be fuzzed
 // without a network.
 type decoder struct {
-	calls        map[int]*toolCallState
+	calls map[int]*toolCallState
+	// ids are the call ids used so far in this stream, flushed calls
+	// included: an id pairs a tool result with its call, so it must be
+	// unique.
+	ids          map[string]bool
 	finishReason string
 	finished     bool
 	usage        *protocol.ProviderUsage
@@ -222,9 +226,19 @@ func (d *decoder) toolCallDelta(tc wireToolCallDelta) ([]protocol.ProviderChunk,
 	if !st.started && st.name != "" {
 		if st.id == "" {
 			// The protocol needs an id to pair the result with the call;
-			// servers that send none (older Ollama) get a positional one.
+			// servers that send none (older Ollama) get a positional one
+			// that no other call of the stream uses.
 			st.id = "call_" + strconv.Itoa(idx)
+			for n := 2; d.ids[st.id]; n++ {
+				st.id = "call_" + strconv.Itoa(idx) + "_" + strconv.Itoa(n)
+			}
+		} else if d.ids[st.id] {
+			return nil, failed("malformed stream event", fmt.Sprintf("tool call id %q is used by two calls", st.id))
 		}
+		if d.ids == nil {
+			d.ids = map[string]bool{}
+		}
+		d.ids[st.id] = true
 		st.started = true
 		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkToolCallStart, ToolCall: st.header()})
 	}

@@ -124,6 +124,26 @@ func TestDecoder(t *testing.T) {
 			},
 		},
 		{
+			name: "a synthesized id never collides with a server id",
+			body: sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_1","function":{"name":"a"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"b"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
+			want: []protocol.ProviderChunk{
+				{Type: protocol.ChunkToolCallStart, ToolCall: header("call_1", "a")},
+				{Type: protocol.ChunkToolCallStart, ToolCall: header("call_1_2", "b")},
+				{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{ID: "call_1", Name: "a", Arguments: "{}"}},
+				{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{ID: "call_1_2", Name: "b", Arguments: "{}"}},
+				done,
+			},
+		},
+		{
+			name:     "two calls with one server id",
+			body:     sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"a"}},{"index":1,"id":"c","function":{"name":"b"}}]}}]}`),
+			want:     nil,
+			wantWhat: `tool call id "c" is used by two calls`,
+			reason:   protocol.ReasonProviderFailed,
+		},
+		{
 			name: "arguments before the name are reported at start",
 			body: sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"arguments":"{\"a\""}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}`,

@@ -552,3 +552,22 @@ func TestModelsDescriptors(t *testing.T) {
 		t.Fatalf("descriptors leak configuration: %s", b)
 	}
 }
+
+// TestCloseAbortsNext: Close from another goroutine unblocks a Next that
+// waits on a silent server.
+func TestCloseAbortsNext(t *testing.T) {
+	t.Parallel()
+	fs := newFakeServer(t, reply{events: []string{`{"choices":[{"index":0,"delta":{"content":"a"}}]}`}, hang: true})
+	p, _ := newTestProvider(t, fs, nil)
+	s, err := p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(50*time.Millisecond, func() { s.Close() })
+	_, err = s.Next()
+	checkErr(t, err, []string{"the stream was closed after 1 chunks"}, protocol.ReasonProviderInterrupted)
+	<-fs.gone
+}

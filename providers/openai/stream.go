@@ -112,7 +112,9 @@ func (s *stream) readError(err error) *protocol.Error {
 	switch cause := context.Cause(s.ctx); {
 	case errors.Is(cause, errIdle):
 		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the server sent nothing for %v", s.ref, s.p.cfg.IdleTimeout)
-	case s.ctx.Err() != nil && !errors.Is(cause, errClosed):
+	case errors.Is(cause, errClosed):
+		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the stream was closed after %d chunks", s.ref, s.emitted)
+	case s.ctx.Err() != nil:
 		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: stream stopped after %d chunks: %w", s.ref, s.emitted, cause)
 	case errors.Is(err, errEventTooLarge):
 		return s.p.errorf(protocol.ReasonProviderFailed, "", "%s: %v", s.ref, err)
@@ -120,8 +122,8 @@ func (s *stream) readError(err error) *protocol.Error {
 	return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the stream was cut after %d chunks: %v", s.ref, s.emitted, err)
 }
 
-// Close stops the request and releases the connection. Safe to call more
-// than once and concurrently with nothing else (a Stream has one reader).
+// Close stops the request and releases the connection. It may be called
+// more than once, and from another goroutine to abort a blocked Next.
 func (s *stream) Close() error {
 	s.closeOnce.Do(func() {
 		s.idle.stop()
