@@ -104,6 +104,9 @@ func (f *frameBuf) request(id int64, hasID bool, method string, params any) erro
 	f.open(id, hasID)
 	f.b = append(f.b, `,"method":`...)
 	f.b = appendString(f.b, method)
+	if raw, ok := params.(json.RawMessage); ok && raw == nil {
+		params = nil // a nil raw message means no params, not null params
+	}
 	if params != nil {
 		f.b = append(f.b, `,"params":`...)
 		start := len(f.b)
@@ -155,6 +158,10 @@ func (f *frameBuf) value(v any) error {
 		f.b = append(f.b, "null"...)
 		return nil
 	case json.RawMessage:
+		if v == nil {
+			f.b = append(f.b, "null"...) // as encoding/json marshals it
+			return nil
+		}
 		raw := bytes.Trim(v, " \t\r\n")
 		if !f.scan.valid(raw) {
 			return errors.New("json.RawMessage is not one valid JSON value")
