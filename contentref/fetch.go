@@ -104,10 +104,13 @@ func decodePage(r *protocol.ContentReadResult, desc *protocol.ExternalizedField,
 	case !ok || sum != want:
 		return 0, pageErrorf(desc, off, "sha256 %q, descriptor says %s", r.SHA256, desc.SHA256)
 	case len(r.DataBase64) > maxPageBase64 || len(r.DataBase64)%4 != 0:
-		return 0, pageErrorf(desc, off, "dataBase64 of %d characters is not one padded page of at most %d bytes", len(r.DataBase64), protocol.ContentRefChunkBytes)
+		return 0, pageErrorf(desc, off, "dataBase64 of %d characters is not padded base64 of at most %d bytes", len(r.DataBase64), protocol.ContentRefChunkBytes)
 	}
 	n := decodedLen(r.DataBase64)
 	end := off + n
+	if n > protocol.ContentRefChunkBytes {
+		return 0, pageErrorf(desc, off, "%d bytes exceed the %d-byte page limit", n, protocol.ContentRefChunkBytes)
+	}
 	if end > desc.TotalBytes {
 		return 0, pageErrorf(desc, off, "%d bytes run past totalBytes %d", n, desc.TotalBytes)
 	}

@@ -11,13 +11,14 @@ import (
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 )
 
-// pattern returns n deterministic bytes that differ from page to page.
+// pattern returns n deterministic bytes. The 251-byte period is prime,
+// so no two pages of an object are alike.
 func pattern(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('a' + (i*7+i/251)%26)
+	var cycle [251]byte
+	for i := range cycle {
+		cycle[i] = byte('a' + i%26)
 	}
-	return b
+	return bytes.Repeat(cycle[:], n/len(cycle)+1)[:n]
 }
 
 func sumOf(b []byte) string {
