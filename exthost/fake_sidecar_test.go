@@ -1,6 +1,7 @@
 package exthost
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/contentref"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/exthost/wire"
 )
@@ -23,7 +25,36 @@ const (
 	envFakeMode = "RX_FAKE_SIDECAR"
 	envFakeInit = "RX_FAKE_INIT" // JSON InitializeResult to answer with
 	envFakePID  = "RX_FAKE_PIDFILE"
+	envFakeRule = "RX_FAKE_RULES" // JSON map of hook point -> fakeRule
+	envFakeLog  = "RX_FAKE_LOG"   // file every intercept and event is appended to
 )
+
+// fakeRule scripts the fake sidecar's answer at one hook point.
+type fakeRule struct {
+	Decision    protocol.InterceptDecision `json:"decision"`
+	Reason      string                     `json:"reason,omitempty"`
+	Replacement json.RawMessage            `json:"replacement,omitempty"`
+	// Raw, when set, is sent as the whole result instead.
+	Raw     json.RawMessage `json:"raw,omitempty"`
+	SleepMs int             `json:"sleepMs,omitempty"`
+	// EchoRef answers replace with the payload's own content ref.
+	EchoRef bool `json:"echoRef,omitempty"`
+	// Fetch reads an externalized payload back and checks its hash.
+	Fetch bool `json:"fetch,omitempty"`
+}
+
+func fakeLog(line string) {
+	f := os.Getenv(envFakeLog)
+	if f == "" {
+		return
+	}
+	fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer fh.Close()
+	_, _ = fh.WriteString(line + "\n")
+}
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(envFakeMode); mode != "" {
@@ -48,6 +79,9 @@ func fakeSidecar(mode string) int {
 	if mode == "exit-at-once" {
 		return 3
 	}
+	if mode == "deaf" {
+		return fakeDeaf()
+	}
 	init := protocol.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
 	if raw := os.Getenv(envFakeInit); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &init); err != nil {
@@ -55,6 +89,14 @@ func fakeSidecar(mode string) int {
 			return 2
 		}
 	}
+	rules := map[protocol.HookPoint]fakeRule{}
+	if raw := os.Getenv(envFakeRule); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &rules); err != nil {
+			fmt.Fprintln(os.Stderr, "bad", envFakeRule, err)
+			return 2
+		}
+	}
+	name := os.Getenv(EnvPluginName)
 	ready := make(chan struct{})
 	var conn *wire.Conn
 	handler := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -88,13 +130,21 @@ func fakeSidecar(mode string) int {
 				os.Exit(7)
 			}
 			<-ready
-			return protocol.InterceptResult{Decision: protocol.DecisionContinue}, nil
+			return fakeIntercept(ctx, conn, name, rules, params)
 		}
 		return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
 	}
-	notify := func(_ context.Context, method string, _ json.RawMessage) {
-		if method == protocol.MethodInitialized {
+	notify := func(_ context.Context, method string, params json.RawMessage) {
+		switch method {
+		case protocol.MethodInitialized:
 			close(ready)
+		case protocol.MethodEvent:
+			var p protocol.EventParams
+			_ = json.Unmarshal(params, &p)
+			fakeLog(fmt.Sprintf("%s event %s %s", name, p.Event, p.Payload))
+			if mode == "slow-events" {
+				time.Sleep(time.Hour)
+			}
 		}
 	}
 	if mode == "ignore-shutdown" {
@@ -112,6 +162,61 @@ func fakeSidecar(mode string) int {
 	if mode == "ignore-shutdown" {
 		time.Sleep(time.Hour)
 	}
+	return 0
+}
+
+func fakeIntercept(ctx context.Context, conn *wire.Conn, name string, rules map[protocol.HookPoint]fakeRule, raw json.RawMessage) (any, error) {
+	var p protocol.InterceptParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	fakeLog(fmt.Sprintf("%s intercept %s seq=%d timeout=%d %s", name, p.Event, p.Seq, p.TimeoutMillis, p.Payload))
+	rule, ok := rules[p.Event]
+	if !ok {
+		return protocol.InterceptResult{Decision: protocol.DecisionContinue}, nil
+	}
+	if rule.SleepMs > 0 {
+		select {
+		case <-time.After(time.Duration(rule.SleepMs) * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if rule.Fetch && len(p.Externalized) == 1 {
+		data, err := contentref.Fetch(ctx, func(ctx context.Context, rp protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+			res, err := conn.Call(ctx, protocol.MethodContentRead, rp)
+			if err != nil {
+				return nil, err
+			}
+			var out protocol.ContentReadResult
+			return &out, json.Unmarshal(res, &out)
+		}, p.Externalized[0])
+		if err != nil {
+			return protocol.InterceptResult{Decision: protocol.DecisionBlock, Reason: "fetch failed: " + err.Error()}, nil
+		}
+		fakeLog(fmt.Sprintf("%s fetched %d bytes", name, len(data)))
+	}
+	if rule.Raw != nil {
+		return rule.Raw, nil
+	}
+	res := protocol.InterceptResult{Decision: rule.Decision, Reason: rule.Reason, Replacement: rule.Replacement}
+	if rule.EchoRef {
+		res.Replacement = json.RawMessage("null")
+		res.Externalized = []protocol.ExternalizedField{p.Externalized[0]}
+		res.Externalized[0].JSONPointer = "/replacement"
+	}
+	return res, nil
+}
+
+// fakeDeaf completes the handshake by hand and then never reads its stdin
+// again: a wedged observer.
+func fakeDeaf() int {
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadBytes('\n'); err != nil {
+		return 2
+	}
+	fmt.Printf(`{"jsonrpc":"2.0","id":1,"result":{"name":%q,"version":"1","protocolVersion":"1","stateSchemaVersion":0}}`+"\n", os.Getenv(EnvPluginName))
+	time.Sleep(time.Hour)
 	return 0
 }
 

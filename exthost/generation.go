@@ -31,6 +31,7 @@ type Generation struct {
 
 	byID   map[string]*Sidecar
 	chains map[protocol.HookPoint][]*Sidecar
+	obs    observers
 
 	mu      sync.Mutex
 	pins    int
@@ -75,7 +76,8 @@ func (g *Generation) RequiredClass(s *Sidecar) bool {
 	return s.Plugin.Required || g.Slots.Owns(s.Plugin.ID)
 }
 
-func newGeneration(id int64, started []*Sidecar) (*Generation, error) {
+func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, error) {
+	obs.warned = &sync.Map{}
 	g := &Generation{
 		ID:       id,
 		Sidecars: started,
@@ -83,6 +85,7 @@ func newGeneration(id int64, started []*Sidecar) (*Generation, error) {
 		byID:     make(map[string]*Sidecar, len(started)),
 		chains:   make(map[protocol.HookPoint][]*Sidecar),
 		closed:   make(chan struct{}),
+		obs:      obs,
 	}
 	slices.SortFunc(g.Sidecars, func(a, b *Sidecar) int { return cmp.Compare(a.Plugin.ID, b.Plugin.ID) })
 	for _, s := range g.Sidecars {

@@ -37,6 +37,9 @@ type ManagerOptions struct {
 	// ShutdownTimeout is sent in extension/shutdown (default 5 s).
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
+	// Audit receives every audit note (an extension allow that overrode
+	// a host deny); the notes also go to Logger at warn level.
+	Audit func(note string)
 }
 
 // Manager owns the running generation and builds the next one beside it.
@@ -65,7 +68,7 @@ func NewManager(opts ManagerOptions) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	empty, _ := newGeneration(0, nil)
+	empty, _ := newGeneration(0, nil, observers{})
 	return &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}}
 }
 
@@ -89,7 +92,7 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 	if err != nil {
 		return nil, err
 	}
-	g, err := newGeneration(id, started)
+	g, err := newGeneration(id, started, m.observers())
 	if err != nil {
 		shutdownAll(started, m.opts.ShutdownTimeout)
 		return nil, err
@@ -177,6 +180,19 @@ func (e *RequiredError) Error() string {
 	return fmt.Sprintf("required extension runtime %q failed to start: %s", e.Plugin, redact.String(e.Err.Error()))
 }
 func (e *RequiredError) Unwrap() error { return e.Err }
+
+func (m *Manager) observers() observers {
+	log := m.opts.Logger
+	return observers{
+		warn: func(msg string) { log.Warn(msg) },
+		audit: func(note string) {
+			log.Warn(note, "audit", true)
+			if m.opts.Audit != nil {
+				m.opts.Audit(note)
+			}
+		},
+	}
+}
 
 // Current returns the running generation without pinning it.
 func (m *Manager) Current() *Generation {

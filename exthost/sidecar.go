@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/contentref"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/exthost/wire"
@@ -35,8 +36,6 @@ type Services struct {
 	UIPublish func(ctx context.Context, s *Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error)
 	// UIRequest serves host/ui/request; it blocks until the user answers.
 	UIRequest func(ctx context.Context, s *Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error)
-	// ContentRead serves host/content/read.
-	ContentRead func(ctx context.Context, s *Sidecar, p *protocol.ContentReadParams) (*protocol.ContentReadResult, error)
 	// StreamChunk and StreamEnd receive provider stream notifications, in
 	// arrival order.
 	StreamChunk func(s *Sidecar, p *protocol.StreamChunkParams)
@@ -69,6 +68,7 @@ type Sidecar struct {
 
 	proc     *process
 	conn     *wire.Conn
+	content  *contentref.Store // refs this host minted for this sidecar
 	services Services
 	log      *slog.Logger
 
@@ -109,6 +109,7 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 		Generation:   opts.Session.Generation,
 		SpawnTime:    time.Since(begin),
 		proc:         proc,
+		content:      contentref.NewStore(),
 		services:     opts.Services,
 		log:          opts.Logger.With("plugin", p.ID),
 		crashed:      make(chan struct{}),
@@ -257,9 +258,7 @@ func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.Raw
 			return s.services.UIRequest(ctx, s, p)
 		}
 	case *protocol.ContentReadParams:
-		if s.services.ContentRead != nil {
-			return s.services.ContentRead(ctx, s, p)
-		}
+		return s.readContent(p)
 	}
 	return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
 }
@@ -325,6 +324,7 @@ func (s *Sidecar) markCrashed(cause error) {
 		s.crashErr = e
 		close(s.crashed)
 		_ = s.conn.Close()
+		s.content.Close()
 		if wasReady && s.services.OnCrash != nil {
 			s.services.OnCrash(s, e)
 		}
@@ -442,6 +442,7 @@ func (s *Sidecar) Shutdown(timeout time.Duration) {
 		}
 		// A grandchild may still hold the group's pipes or ignore EOF.
 		s.proc.killTree()
+		s.content.Close()
 	})
 	<-s.shutdownDone
 }

@@ -40,7 +40,7 @@ func isJSONObject(raw []byte) bool {
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		return false
 	}
-	if d.skipValue(0) != nil {
+	if d.skipValue() != nil {
 		return false
 	}
 	d.skipWS()

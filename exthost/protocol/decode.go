@@ -98,7 +98,7 @@ func (d *decoder) value(s *shape, v reflect.Value) *FieldError {
 		return d.mapping(s, v)
 	case kindRaw:
 		start := d.pos
-		if err := d.skipValue(0); err != nil {
+		if err := d.skipValue(); err != nil {
 			return err
 		}
 		v.SetBytes(append([]byte(nil), d.data[start:d.pos]...))
@@ -177,11 +177,15 @@ func (d *decoder) object(s *shape, v reflect.Value) *FieldError {
 	if d.peek() != '{' {
 		return d.typeError("object")
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
 	d.pos++
 	var seen uint64
 	d.skipWS()
 	if d.peek() == '}' {
 		d.pos++
+		d.depth--
 		return s.missing(seen)
 	}
 	for {
@@ -218,6 +222,7 @@ func (d *decoder) object(s *shape, v reflect.Value) *FieldError {
 			d.pos++
 		case '}':
 			d.pos++
+			d.depth--
 			return s.missing(seen)
 		default:
 			return d.syntaxError("after object member")
@@ -270,10 +275,14 @@ func (d *decoder) array(s *shape, v reflect.Value) *FieldError {
 	if d.peek() != '[' {
 		return d.typeError("array")
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
 	d.pos++
 	d.skipWS()
 	if d.peek() == ']' {
 		d.pos++
+		d.depth--
 		// Present but empty stays distinguishable from absent (nil).
 		v.Set(reflect.MakeSlice(s.typ, 0, 0))
 		return nil
@@ -294,6 +303,7 @@ func (d *decoder) array(s *shape, v reflect.Value) *FieldError {
 			d.pos++
 		case ']':
 			d.pos++
+			d.depth--
 			return nil
 		default:
 			return d.syntaxError("after array element")
@@ -305,11 +315,15 @@ func (d *decoder) mapping(s *shape, v reflect.Value) *FieldError {
 	if d.peek() != '{' {
 		return d.typeError("object")
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
 	d.pos++
 	v.Set(reflect.MakeMap(s.typ))
 	d.skipWS()
 	if d.peek() == '}' {
 		d.pos++
+		d.depth--
 		return nil
 	}
 	for {
@@ -344,6 +358,7 @@ func (d *decoder) mapping(s *shape, v reflect.Value) *FieldError {
 			d.pos++
 		case '}':
 			d.pos++
+			d.depth--
 			return nil
 		default:
 			return d.syntaxError("after object member")

@@ -11,15 +11,29 @@ import (
 // UTF-8 and lone surrogates become U+FFFD), numbers follow the RFC 8259
 // grammar, and nesting is bounded so hostile input cannot exhaust the stack.
 
-// maxDepth bounds nesting, as encoding/json does.
+// maxDepth bounds the nesting of objects and arrays in a document, as
+// encoding/json does.
 const maxDepth = 10000
 
 // decoder is one pass over one JSON document.
 type decoder struct {
 	data []byte
 	pos  int
+	// depth counts the objects and arrays open at the cursor.
+	depth int
 	// buf holds the unescaped form of the last string that needed it.
 	buf []byte
+}
+
+// enter opens an object or array, enforcing maxDepth; the matching close
+// decrements depth. A failed decode abandons the decoder, so error paths
+// need not restore it.
+func (d *decoder) enter() *FieldError {
+	d.depth++
+	if d.depth > maxDepth {
+		return &FieldError{Msg: "invalid JSON: nesting exceeds the maximum depth"}
+	}
+	return nil
 }
 
 func (d *decoder) skipWS() {
@@ -329,16 +343,17 @@ func (d *decoder) number() ([]byte, bool, *FieldError) {
 }
 
 // skipValue consumes one JSON value of any kind, checking its syntax.
-func (d *decoder) skipValue(depth int) *FieldError {
-	if depth > maxDepth {
-		return &FieldError{Msg: "invalid JSON: nesting exceeds the maximum depth"}
-	}
+func (d *decoder) skipValue() *FieldError {
 	switch c := d.peek(); {
 	case c == '{':
+		if err := d.enter(); err != nil {
+			return err
+		}
 		d.pos++
 		d.skipWS()
 		if d.peek() == '}' {
 			d.pos++
+			d.depth--
 			return nil
 		}
 		for {
@@ -355,7 +370,7 @@ func (d *decoder) skipValue(depth int) *FieldError {
 			}
 			d.pos++
 			d.skipWS()
-			if err := d.skipValue(depth + 1); err != nil {
+			if err := d.skipValue(); err != nil {
 				return err
 			}
 			d.skipWS()
@@ -364,21 +379,26 @@ func (d *decoder) skipValue(depth int) *FieldError {
 				d.pos++
 			case '}':
 				d.pos++
+				d.depth--
 				return nil
 			default:
 				return d.syntaxError("after object member")
 			}
 		}
 	case c == '[':
+		if err := d.enter(); err != nil {
+			return err
+		}
 		d.pos++
 		d.skipWS()
 		if d.peek() == ']' {
 			d.pos++
+			d.depth--
 			return nil
 		}
 		for {
 			d.skipWS()
-			if err := d.skipValue(depth + 1); err != nil {
+			if err := d.skipValue(); err != nil {
 				return err
 			}
 			d.skipWS()
@@ -387,6 +407,7 @@ func (d *decoder) skipValue(depth int) *FieldError {
 				d.pos++
 			case ']':
 				d.pos++
+				d.depth--
 				return nil
 			default:
 				return d.syntaxError("after array element")

@@ -14,63 +14,60 @@ const (
 )
 
 // keyKind classifies an assignment key (§10 step 2): an authorization key
-// is AUTHORIZATION or ends in -, _ or . AUTHORIZATION; a secret key, with
-// _ and - ignored, contains APIKEY, ACCESSKEY or PRIVATEKEY, or as written
-// contains SECRET, TOKEN, PASSWORD, PASSWD, _PWD or -PWD. Case is ignored.
+// is AUTHORIZATION or ends in -, _ or . AUTHORIZATION; a secret key
+// contains SECRET, TOKEN, PASSWORD, PASSWD, _PWD or -PWD, or, with _ and -
+// ignored, APIKEY, ACCESSKEY or PRIVATEKEY. Case is ignored.
 func keyKind(key string) keySensitivity {
 	const auth = "authorization"
 	if n := len(key); n >= len(auth) && strings.EqualFold(key[n-len(auth):], auth) &&
 		(n == len(auth) || strings.IndexByte("-_.", key[n-len(auth)-1]) >= 0) {
 		return keyAuthorization
 	}
-	for _, p := range [...]string{"secret", "token", "password", "passwd", "_pwd", "-pwd"} {
-		if containsFold(key, p) {
-			return keySecret
+	// Every separator of every text is asked about its key: dispatch on
+	// the first letter instead of searching for each word.
+	for i := 0; i+4 <= len(key); i++ {
+		rest := key[i:]
+		var hit bool
+		switch fold(key[i]) {
+		case 's':
+			hit = hasPrefixFold(rest, "secret")
+		case 't':
+			hit = hasPrefixFold(rest, "token")
+		case 'p':
+			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd") ||
+				hasPrefixFoldSkipping(rest, "privatekey")
+		case 'a':
+			hit = hasPrefixFoldSkipping(rest, "apikey") || hasPrefixFoldSkipping(rest, "accesskey")
+		case '_', '-':
+			hit = hasPrefixFold(rest[1:], "pwd")
 		}
-	}
-	for _, p := range [...]string{"apikey", "accesskey", "privatekey"} {
-		if containsFoldSkipping(key, p) {
+		if hit {
 			return keySecret
 		}
 	}
 	return keyPlain
 }
 
-// containsFold reports whether s contains the lower-case ASCII pattern p,
+// hasPrefixFold reports whether s starts with the lower-case ASCII p,
 // ignoring ASCII case.
-func containsFold(s, p string) bool {
-	for i := 0; i+len(p) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(p)], p) {
-			return true
-		}
-	}
-	return false
+func hasPrefixFold(s, p string) bool {
+	return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p)
 }
 
-// containsFoldSkipping is containsFold with every '_' and '-' of s
-// ignored.
-func containsFoldSkipping(s, p string) bool {
-	for i := 0; i < len(s); i++ {
-		j, k := i, 0
-		for j < len(s) && k < len(p) {
-			if c := s[j]; c == '_' || c == '-' {
-				if k == 0 {
-					break
-				}
-				j++
-				continue
-			}
-			if fold(s[j]) != p[k] {
-				break
-			}
+// hasPrefixFoldSkipping is hasPrefixFold with every '_' and '-' of s after
+// its first byte ignored.
+func hasPrefixFoldSkipping(s, p string) bool {
+	j := 0
+	for k := 0; k < len(p); k++ {
+		for k > 0 && j < len(s) && (s[j] == '_' || s[j] == '-') {
 			j++
-			k++
 		}
-		if k == len(p) {
-			return true
+		if j == len(s) || fold(s[j]) != p[k] {
+			return false
 		}
+		j++
 	}
-	return false
+	return true
 }
 
 func isHSpace(b byte) bool { return b == ' ' || b == '\t' }

@@ -65,11 +65,14 @@ const maxRounds = 8
 // Bytes returns b with every credential masked. When there is nothing to
 // mask it returns b itself; otherwise a new slice. It never modifies b.
 func (r *Redactor) Bytes(b []byte) []byte {
-	// scan only reads s during the call and keeps nothing of it.
-	if r.scan(unsafe.String(unsafe.SliceData(b), len(b))) == 0 {
+	// String only reads its argument during the call, and returns it
+	// itself exactly when nothing changed; any other result is new memory.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	out := r.String(s)
+	if len(out) == len(s) && unsafe.StringData(out) == unsafe.StringData(s) {
 		return b
 	}
-	return []byte(r.String(string(b)))
+	return []byte(out)
 }
 
 // Err returns an error whose message is err's message redacted and which

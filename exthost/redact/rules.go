@@ -187,11 +187,7 @@ func maskOpaque(s string) (string, bool) {
 		var fl, prev uint8
 		for ; i < len(s) && class[s[i]]&cWord != 0; i++ {
 			c := class[s[i]]
-			fl |= c
-			if c&cUpper != 0 && prev&cAlnum != 0 {
-				fl |= fInner
-			}
-			prev = c
+			fl, prev = addFlags(fl, prev, c), c
 		}
 		if i-start >= minOpaqueRun && opaque(fl) {
 			e.replace(start, i, Masked)

@@ -51,15 +51,14 @@ var triggers = []struct {
 
 // Byte classes.
 const (
-	cWord  uint8 = 1 << iota // [A-Za-z0-9_-]: opaque-token characters
-	cDigit                   // [0-9]
-	cLower                   // [a-z]
-	cUpper                   // [A-Z]
-	cKey                     // [A-Za-z0-9_.-]: key characters
-	cSep                     // ':' '=': assignment separators
-	fInner                   // scan flag, never a class: an upper-case letter after a letter or digit
-
-	cAlnum = cDigit | cLower | cUpper
+	cWord    uint8 = 1 << iota // [A-Za-z0-9_-]: opaque-token characters
+	cDigit                     // [0-9]
+	cLower                     // [a-z]
+	cUpper                     // [A-Z]
+	cKey                       // [A-Za-z0-9_.-]: key characters
+	cSep                       // ':' '=': assignment separators
+	fInner                     // on [A-Z]; as a token flag: an upper-case letter after a letter or digit
+	cAlnumHi                   // [A-Za-z0-9], one bit above fInner
 )
 
 // minOpaqueRun is the shortest run of token characters the opaque-token
@@ -68,11 +67,11 @@ const minOpaqueRun = 16
 
 var class = func() (t [256]uint8) {
 	for b := 'a'; b <= 'z'; b++ {
-		t[b] = cWord | cLower | cKey
-		t[b-'a'+'A'] = cWord | cUpper | cKey
+		t[b] = cWord | cLower | cKey | cAlnumHi
+		t[b-'a'+'A'] = cWord | cUpper | cKey | fInner | cAlnumHi
 	}
 	for b := '0'; b <= '9'; b++ {
-		t[b] = cWord | cDigit | cKey
+		t[b] = cWord | cDigit | cKey | cAlnumHi
 	}
 	t['_'] = cWord | cKey
 	t['-'] = cWord | cKey
@@ -81,6 +80,14 @@ var class = func() (t [256]uint8) {
 	t['='] = cSep
 	return t
 }()
+
+// addFlags accumulates into the token flags fl the byte of class c that
+// follows one of class prev: digits, lower-case letters, and fInner for an
+// upper-case letter after a letter or digit. It is branch free because the
+// scan runs it on every byte.
+func addFlags(fl, prev, c uint8) uint8 {
+	return fl | c&(cDigit|cLower|(prev&cAlnumHi)>>1)
+}
 
 // opaque reports whether the flags of a token say it looks machine made:
 // it has a digit, or lower-case letters and an upper-case letter that does
@@ -95,11 +102,7 @@ func opaqueString(s string) bool {
 	var fl, prev uint8
 	for i := 0; i < len(s); i++ {
 		c := class[s[i]]
-		fl |= c
-		if c&cUpper != 0 && prev&cAlnum != 0 {
-			fl |= fInner
-		}
-		prev = c
+		fl, prev = addFlags(fl, prev, c), c
 	}
 	return opaque(fl)
 }
@@ -181,7 +184,7 @@ func (r *Redactor) scan(s string) uint16 {
 	}
 	var (
 		st       uint8
-		run      int
+		run      uint32
 		fl, prev uint8
 	)
 	for i := 0; i < len(s); i++ {
@@ -189,27 +192,20 @@ func (r *Redactor) scan(s string) uint16 {
 		st = trig.next[st][b]
 		bits |= trig.out[st]
 		c := class[b]
-		if c&cWord != 0 {
-			run++
-			fl |= c
-			if c&cUpper != 0 && prev&cAlnum != 0 {
-				fl |= fInner
-			}
-			prev = c
-			continue
-		}
+		// Runs of token characters, without branches: w is all ones
+		// inside a run and zero at any other byte, which resets it.
+		w := -(c & cWord)
+		run = (run + 1) & uint32(int32(int8(w)))
+		fl = addFlags(fl, prev, c) & w
+		prev = c
 		if run >= minOpaqueRun && opaque(fl) {
 			bits |= passOpaque
 		}
-		run, fl, prev = 0, 0, 0
 		if c&cSep != 0 && bits&passKV == 0 {
 			if key := keyBefore(s, i); key != "" && keyKind(key) != keyPlain {
 				bits |= passKV
 			}
 		}
-	}
-	if run >= minOpaqueRun && opaque(fl) {
-		bits |= passOpaque
 	}
 	return bits
 }

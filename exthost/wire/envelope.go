@@ -102,24 +102,31 @@ func invalid(why string) rejection {
 	return rejection{code: protocol.CodeInvalidRequest, why: why}
 }
 
-func (p *parser) parse(line []byte) (message, rejection, bool) {
-	var m message
+// scanResult is the syntactic verdict on a frame.
+type scanResult uint8
+
+const (
+	scanObject    scanResult = iota
+	scanNotObject            // valid JSON, but not an object
+	scanSyntax               // not valid JSON
+)
+
+// scanEnvelope validates the whole frame and returns the raw values of
+// the envelope members, and whether one of them appears twice.
+func (p *parser) scanEnvelope(line []byte) (env envelope, dup bool, res scanResult) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		// Rule 1 before rule 2: only valid JSON can be "not an object".
 		if p.scan.valid(line) {
-			return m, invalid("frame is not a JSON object"), false
+			return env, false, scanNotObject
 		}
-		return m, rejection{code: protocol.CodeParseError, why: "invalid JSON"}, false
+		return env, false, scanSyntax
 	}
-
-	var env envelope
-	dup := false
 	it := members{data: line, i: i, scan: &p.scan, depth: 1}
 	for {
 		key, val, more, ok := it.next()
 		if !ok {
-			return m, rejection{code: protocol.CodeParseError, why: "invalid JSON"}, false
+			return env, false, scanSyntax
 		}
 		if !more {
 			break
@@ -130,7 +137,19 @@ func (p *parser) parse(line []byte) (message, rejection, bool) {
 		}
 	}
 	if skipSpace(line, it.i) != len(line) {
-		return m, rejection{code: protocol.CodeParseError, why: "trailing data after the JSON object"}, false
+		return env, false, scanSyntax // trailing data after the object
+	}
+	return env, dup, scanObject
+}
+
+func (p *parser) parse(line []byte) (message, rejection, bool) {
+	var m message
+	env, dup, res := p.scanEnvelope(line)
+	switch res {
+	case scanSyntax:
+		return m, rejection{code: protocol.CodeParseError, why: "invalid JSON"}, false
+	case scanNotObject:
+		return m, invalid("frame is not a JSON object"), false
 	}
 	// A repeated envelope member makes the frame ambiguous (decoders
 	// disagree on first or last wins), so it is refused like a non-object.

@@ -1,0 +1,432 @@
+package exthost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// scripted describes one fake plugin of a dispatch test.
+type scripted struct {
+	id        string
+	mode      string // default "ok"
+	priority  int
+	required  bool
+	intercept []protocol.HookPoint
+	replaces  []string
+	timeoutMs int64
+	rules     map[protocol.HookPoint]fakeRule
+}
+
+// startScripted starts a generation of fake plugins that share one call
+// log, and returns it with a reader of that log.
+func startScripted(t *testing.T, plugins ...scripted) (*Generation, func() []string) {
+	t.Helper()
+	logFile := filepath.Join(t.TempDir(), "calls.log")
+	var ps []*Plugin
+	for _, sp := range plugins {
+		mode := sp.mode
+		if mode == "" {
+			mode = "ok"
+		}
+		p, _ := fakePlugin(t, sp.id, mode, nil)
+		p.Priority, p.Required, p.TimeoutMillis = sp.priority, sp.required, sp.timeoutMs
+		p.Intercepts = sp.intercept
+		for _, r := range sp.replaces {
+			slot, err := protocol.ParseSlot(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Replaces = append(p.Replaces, slot)
+		}
+		rules, _ := json.Marshal(sp.rules)
+		p.Env[envFakeRule] = string(rules)
+		p.Env[envFakeLog] = logFile
+		ps = append(ps, p)
+	}
+	m := newTestManager(20 * time.Second)
+	t.Cleanup(m.Close)
+	g, err := m.Load(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, func() []string {
+		raw, _ := os.ReadFile(logFile)
+		return strings.Split(strings.TrimSpace(string(raw)), "\n")
+	}
+}
+
+func calls(lines []string, kind string) []string {
+	var out []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[1] == kind {
+			out = append(out, f[0]+" "+f[2])
+		}
+	}
+	return out
+}
+
+var input = protocol.InputReceive
+
+func text(s string) *protocol.InputReceivePayload { return &protocol.InputReceivePayload{Text: s} }
+
+func TestChainOrderAndReplace(t *testing.T) {
+	t.Parallel()
+	g, log := startScripted(t,
+		scripted{id: "a", priority: 10, intercept: []protocol.HookPoint{input}},
+		scripted{id: "m", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
+			input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"rewritten by m"}`)},
+		}},
+		scripted{id: "b", intercept: []protocol.HookPoint{input}},
+		scripted{id: "z", priority: -5, intercept: []protocol.HookPoint{input}},
+	)
+	out, err := g.Intercept(context.Background(), input, text("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Payload.(*protocol.InputReceivePayload).Text; got != "rewritten by m" || !out.Changed {
+		t.Fatalf("final payload %q changed=%v", got, out.Changed)
+	}
+	var order []string
+	for _, r := range out.Rulings {
+		order = append(order, r.Plugin+":"+string(r.Decision))
+	}
+	if strings.Join(order, " ") != "z:continue b:continue m:replace a:continue" {
+		t.Fatalf("rulings %v", order)
+	}
+	lines := log()
+	got := calls(lines, "intercept")
+	if strings.Join(got, ",") != "z input.receive,b input.receive,m input.receive,a input.receive" {
+		t.Fatalf("call order %v", got)
+	}
+	// a ran after m and saw m's replacement; every call had its own seq=1
+	// (per connection) and the 5 s input budget.
+	for _, l := range lines {
+		if strings.HasPrefix(l, "a intercept") && !strings.Contains(l, `"rewritten by m"`) {
+			t.Fatalf("a did not see the replacement: %s", l)
+		}
+		if strings.Contains(l, " intercept ") && !strings.Contains(l, "seq=1 timeout=5000") {
+			t.Fatalf("wrong seq or budget: %s", l)
+		}
+	}
+}
+
+func TestDecisionMatrix(t *testing.T) {
+	t.Parallel()
+	secret := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	tests := []struct {
+		name     string
+		plugins  []scripted
+		point    protocol.HookPoint
+		payload  protocol.Payload
+		wantErr  string // substring of the operation error; "" = no error
+		check    func(t *testing.T, out Outcome)
+		reasonIs error
+	}{
+		{
+			name: "block stops the chain with a redacted reason",
+			plugins: []scripted{
+				{id: "a", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionBlock, Reason: "policy says no, token=" + secret}}},
+				{id: "b", intercept: []protocol.HookPoint{input}},
+			},
+			point: input, payload: text("x"),
+			check: func(t *testing.T, out Outcome) {
+				if !out.Blocked || out.BlockedBy != "a" || len(out.Rulings) != 1 {
+					t.Fatalf("outcome %+v", out)
+				}
+				if strings.Contains(out.Reason, secret) || !strings.HasPrefix(out.Reason, "policy says no") {
+					t.Fatalf("reason %q", out.Reason)
+				}
+			},
+		},
+		{
+			name:    "optional invalid replacement is skipped with a warning",
+			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"x","extra":1}`)}}}},
+			point:   input, payload: text("keep"),
+			check: func(t *testing.T, out Outcome) {
+				if out.Changed || out.Payload.(*protocol.InputReceivePayload).Text != "keep" {
+					t.Fatalf("payload changed: %+v", out.Payload)
+				}
+				if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "extension a violated the intercept contract at input.receive: invalid input.receive payload: /extra") {
+					t.Fatalf("warnings %q", out.Warnings)
+				}
+			},
+		},
+		{
+			name:    "required invalid replacement fails the operation",
+			plugins: []scripted{{id: "a", required: true, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":""}`)}}}},
+			point:   input, payload: text("keep"),
+			wantErr: "extension a violated the intercept contract at input.receive: invalid input.receive payload: /text",
+		},
+		{
+			name:    "allow outside permission.decision is a violation",
+			plugins: []scripted{{id: "a", required: true, intercept: []protocol.HookPoint{protocol.ToolBefore}, rules: map[protocol.HookPoint]fakeRule{protocol.ToolBefore: {Decision: protocol.DecisionAllow}}}},
+			point:   protocol.ToolBefore, payload: &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
+			wantErr: `extension a violated the intercept contract at tool.before: decision "allow" is only legal at permission.decision`,
+		},
+		{
+			name: "permission allow overrides a host deny, is audited and ends the chain",
+			plugins: []scripted{
+				{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionAllow}}},
+				{id: "b", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}},
+			},
+			point: protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "run_command", HostDecision: protocol.HostDeny},
+			check: func(t *testing.T, out Outcome) {
+				if out.Verdict != protocol.HostAllow || len(out.Rulings) != 1 {
+					t.Fatalf("verdict %q rulings %d", out.Verdict, len(out.Rulings))
+				}
+				if len(out.Audit) != 1 || out.Audit[0] != `extension a allowed the tool "run_command" overriding the host deny` {
+					t.Fatalf("audit %q", out.Audit)
+				}
+			},
+		},
+		{
+			name:    "permission deny overrides a host allow",
+			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}}},
+			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "run_command", HostDecision: protocol.HostAllow},
+			check: func(t *testing.T, out Outcome) {
+				if out.Verdict != protocol.HostDeny || len(out.Audit) != 0 {
+					t.Fatalf("verdict %q audit %q", out.Verdict, out.Audit)
+				}
+			},
+		},
+		{
+			name:    "permission continue keeps the host verdict",
+			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}}},
+			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "x", HostDecision: protocol.HostDeny},
+			check: func(t *testing.T, out Outcome) {
+				if out.Verdict != protocol.HostDeny {
+					t.Fatalf("verdict %q", out.Verdict)
+				}
+			},
+		},
+		{
+			name: "slot owner replace is final after the chain",
+			plugins: []scripted{
+				{id: "chain", intercept: []protocol.HookPoint{protocol.SystemPromptBuild}, rules: map[protocol.HookPoint]fakeRule{protocol.SystemPromptBuild: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"prompt":"chain","workspaceRoot":"/ws"}`)}}},
+				{id: "owner", replaces: []string{"system_prompt"}, rules: map[protocol.HookPoint]fakeRule{protocol.SystemPromptBuild: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"prompt":"owner","workspaceRoot":"/ws"}`)}}},
+			},
+			point: protocol.SystemPromptBuild, payload: &protocol.SystemPromptBuildPayload{Prompt: "host", WorkspaceRoot: "/ws"},
+			check: func(t *testing.T, out Outcome) {
+				if got := out.Payload.(*protocol.SystemPromptBuildPayload).Prompt; got != "owner" {
+					t.Fatalf("prompt %q", got)
+				}
+				if last := out.Rulings[len(out.Rulings)-1]; !last.Owner || last.Plugin != "owner" {
+					t.Fatalf("last ruling %+v", last)
+				}
+			},
+		},
+		{
+			name:    "slot owner timeout fails the operation with intercept_timeout",
+			plugins: []scripted{{id: "owner", timeoutMs: 200, replaces: []string{"context"}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionContinue, SleepMs: 5000}}}},
+			point:   protocol.ContextPrepare, payload: &protocol.ContextPreparePayload{},
+			wantErr: "extension owner failed at context.prepare: extension owner did not answer context.prepare within 200ms", reasonIs: protocol.ErrInterceptTimeout,
+		},
+		{
+			name:    "slot owner block blocks",
+			plugins: []scripted{{id: "owner", replaces: []string{"compaction"}, rules: map[protocol.HookPoint]fakeRule{protocol.CompactionPrepare: {Decision: protocol.DecisionBlock, Reason: "not now"}}}},
+			point:   protocol.CompactionPrepare, payload: &protocol.CompactionPreparePayload{},
+			check: func(t *testing.T, out Outcome) {
+				if !out.Blocked || out.BlockedBy != "owner" || out.Reason != "not now" {
+					t.Fatalf("outcome %+v", out)
+				}
+			},
+		},
+		{
+			name:    "slot owner deny is fatal",
+			plugins: []scripted{{id: "owner", replaces: []string{"permission"}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}}},
+			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "x", HostDecision: protocol.HostAllow},
+			wantErr: `extension owner violated the intercept contract at permission.decision: strategy ruling "deny" is not continue or replace`,
+		},
+		{
+			name:    "tool slot owner rules only its tool",
+			plugins: []scripted{{id: "owner", replaces: []string{"tool:read_file"}, rules: map[protocol.HookPoint]fakeRule{protocol.ToolBefore: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":"{\"path\":\"b\"}"}`)}}}},
+			point:   protocol.ToolBefore, payload: &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
+			check: func(t *testing.T, out Outcome) {
+				if got := out.Payload.(*protocol.ToolBeforePayload).Arguments; got != `{"path":"b"}` {
+					t.Fatalf("arguments %q", got)
+				}
+			},
+		},
+		{
+			name:    "session phase mismatch is a violation",
+			plugins: []scripted{{id: "owner", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]fakeRule{protocol.SessionSave: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"phase":"load","sessionPath":"/s"}`)}}}},
+			point:   protocol.SessionSave, payload: &protocol.SessionSavePayload{Phase: "save", SessionPath: "/s"},
+			wantErr: "extension owner violated the intercept contract at session.save",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, _ := startScripted(t, tc.plugins...)
+			out, err := g.Intercept(context.Background(), tc.point, tc.payload)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				if tc.reasonIs != nil && !errors.Is(err, tc.reasonIs) {
+					t.Fatalf("err %v is not %v", err, tc.reasonIs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, out)
+		})
+	}
+}
+
+func TestOptionalTimeoutWarnsOnce(t *testing.T) {
+	t.Parallel()
+	g, _ := startScripted(t, scripted{id: "slow", timeoutMs: 100, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"late"}`), SleepMs: 2000}}})
+	for i := range 2 {
+		out, err := g.Intercept(context.Background(), input, text("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Changed {
+			t.Fatal("a late answer was applied")
+		}
+		if want := 1 - i; len(out.Warnings) != want {
+			t.Fatalf("call %d: %d warnings, want %d: %q", i, len(out.Warnings), want, out.Warnings)
+		}
+		if !out.Rulings[0].Skipped || !errors.Is(out.Rulings[0].Err, out.Rulings[0].Err) {
+			t.Fatalf("ruling %+v", out.Rulings[0])
+		}
+	}
+}
+
+func TestEventsReachChainAndOwnerOnce(t *testing.T) {
+	t.Parallel()
+	g, log := startScripted(t,
+		scripted{id: "both", intercept: []protocol.HookPoint{protocol.SessionStart}, replaces: []string{"session_policy"}},
+		scripted{id: "chain", intercept: []protocol.HookPoint{protocol.SessionStart}},
+		scripted{id: "other", intercept: []protocol.HookPoint{input}},
+	)
+	if w := g.Event(protocol.SessionStart, &protocol.SessionStartPayload{Phase: "start", SessionPath: "/s"}); len(w) != 0 {
+		t.Fatal(w)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := calls(log(), "event")
+		if len(got) == 2 {
+			if !(contains(got, "both session.start") && contains(got, "chain session.start")) {
+				t.Fatalf("events %v", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if g.Event(protocol.AgentBeforeStart, &protocol.AgentBeforeStartPayload{SessionID: "s"}) != nil {
+		t.Fatal("event without observers warned")
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNoRuntimeMeansNoWork(t *testing.T) {
+	g, _ := newGeneration(1, nil, observers{})
+	p := text("x")
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := g.Intercept(ctx, input, p); err != nil {
+			t.Fatal(err)
+		}
+		g.Event(input, p)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per hook call with no runtime", allocs)
+	}
+}
+
+func TestDeafObserverSlowsNobody(t *testing.T) {
+	t.Parallel()
+	g, _ := startScripted(t,
+		scripted{id: "deaf", mode: "deaf", intercept: []protocol.HookPoint{protocol.FrontendEvent}},
+		scripted{id: "live", intercept: []protocol.HookPoint{input}},
+	)
+	big := &protocol.FrontendEventPayload{Kind: "log", Text: strings.Repeat("x", 32<<10)}
+	var warnings []string
+	// Far more than the pipe and the 16 event slots can hold: if Event
+	// ever waited for the deaf sidecar this loop would hang the test.
+	for range 200 {
+		warnings = append(warnings, g.Event(protocol.FrontendEvent, big)...)
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "extension deaf dropped the frontend.event event: outbound notification queue is full") {
+		t.Fatalf("warnings %q", warnings)
+	}
+	out, err := g.Intercept(context.Background(), input, text("still served"))
+	if err != nil || len(out.Rulings) != 1 {
+		t.Fatalf("live plugin: %+v %v", out, err)
+	}
+}
+
+func TestLargePayloadRoundTripsThroughContentRefs(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
+	g, log := startScripted(t, scripted{id: "big", required: true, timeoutMs: 60000, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
+		input: {Decision: protocol.DecisionReplace, Fetch: true, EchoRef: true},
+	}})
+	out, err := g.Intercept(context.Background(), input, text(huge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Payload.(*protocol.InputReceivePayload).Text; got != huge {
+		t.Fatalf("replacement of %d bytes differs from the %d-byte payload", len(got), len(huge))
+	}
+	lines := log()
+	if !contains(lines, "big fetched 5242891 bytes") {
+		t.Fatalf("sidecar did not page the payload back: %q", lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		if strings.Contains(l, "intercept") && !strings.HasSuffix(l, " null") {
+			t.Fatalf("a 5 MiB payload travelled inline: %.200s", l)
+		}
+	}
+}
+
+func TestBadExternalizedReplacements(t *testing.T) {
+	t.Parallel()
+	zeros := strings.Repeat("0", 64)
+	tests := []struct {
+		name   string
+		raw    string
+		reason protocol.Reason
+	}{
+		{"unknown ref", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonContentRefExpired},
+		{"inline and envelope", `{"decision":"replace","replacement":{"text":"x"},"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonProtocolError},
+		{"wrong pointer", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/payload","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonProtocolError},
+		{"over the object cap", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":8388609,"sha256":"` + zeros + `"}]}`, protocol.ReasonFrameTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, _ := startScripted(t, scripted{id: "bad", required: true, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
+				input: {Raw: json.RawMessage(tc.raw)},
+			}})
+			_, err := g.Intercept(context.Background(), input, text("x"))
+			if got := protocol.ReasonOf(err); got != tc.reason {
+				t.Fatalf("reason %q want %q: %v", got, tc.reason, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package exthost
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+)
+
+// observers of one generation: warn-once memory and the audit sink.
+type observers struct {
+	warned *sync.Map // plugin + "\x00" + category -> struct{}
+	warn   func(string)
+	audit  func(string)
+}
+
+// warnOnce logs msg the first time plugin fails in category in this
+// generation, and reports whether it did.
+func (g *Generation) warnOnce(plugin, category, msg string) bool {
+	if _, dup := g.obs.warned.LoadOrStore(plugin+"\x00"+category, struct{}{}); dup {
+		return false
+	}
+	if g.obs.warn != nil {
+		g.obs.warn(msg)
+	}
+	return true
+}
+
+func (g *Generation) audit(note string) {
+	if g.obs.audit != nil {
+		g.obs.audit(note)
+	}
+}
+
+// Event sends a fire-and-forget observation of point to every plugin in
+// its chain and the owner of its slot, deduplicated. It never blocks: a
+// sidecar whose bounded event queue is full (or that is gone) misses the
+// event, and that is warned about once per plugin. With no observer it
+// does no JSON work.
+func (g *Generation) Event(point protocol.HookPoint, payload protocol.Payload) []string {
+	if len(g.observersOf(point, payload)) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		msg := fmt.Sprintf("encode %s event: %v", point, err)
+		if g.obs.warn != nil {
+			g.obs.warn(msg)
+		}
+		return []string{msg}
+	}
+	var out Outcome
+	g.broadcast(point, raw, &out)
+	return out.Warnings
+}
+
+// broadcast is Event with the payload already encoded; it appends its
+// warnings to out.
+func (g *Generation) broadcast(point protocol.HookPoint, raw json.RawMessage, out *Outcome) {
+	for _, s := range g.observersOf(point, out.Payload) {
+		if err := s.event(point, raw); err != nil {
+			msg := fmt.Sprintf("extension %s dropped the %s event: %s", s.Plugin.ID, point, redact.String(err.Error()))
+			if g.warnOnce(s.Plugin.ID, warnDropped, msg) {
+				out.Warnings = append(out.Warnings, msg)
+			}
+		}
+	}
+}
+
+// observersOf is point's chain plus the owner of its slot, without
+// duplicates, in chain order.
+func (g *Generation) observersOf(point protocol.HookPoint, payload protocol.Payload) []*Sidecar {
+	chain := g.chains[point]
+	owner := g.owner(point, payload)
+	if owner == nil {
+		return chain
+	}
+	for _, s := range chain {
+		if s == owner {
+			return chain
+		}
+	}
+	return append(chain[:len(chain):len(chain)], owner)
+}

@@ -1,0 +1,71 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchClean is about 1 KiB of sidecar diagnostics with nothing to mask and
+// no trigger: the fast path.
+var benchClean = strings.Repeat("extension foo failed at before_tool_call: exit status 1\n"+
+	"goroutine 7 [running]:\nmain.run(0xc000012345)\n\t/src/app/main.go:42 +0x1d\n"+
+	"warning: slow response from provider (took 1532 ms), retrying in 2s\n", 5)
+
+// benchDirty is the same diagnostics with a credential on most lines.
+var benchDirty = strings.Repeat("extension foo failed: api_key=sk-abcdef1234567890SECRETKEY\n"+
+	"POST https://user:hunter2@api.example.com/v1 Authorization: Bearer abcdefghijklmnopqrstuvwxyz123\n"+
+	"warning: token ghp_16C7e42F292c6912E7710c838347Ae178B4a rejected (took 1532 ms)\n", 4)
+
+// benchProse has triggers ("token", "key", "secret") but nothing to mask:
+// the passes look and change nothing.
+var benchProse = strings.Repeat("token verification failed; check the key rotation policy "+
+	"and the secret store, then retry the request in a few seconds\n", 8)
+
+// benchRedact measures String over text and, in the same run, the
+// baseline strings.Contains of an absent needle over the same bytes,
+// reporting the ratio as x-contains.
+func benchRedact(b *testing.B, text string) {
+	r := New([]string{"OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t", "DB_PASSWORD=hunter2hunter2"})
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_ = r.String(text)
+	}
+	b.StopTimer()
+	elapsed := b.Elapsed()
+	start := time.Now()
+	found := false
+	for range b.N {
+		found = found || strings.Contains(text, "\x00absent")
+	}
+	base := time.Since(start)
+	if found {
+		b.Fatal("baseline needle present")
+	}
+	if base > 0 {
+		b.ReportMetric(float64(elapsed)/float64(base), "x-contains")
+	}
+}
+
+func BenchmarkRedactClean(b *testing.B) {
+	if bits := New(nil).scan(benchClean); bits != 0 {
+		b.Fatalf("clean text triggers passes %#x", bits)
+	}
+	benchRedact(b, benchClean)
+}
+
+func BenchmarkRedactDirty(b *testing.B) { benchRedact(b, benchDirty) }
+
+func BenchmarkRedactProse(b *testing.B) { benchRedact(b, benchProse) }
+
+func BenchmarkBaselineContains(b *testing.B) {
+	b.SetBytes(int64(len(benchClean)))
+	b.ReportAllocs()
+	for range b.N {
+		if strings.Contains(benchClean, "\x00absent") {
+			b.Fatal("present")
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/sdk/internal/readgate"
+	"github.com/rx-bridge/rx-bridge/exthost/wire"
+)
+
+// Options configure Serve. The zero value serves stdin/stdout.
+type Options struct {
+	// Stdin and Stdout are the transport; nil means os.Stdin/os.Stdout.
+	// Serve takes ownership and closes them when it ends (if they are
+	// io.Closers).
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Name and Version fill the handshake when Plugin.Name/Version are
+	// empty (before the REASONIX_PLUGIN_* fallbacks).
+	Name, Version string
+	// PluginID is the installed plugin id that completes relative
+	// provider refs; default $REASONIX_PLUGIN_NAME, else the handshake
+	// name.
+	PluginID string
+	// Logger receives diagnostics; the default writes warnings to stderr,
+	// whose tail the host shows when the sidecar fails.
+	Logger *slog.Logger
+}
+
+// closeGrace bounds how long Serve waits, when it ends, for callbacks and
+// streams that ignore their cancelled context. After it Serve returns
+// anyway: a sidecar process exits right after, and a plugin bug must not
+// keep it alive.
+const closeGrace = 2 * time.Second
+
+// maxStreams bounds the provider streams open at once: each has a
+// goroutine, and the host never needs more than a handful.
+const maxStreams = wire.SDKMaxHandlers
+
+// Serve runs p over the transport until the host shuts it down or closes
+// its end. It returns nil after extension/shutdown or at EOF, ctx.Err()
+// when ctx ends, and otherwise the error that ended the connection: a
+// refused handshake (unsupported_version, ...), a frame over the limit, a
+// broken or stalled pipe.
+func Serve(ctx context.Context, p *Plugin, opts Options) error {
+	if p == nil {
+		p = &Plugin{}
+	}
+	s := newServer(p, opts)
+	r, w := opts.Stdin, opts.Stdout
+	if r == nil {
+		r = pollableStdio(os.Stdin)
+	}
+	if w == nil {
+		w = pollableStdio(os.Stdout)
+	}
+	gate := readgate.New(r)
+	s.conn = wire.New(gate, w, wire.Options{
+		Handler:        s.handle,
+		NotifyHandler:  s.notify,
+		Gate:           s.gate,
+		MaxHandlers:    wire.SDKMaxHandlers,
+		NotifyOverflow: wire.DropOnOverflow,
+		Logger:         s.log,
+	})
+	gate.Release()
+
+	var err error
+	select {
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-s.conn.Done():
+		err = connResult(s.conn.Err())
+	case <-s.stopped:
+	}
+	if stopped, stopErr := s.stopResult(); stopped {
+		err = stopErr
+	}
+	s.teardown()
+	return err
+}
+
+// Main serves p on stdin/stdout and exits the process: 0 after a clean
+// shutdown or EOF, 1 (with the reason on stderr) otherwise. SIGINT and
+// SIGTERM end it as well.
+func Main(p *Plugin, opts Options) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Serve(ctx, p, opts)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sidecar: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// connResult maps the connection's terminal error to Serve's result: the
+// host closing our stdin is the normal way to end.
+func connResult(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, wire.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// server is one Serve call: the connection, the barrier and the live
+// streams.
+type server struct {
+	p    *Plugin
+	opts Options
+	log  *slog.Logger
+	conn *wire.Conn
+	host *Host
+
+	phase  atomic.Int32
+	opened atomic.Bool // the barrier opened: host-bound calls may go out
+
+	// Written by the initialize handler before the barrier opens, read
+	// only after it: the atomics order them.
+	init      protocol.InitializeParams
+	providers map[string]*Provider
+	catalog   []protocol.ProviderDescriptor
+
+	base atomic.Pointer[baseCtx]
+
+	streamMu  sync.Mutex
+	streams   map[string]*Stream
+	streamsWG sync.WaitGroup
+	closing   bool
+
+	bg sync.WaitGroup // shutdown hook runs
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+	stopErr  error
+
+	surfaces atomic.Int64
+}
+
+func newServer(p *Plugin, opts Options) *server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	s := &server{p: p, opts: opts, log: log, stopped: make(chan struct{}), streams: make(map[string]*Stream)}
+	s.host = &Host{s: s}
+	return s
+}
+
+// stop ends Serve with err once the current answer is on its way; see
+// afterAnswer for why "on its way" is enough.
+func (s *server) stop(err error) {
+	s.stopOnce.Do(func() {
+		s.stopErr = err
+		close(s.stopped)
+	})
+}
+
+func (s *server) stopResult() (bool, error) {
+	select {
+	case <-s.stopped:
+		return true, s.stopErr
+	default:
+		return false, nil
+	}
+}
+
+// teardown cancels the streams and closes the connection, which drains
+// the frames already queued (a shutdown answer among them) and cancels
+// every callback's context. Both waits are bounded by closeGrace.
+func (s *server) teardown() {
+	s.streamMu.Lock()
+	s.closing = true
+	for _, st := range s.streams {
+		st.cancel()
+	}
+	s.streamMu.Unlock()
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.conn.Close()
+		s.streamsWG.Wait()
+		s.bg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeGrace):
+		s.log.Warn("sdk: callbacks still running after the connection closed; returning anyway", "grace", closeGrace)
+	}
+}
+
+// baseCtx caches the handlers' context with the Host attached: wire hands
+// every handler the same connection context, so the value is derived once
+// instead of allocating per call.
+type baseCtx struct {
+	parent, ctx context.Context
+}
+
+func (s *server) callCtx(wctx context.Context) context.Context {
+	if b := s.base.Load(); b != nil && b.parent == wctx {
+		return b.ctx
+	}
+	b := &baseCtx{parent: wctx, ctx: context.WithValue(wctx, hostKey{}, s.host)}
+	s.base.Store(b)
+	return b.ctx
+}
