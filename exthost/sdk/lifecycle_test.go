@@ -1,0 +1,188 @@
+package sdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/exthost/sdk/sdktest"
+)
+
+func TestShutdown(t *testing.T) {
+	t.Parallel()
+	t.Run("hook runs with the deadline", func(t *testing.T) {
+		t.Parallel()
+		ran := make(chan bool, 1)
+		p := minimalPlugin()
+		p.OnShutdown(func(ctx context.Context) error {
+			_, ok := ctx.Deadline()
+			ran <- ok
+			return nil
+		})
+		h := sdktest.Start(t, p, sdktest.Options{})
+		res, err := h.Shutdown(5 * time.Second)
+		if err != nil || !res.Accepted {
+			t.Fatalf("shutdown: %+v, %v", res, err)
+		}
+		if !<-ran {
+			t.Error("the hook's context had no deadline")
+		}
+	})
+	t.Run("no hook, timeout 0", func(t *testing.T) {
+		t.Parallel()
+		h := sdktest.Start(t, minimalPlugin(), sdktest.Options{})
+		if res, err := h.Shutdown(0); err != nil || !res.Accepted {
+			t.Fatalf("shutdown: %+v, %v", res, err)
+		}
+	})
+	t.Run("hook ignoring the deadline", func(t *testing.T) {
+		t.Parallel()
+		release := make(chan struct{})
+		p := minimalPlugin()
+		p.OnShutdown(func(context.Context) error { <-release; return nil })
+		h := sdktest.Start(t, p, sdktest.Options{})
+		res, err := sdktest.Call[protocol.ShutdownResult](h, protocol.MethodShutdown, protocol.ShutdownParams{TimeoutMillis: 20})
+		close(release) // only now: the answer did not wait for the hook
+		if err != nil || !res.Accepted {
+			t.Fatalf("shutdown: %+v, %v", res, err)
+		}
+		if err := h.WaitServed(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("negative timeout", func(t *testing.T) {
+		t.Parallel()
+		h := sdktest.Start(t, minimalPlugin(), sdktest.Options{})
+		_, err := h.Conn.Call(h.Ctx(), protocol.MethodShutdown, json.RawMessage(`{"timeoutMillis":-1}`))
+		wantReason(t, err, protocol.ReasonInvalidParams)
+	})
+}
+
+func TestServeEnds(t *testing.T) {
+	t.Parallel()
+	t.Run("host EOF returns nil", func(t *testing.T) {
+		t.Parallel()
+		h := sdktest.Start(t, minimalPlugin(), sdktest.Options{})
+		_ = h.Conn.Close()
+		if err := h.WaitServed(); err != nil {
+			t.Fatalf("Serve after EOF: %v", err)
+		}
+	})
+	t.Run("context cancel", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		h := startRawCtx(t, ctx, minimalPlugin())
+		h.handshake()
+		cancel()
+		select {
+		case err := <-h.served:
+			h.served <- err
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Serve: %v, want context.Canceled", err)
+			}
+		case <-time.After(deadline):
+			t.Fatal("Serve ignored its context")
+		}
+	})
+	t.Run("oversized frame", func(t *testing.T) {
+		t.Parallel()
+		h := startRaw(t, minimalPlugin())
+		go h.w.WriteString(`{"jsonrpc":"2.0","id":1,"method":"extension/initialize","params":{"pad":"` + strings.Repeat("x", protocol.FrameBytes) + "\"}}\n")
+		select {
+		case err := <-h.served:
+			h.served <- err
+			wantReason(t, err, protocol.ReasonFrameTooLarge)
+		case <-time.After(deadline):
+			t.Fatal("Serve survived an oversized frame")
+		}
+	})
+}
+
+func TestUnknownMethod(t *testing.T) {
+	t.Parallel()
+	h := startRaw(t, minimalPlugin())
+	h.handshake()
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"extension/bogus","params":{}}`)
+	// A method the host would send the other way is unknown here too.
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"host/ui/publish","params":{}}`)
+	for _, m := range []string{"extension/bogus", "host/ui/publish"} {
+		f := parseFrame(t, h.next())
+		if f.Error == nil || f.Error.Code != protocol.CodeMethodNotFound || f.Error.Message != "method not found: "+m ||
+			string(f.Error.Data) != `{"reason":"unknown_method","retryable":false}` {
+			t.Errorf("unknown method answered %s", mustJSON(t, f))
+		}
+	}
+}
+
+func TestStrictFrameViolations(t *testing.T) {
+	t.Parallel()
+	h := startRaw(t, minimalPlugin())
+	for _, tc := range []struct{ line, id string }{
+		{`{"jsonrpc":"1.0","id":1,"method":"extension/initialize","params":{}}`, "1"},
+		{`{"id":2,"method":"extension/initialize","params":{}}`, "2"},
+		{`{"jsonrpc":"2.0","id":"s","method":"extension/initialize","params":{}}`, "null"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"extension/initialize","params":{}}`, "null"},
+		{`{"jsonrpc":"2.0","id":3,"method":"extension/initialize","params":[]}`, "3"},
+		{`{"jsonrpc":"2.0","id":4,"method":"extension/initialize","params":7}`, "4"},
+		{`{"jsonrpc":"2.0","id":5,"method":"extension/initialize","result":{}}`, "5"},
+	} {
+		h.send(tc.line)
+		l := h.next()
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+tc.id+`,"error":{"code":-32600`) {
+			t.Errorf("%s answered %s", tc.line, l)
+		}
+	}
+	h.handshake()
+}
+
+func TestHandlerPoolSaturated(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var parked sync.WaitGroup
+	parked.Add(32)
+	p := minimalPlugin()
+	p.OnIntercept(protocol.ToolBefore, func(context.Context, *sdk.Call) (sdk.Decision, error) {
+		parked.Done()
+		<-release
+		return sdk.Continue(), nil
+	})
+	h := startRaw(t, p)
+	h.handshake()
+	for i := 0; i < 32; i++ {
+		h.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(10+i) + `,"method":"extension/intercept","params":{"event":"tool.before","seq":` + strconv.Itoa(i+1) + `,"payload":{"name":"x"},"timeoutMillis":0}}`)
+	}
+	parked.Wait()
+	h.send(`{"jsonrpc":"2.0","id":99,"method":"extension/intercept","params":{"event":"tool.before","seq":99,"payload":{"name":"x"},"timeoutMillis":0}}`)
+	if l := h.next(); l != `{"jsonrpc":"2.0","id":99,"error":{"code":-32099,"message":"server busy"}}` {
+		t.Errorf("the 33rd request got %s", l)
+	}
+	close(release)
+	for i := 0; i < 32; i++ {
+		if f := parseFrame(t, h.next()); string(f.Result) != `{"decision":"continue"}` {
+			t.Errorf("parked request answered %+v", f)
+		}
+	}
+}
+
+// TestServeStdio runs Serve on the process's own standard streams, as a
+// sidecar does: closing must interrupt the blocked read.
+func TestServeStdio(t *testing.T) {
+	if os.Getenv("SDK_STDIO_CHILD") != "" {
+		err := sdk.Serve(context.Background(), minimalPlugin(), sdk.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	t.Parallel()
+	runStdioChild(t)
+}
