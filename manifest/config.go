@@ -169,11 +169,11 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
 	src := string(data)
-	md, ps := decodeTOML(src, c, func(k toml.Key) string {
+	md, ps := decodeTOML(src, c, func(k toml.Key) (toml.Key, string) {
 		if deferredSections[k[0]] {
-			return ""
+			return k, ""
 		}
-		return unknownField(k[len(k)-1], configKeys(k))
+		return firstUnknown(k, configKeys)
 	})
 	c.path, c.src, c.md = path, src, md
 	if len(ps) == 0 {
@@ -185,19 +185,22 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// configKeys are the keys known at the level of k, for suggestions.
-func configKeys(k toml.Key) []string {
+// configKeys are the keys config.toml allows at the level ending with
+// level's last part; nil means any name (plugins.<name>).
+func configKeys(level toml.Key) []string {
 	switch {
-	case len(k) == 1:
-		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "plugins"}
-	case k[0] == "timeouts":
+	case len(level) == 1:
+		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "plugins", "providers"}
+	case len(level) == 2 && level[0] == "timeouts":
 		return []string{"startup", "shutdown", "tool"}
-	case k[0] == "ui":
+	case len(level) == 2 && level[0] == "ui":
 		return uiKeys
-	case k[0] == "plugins":
+	case len(level) == 2 && level[0] == "plugins":
+		return nil
+	case len(level) == 3 && level[0] == "plugins":
 		return []string{"enabled"}
 	}
-	return nil
+	return []string{}
 }
 
 var uiKeys = []string{"theme", "show_thoughts"}

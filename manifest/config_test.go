@@ -71,7 +71,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, src, want string }{
 		{"unknown top key", "model = \"a/b\"\nstep_budgte = 3\n", `:2: step_budgte: unknown field (did you mean "step_budget"?)`},
-		{"unknown table", "model = \"a/b\"\n\n[agent.limits]\nturns = 3\n", ":3: agent.limits: unknown field"},
+		{"unknown table", "model = \"a/b\"\n\n[agent.limits]\nturns = 3\n", ":3: agent: unknown field"},
 		{"unknown nested key", "[timeouts]\nstartup = \"1s\"\nstrtup = \"2s\"\n", `:3: timeouts.strtup: unknown field (did you mean "startup"?)`},
 		{"unknown plugin key", "[plugins.hello]\nenable = false\n", `:2: plugins.hello.enable: unknown field (did you mean "enabled"?)`},
 		{"dotted unknown", "ui.colour = \"x\"\n", ":1: ui.colour: unknown field"},
@@ -122,7 +122,7 @@ func TestWorkspaceCannotDeclareRuntime(t *testing.T) {
 	t.Parallel()
 	const refusal = "project configuration can never declare or enable a plugin runtime; only plugins installed with \"rx-bridge plugin install\" (recorded in the rx-bridge home) can run"
 	tests := []struct{ name, src, want string }{
-		{"plugins table", "model = \"a/b\"\n[plugins.evil]\nenabled = true\n", ":2: plugins.evil: " + refusal},
+		{"plugins table", "model = \"a/b\"\n[plugins.evil]\nenabled = true\n", ":2: plugins: " + refusal},
 		{"runtime table", "[runtime]\ncommand = \"/bin/evil\"\n", ":1: runtime: " + refusal},
 		{"bare command", "command = \"/bin/evil\"\n", ":1: command: " + refusal},
 		{"enable list", "enable = [\"evil\"]\n", ":1: enable: " + refusal},

@@ -29,6 +29,9 @@ type Diagnosis struct {
 	Record   Record
 	Enabled  bool
 	Manifest *Manifest
+	// LoadErr is why the root or manifest could not be read; Manifest is
+	// nil then.
+	LoadErr error
 	// Command is the expanded runtime command, when there is one.
 	Command string
 	Checks  []Check
@@ -57,15 +60,18 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 	fi, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		d.add(LevelFail, "root %s: %v (reinstall the plugin or remove it)", dir, unwrapPath(err))
-		return d
+		d.LoadErr = fmt.Errorf("root %s: %v (reinstall the plugin or remove it)", dir, unwrapPath(err))
 	case !fi.IsDir():
-		d.add(LevelFail, "root %s is not a directory", dir)
+		d.LoadErr = fmt.Errorf("root %s is not a directory", dir)
+	}
+	if d.LoadErr != nil {
+		d.add(LevelFail, "%v", d.LoadErr)
 		return d
 	}
 	d.add(LevelOK, "root %s exists", dir)
 	m, err := Load(dir)
 	if err != nil {
+		d.LoadErr = err
 		d.add(LevelFail, "%v", err)
 		return d
 	}
@@ -84,8 +90,8 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 	for _, w := range m.Warnings {
 		d.add(LevelWarn, "%s", w)
 	}
-	switch {
-	case m.Runtime != nil:
+	// A legacy manifest's ignored runtime is already among its warnings.
+	if m.Runtime != nil {
 		cmd, err := m.Runtime.CheckCommand(dir)
 		d.Command = cmd
 		if err != nil {
@@ -93,8 +99,6 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 		} else {
 			d.add(LevelOK, "runtime command %s is an executable file", cmd)
 		}
-	case m.IgnoredRuntime:
-		d.add(LevelWarn, "the runtime is ignored and will never start: the manifest has no apiVersion (add \"apiVersion\": %q)", APIVersionV1)
 	}
 	switch {
 	case !r.Enabled:

@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,25 +12,25 @@ import (
 
 // decodeTOML decodes src into v and turns every failure, and every key v
 // has no place for, into Problems with the line they are on; unknown
-// returns the message for such a key, or "" to let it pass (a section
-// decoded later). BurntSushi's errors carry a line but not in a form worth
+// returns the key to report (the first unknown part of k) and the message,
+// or an empty message to let k pass (a section decoded later). BurntSushi's errors carry a line but not in a form worth
 // showing; unknown keys carry none, so their line is found by scanning the
 // source.
-func decodeTOML(src string, v any, unknown func(key toml.Key) string) (toml.MetaData, problems) {
+func decodeTOML(src string, v any, unknown func(key toml.Key) (toml.Key, string)) (toml.MetaData, problems) {
 	md, err := toml.Decode(src, v)
 	var ps problems
 	if err != nil {
 		ps = append(ps, tomlProblem(err))
 		return md, ps
 	}
-	undecoded := md.Undecoded()
-	for _, k := range undecoded {
-		if hasUndecodedParent(k, undecoded) {
+	seen := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		at, msg := unknown(k)
+		if msg == "" || seen[at.String()] {
 			continue
 		}
-		if msg := unknown(k); msg != "" {
-			ps = append(ps, Problem{Path: k.String(), Msg: msg, Line: keyLine(src, k)})
-		}
+		seen[at.String()] = true
+		ps = append(ps, Problem{Path: at.String(), Msg: msg, Line: keyLine(src, at)})
 	}
 	return md, ps
 }
@@ -80,6 +81,24 @@ func hasUndecodedParent(k toml.Key, all []toml.Key) bool {
 		}
 	}
 	return false
+}
+
+// firstUnknown walks k from the top and returns the first part that is not
+// a known key at its level, so `[plugin.hello]` is reported as "plugin"
+// (with a suggestion) rather than as "plugin.hello". known returns the keys
+// allowed at the level ending with level's last part, or nil when any name
+// is allowed there (a map keyed by plugin name).
+func firstUnknown(k toml.Key, known func(level toml.Key) []string) (toml.Key, string) {
+	for i := range k {
+		allowed := known(k[:i+1])
+		if allowed == nil {
+			continue
+		}
+		if !slices.Contains(allowed, k[i]) {
+			return k[:i+1], unknownField(k[i], allowed)
+		}
+	}
+	return k, "unknown field"
 }
 
 func keyHasPrefix(k, prefix []string) bool {

@@ -62,18 +62,23 @@ func LoadWorkspace(root string) (*Workspace, error) {
 	return w, nil
 }
 
-func workspaceUnknown(k toml.Key) string {
-	for _, part := range k {
+func workspaceUnknown(k toml.Key) (toml.Key, string) {
+	for i, part := range k {
 		if runtimeKeys[part] {
-			return "project configuration can never declare or enable a plugin runtime; only plugins installed with \"rx-bridge plugin install\" (recorded in the rx-bridge home) can run"
+			return k[:i+1], "project configuration can never declare or enable a plugin runtime; only plugins installed with \"rx-bridge plugin install\" (recorded in the rx-bridge home) can run"
 		}
 	}
 	if homeOnlyKeys[k[0]] {
-		return "only the rx-bridge home's config.toml can set this; a workspace may set model and [ui] only"
+		return k[:1], "only the rx-bridge home's config.toml can set this; a workspace may set model and [ui] only"
 	}
-	known := []string{"model", "ui"}
-	if len(k) > 1 && k[0] == "ui" {
-		known = uiKeys
-	}
-	return unknownField(k[len(k)-1], known) + "; a workspace may set model and [ui] only"
+	at, msg := firstUnknown(k, func(level toml.Key) []string {
+		switch {
+		case len(level) == 1:
+			return []string{"model", "ui"}
+		case len(level) == 2 && level[0] == "ui":
+			return uiKeys
+		}
+		return []string{}
+	})
+	return at, msg + "; a workspace may set model and [ui] only"
 }
