@@ -30,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runModels(args[1:], stdout, stderr)
 	case "complete":
 		return runComplete(args[1:], stdout, stderr)
+	case "plugin":
+		return runPlugin(args[1:], stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -47,5 +49,7 @@ commands:
   models [--json]    list every model ref with its origin and capabilities
   complete --model REF [--effort E] [--json] "prompt"
                      stream one completion to the terminal
+  plugin <command>   install, list, show, remove, enable, disable and check
+                     plugins (rx-bridge plugin help)
 `)
 }

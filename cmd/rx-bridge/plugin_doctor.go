@@ -1,0 +1,79 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// doctor is `rx-bridge plugin doctor [<name>] [--json]`: a static check of
+// every installed plugin (or one) that never runs anything. It exits 1 if
+// any check fails, including the home's own files failing to load.
+func (c *pluginCmd) doctor(args []string) int {
+	const synopsis = "doctor [<name>] [--json]"
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, exit, ok := c.parse(fs, synopsis, args, 0, 1)
+	if !ok {
+		return exit
+	}
+	h, err := c.home()
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	records := h.Records()
+	if len(pos) == 1 {
+		r, ok := c.lookup(h, pos[0])
+		if !ok {
+			return 1
+		}
+		records = []manifest.Record{r}
+	}
+	out := doctorJSON{Home: h.Dir, OK: true, Warnings: nonNil(h.Warnings), Plugins: []doctorPluginJSON{}}
+	var diags []*manifest.Diagnosis
+	for _, r := range records {
+		d := h.Diagnose(r)
+		diags = append(diags, d)
+		p := doctorPluginJSON{pluginJSON: describePlugin(h, r, d.Manifest, d.LoadErr), OK: !d.Failed(), Checks: d.Checks}
+		if d.Manifest != nil && d.Manifest.Runtime != nil {
+			p.Trust = describeRuntime(d.Manifest.Runtime, r.Dir())
+		}
+		p.Ignored = d.Manifest != nil && d.Manifest.IgnoredRuntime
+		out.Plugins = append(out.Plugins, p)
+		out.OK = out.OK && p.OK
+	}
+	status := 0
+	if !out.OK {
+		status = 1
+	}
+	if *asJSON {
+		if err := writeJSON(c.stdout, out); err != nil {
+			return c.failf("%v", err)
+		}
+		return status
+	}
+	c.warn(h)
+	w := c.stdout
+	if len(diags) == 0 {
+		fmt.Fprintf(w, "No plugins installed in %s.\n", h.Dir)
+		return 0
+	}
+	failed := 0
+	for _, d := range diags {
+		verdict := "ok"
+		if d.Failed() {
+			verdict = "FAILED"
+			failed++
+		}
+		fmt.Fprintf(w, "%s: %s\n", d.Record.Name, verdict)
+		for _, ch := range d.Checks {
+			fmt.Fprintf(w, "  %-5s %s\n", ch.Level, indentLines(ch.Detail, "        ")[8:])
+		}
+		if d.Manifest != nil {
+			writeRuntime(w, d.Manifest, d.Record.Dir(), "  ")
+		}
+	}
+	fmt.Fprintf(w, "%d checked: %d ok, %d failed.\n", len(diags), len(diags)-failed, failed)
+	return status
+}

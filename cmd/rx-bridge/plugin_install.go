@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+const installSynopsis = "install <dir> [--dry-run | --yes] [--link] [--replace] [--name N]"
+
+// install is `rx-bridge plugin install`. It always validates and prints the
+// plan (with the FULL TRUST block for a runtime) first. Without --yes it
+// writes nothing; without --dry-run or --yes that is reported as a
+// failure (exit 1), so a script can never mistake a preview for an
+// install.
+func (c *pluginCmd) install(args []string) int {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	dryRun := fs.Bool("dry-run", false, "")
+	yes := fs.Bool("yes", false, "")
+	link := fs.Bool("link", false, "")
+	replace := fs.Bool("replace", false, "")
+	name := fs.String("name", "", "")
+	pos, exit, ok := c.parse(fs, installSynopsis, args, 1, 1)
+	if !ok {
+		return exit
+	}
+	if *dryRun && *yes {
+		return c.usagef(installSynopsis, "--dry-run and --yes contradict each other")
+	}
+	h, err := c.home()
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	c.warn(h)
+	store := h.Store()
+	plan, err := store.Plan(manifest.InstallOptions{Source: pos[0], Name: *name, Link: *link, Replace: *replace})
+	if errors.Is(err, manifest.ErrExists) {
+		return c.failf("%v; use --replace to replace it", err)
+	}
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	c.writePlan(plan)
+	switch {
+	case *dryRun:
+		fmt.Fprintln(c.stdout, "Dry run: nothing was written.")
+		return 0
+	case !*yes:
+		fmt.Fprintln(c.stdout, "Nothing was written. To install, run the same command with --yes (or --dry-run to only preview).")
+		return 1
+	}
+	rec, err := store.Install(plan)
+	if errors.Is(err, manifest.ErrExists) {
+		return c.failf("%v; use --replace to replace it", err)
+	}
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	verb := "Installed"
+	if plan.Existing != nil {
+		verb = "Replaced"
+	}
+	fmt.Fprintf(c.stdout, "%s plugin %s at %s.\n", verb, versioned(rec.Name, rec.Version), rec.Root)
+	if !rec.Enabled {
+		fmt.Fprintf(c.stdout, "It stays disabled, as it was; run rx-bridge plugin enable %s to let it run.\n", rec.Name)
+	}
+	if h.Config.PluginDisabled(rec.Name) {
+		fmt.Fprintf(c.stdout, "Note: [plugins.%s] enabled = false in %s/%s still keeps it from running.\n", rec.Name, h.Dir, manifest.ConfigFile)
+	}
+	fmt.Fprintln(c.stdout, "Running sessions pick up the change on their next reload.")
+	return 0
+}
+
+func (c *pluginCmd) writePlan(p *manifest.Plan) {
+	w := c.stdout
+	m := p.Manifest
+	action := "Install"
+	if p.Existing != nil {
+		action = "Replace"
+	}
+	fmt.Fprintf(w, "%s plugin %s from %s\n", action, versioned(p.Name, m.Version), p.Source)
+	fmt.Fprintf(w, "  manifest: %s\n", manifestLabel(m))
+	if p.Name != m.Name {
+		fmt.Fprintf(w, "  name: %s (the manifest says %s)\n", p.Name, m.Name)
+	}
+	if m.Description != "" {
+		fmt.Fprintf(w, "  description: %s\n", m.Description)
+	}
+	if p.Options.Link {
+		fmt.Fprintf(w, "  link: %s is used in place; later changes to it are trusted without another install\n", p.Root)
+	} else {
+		fmt.Fprintf(w, "  copy to: %s\n", p.Root)
+	}
+	if e := p.Existing; e != nil {
+		fmt.Fprintf(w, "  replaces: %s at %s\n", versioned(e.Name, e.Version), e.Dir())
+	}
+	writeContributes(w, m, p.Name)
+	writeRuntime(w, m, p.Root, "")
+	writeWarnings(w, m.Warnings)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// list is `rx-bridge plugin list [--json]`. A plugin whose manifest no
+// longer loads is still listed (with its runtime unknown) so the user can
+// find and fix or remove it.
+func (c *pluginCmd) list(args []string) int {
+	const synopsis = "list [--json]"
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	if _, exit, ok := c.parse(fs, synopsis, args, 0, 0); !ok {
+		return exit
+	}
+	h, err := c.home()
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	out := listJSON{Home: h.Dir, Plugins: []pluginJSON{}, Warnings: nonNil(h.Warnings)}
+	for _, r := range h.Records() {
+		m, err := manifest.Load(r.Dir())
+		out.Plugins = append(out.Plugins, describePlugin(h, r, m, err))
+	}
+	if *asJSON {
+		if err := writeJSON(c.stdout, out); err != nil {
+			return c.failf("%v", err)
+		}
+		return 0
+	}
+	c.warn(h)
+	if len(out.Plugins) == 0 {
+		fmt.Fprintf(c.stdout, "No plugins installed in %s.\n", h.Dir)
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tRUNTIME\tINSTALL\tROOT")
+	for _, p := range out.Plugins {
+		version := p.Version
+		if version == "" {
+			version = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, version, p.State, runtimeColumn(p.Runtime), p.Install, p.Root)
+	}
+	if err := tw.Flush(); err != nil {
+		return c.failf("%v", err)
+	}
+	return 0
+}
+
+// show is `rx-bridge plugin show <name> [--json]`. It exits 1 when the
+// plugin's manifest does not load, after showing what the record says.
+func (c *pluginCmd) show(args []string) int {
+	const synopsis = "show <name> [--json]"
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, exit, ok := c.parse(fs, synopsis, args, 1, 1)
+	if !ok {
+		return exit
+	}
+	h, err := c.home()
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	r, ok := c.lookup(h, pos[0])
+	if !ok {
+		return 1
+	}
+	m, loadErr := manifest.Load(r.Dir())
+	if *asJSON {
+		out := showJSON{pluginJSON: describePlugin(h, r, m, loadErr)}
+		if loadErr == nil {
+			out.Manifest = describeManifest(m, r.Name, r.Dir())
+		}
+		if err := writeJSON(c.stdout, out); err != nil {
+			return c.failf("%v", err)
+		}
+		if loadErr != nil {
+			return 1
+		}
+		return 0
+	}
+	c.warn(h)
+	w := c.stdout
+	fmt.Fprintf(w, "plugin %s\n", versioned(r.Name, r.Version))
+	if r.Description != "" {
+		fmt.Fprintf(w, "  description: %s\n", r.Description)
+	}
+	fmt.Fprintf(w, "  state: %s\n", stateOf(h, r))
+	fmt.Fprintf(w, "  root: %s (%s)\n", r.Dir(), installKind(h, r))
+	if r.Source != "" {
+		fmt.Fprintf(w, "  source: %s\n", r.Source)
+	}
+	fmt.Fprintf(w, "  recorded in: %s\n", r.Home)
+	if loadErr != nil {
+		fmt.Fprintf(w, "  manifest: does not load (run rx-bridge plugin doctor %s)\n", r.Name)
+		return c.failf("%v", loadErr)
+	}
+	fmt.Fprintf(w, "  manifest: %s\n", manifestLabel(m))
+	if rt := m.Runtime; rt != nil {
+		fmt.Fprintf(w, "  priority: %d\n", rt.Priority)
+		if rt.TimeoutMillis > 0 {
+			fmt.Fprintf(w, "  intercept timeout: %d ms at every hook point\n", rt.TimeoutMillis)
+		} else {
+			fmt.Fprintln(w, "  intercept timeout: the defaults (5 s for input, tool and permission points, 30 s for the rest)")
+		}
+	}
+	writeContributes(w, m, r.Name)
+	if err := writeRuntime(w, m, r.Dir(), ""); err != nil {
+		return c.failf("%v", err)
+	}
+	writeWarnings(w, m.Warnings)
+	return 0
+}
