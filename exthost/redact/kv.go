@@ -24,21 +24,22 @@ func keyKind(key string) keySensitivity {
 		return keyAuthorization
 	}
 	// Every separator of every text is asked about its key: dispatch on
-	// the first letter instead of searching for each word.
+	// the first two letters instead of searching for each word.
 	for i := 0; i+4 <= len(key); i++ {
 		rest := key[i:]
 		var hit bool
-		switch fold(key[i]) {
-		case 's':
+		switch c0, c1 := fold(key[i]), fold(key[i+1]); {
+		case c0 == 's' && c1 == 'e':
 			hit = hasPrefixFold(rest, "secret")
-		case 't':
+		case c0 == 't' && c1 == 'o':
 			hit = hasPrefixFold(rest, "token")
-		case 'p':
-			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd") ||
-				hasPrefixFoldSkipping(rest, "privatekey")
-		case 'a':
+		case c0 == 'p' && c1 == 'a':
+			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd")
+		case c0 == 'p' && (c1 == 'r' || c1 == '_' || c1 == '-'):
+			hit = hasPrefixFoldSkipping(rest, "privatekey")
+		case c0 == 'a' && (c1 == 'p' || c1 == 'c' || c1 == '_' || c1 == '-'):
 			hit = hasPrefixFoldSkipping(rest, "apikey") || hasPrefixFoldSkipping(rest, "accesskey")
-		case '_', '-':
+		case (c0 == '_' || c0 == '-') && c1 == 'p':
 			hit = hasPrefixFold(rest[1:], "pwd")
 		}
 		if hit {

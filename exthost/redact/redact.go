@@ -39,27 +39,29 @@ func Err(err error) error { return defaultRedactor().Err(err) }
 // String returns s with every credential masked. It returns s itself, without
 // allocating, when s contains nothing to mask. String(String(s)) == String(s).
 func (r *Redactor) String(s string) string {
-	bits := r.scan(s)
-	if bits == 0 {
-		return s
-	}
-	for range maxRounds {
-		t, changed := r.apply(s, bits)
-		if !changed {
-			return s
-		}
-		s = t
-		if bits = r.scan(s); bits == 0 {
-			return s
-		}
-	}
-	return s
+	out, _ := r.redact(s)
+	return out
 }
 
-// maxRounds bounds the fixpoint loop in String. One round masks everything;
-// a second one only finishes what the first one's masks made visible (a mask
-// next to token characters, a URL whose userinfo was split by a mask), and
-// a third confirms. Fuzzing has never needed more than three.
+// redact is String, also returning how many rounds of passes it ran.
+func (r *Redactor) redact(s string) (string, int) {
+	bits := r.scan(s)
+	rounds := 0
+	for bits != 0 && rounds < maxRounds {
+		t, changed := r.apply(s, bits)
+		rounds++
+		if !changed {
+			break
+		}
+		s, bits = t, r.scan(t)
+	}
+	return s, rounds
+}
+
+// maxRounds bounds the fixpoint loop of redact. One round masks
+// everything; a second one only finishes what the first one's masks made
+// visible (a mask next to token characters, a URL whose userinfo a mask
+// shortened) or confirms; fuzzing has never needed a fourth.
 const maxRounds = 8
 
 // Bytes returns b with every credential masked. When there is nothing to
