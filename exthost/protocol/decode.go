@@ -9,6 +9,8 @@ import (
 
 // Decode strictly decodes the JSON document raw into *v, replacing its
 // previous contents, and then runs v's Validate method if it has one.
+// Validate methods cover their whole value (a DTO's Validate calls its
+// members'), so only the document's own runs, once.
 //
 // Strict means: member names match exactly (case-sensitive), unknown and
 // duplicate members are rejected at every level, every required member is
