@@ -3,15 +3,53 @@
 // (stderr tails, startup causes, peer error messages, block reasons,
 // warnings, UI strings, provider error texts).
 //
-// It owns the masking rules of the reference host's "strong" scrub
+// It owns the masking rules: the reference host's "strong" scrub
 // (PROTOCOL_DETAILS §10), PEM private-key blocks, and the verbatim values
 // of secret-looking environment variables. Secrets become [Redacted]
-// ("[redacted]") or [Masked] ("****"). The pass is idempotent, safe for
-// concurrent use, and returns its input without allocating when nothing
-// in it can be a credential.
+// ("[redacted]") or [Masked] ("****"). Redaction is idempotent, safe for
+// concurrent use, and returns its input without allocating when nothing in
+// it is masked.
 //
 // It never does I/O, never logs, never reads the environment after the
 // default [Redactor] is first used, and imports no other package of this
 // module. It is not applied to ordinary provider or model content, which is
 // product data; callers decide where the trust boundary is.
+//
+// # Rules
+//
+// In order, each on the output of the one before, repeated until nothing
+// changes:
+//
+//   - environment values of variables named *KEY*, *TOKEN*, *SECRET*,
+//     *PASSWORD* or *PASSWD* (8 bytes or more), anywhere → [Redacted];
+//   - PEM "-----BEGIN ... PRIVATE KEY-----" bodies, to the END line or the
+//     end of a truncated text → [Redacted];
+//   - §10 steps 1 to 8: URL userinfo, key/value assignments, cookie
+//     headers, Bearer tokens, known token shapes, prose credentials,
+//     partially masked leftovers, opaque tokens; plus Basic credentials
+//     after step 4 and Google API keys (AIza...) in step 5.
+//
+// Where §10 would damage ordinary text, or cannot be idempotent, this
+// package departs from it. Each departure that shows more than the
+// reference shows only text that reads as words, not as a token:
+//
+//   - the mask function yields Masked, not first-four/stars/last-four:
+//     step 7 collapses that to Masked anyway, except where the kept
+//     characters are punctuation, which the reference then leaks;
+//   - step 6 masks only values that look machine made (a digit, or a
+//     lower-case letter and an upper-case one that does not begin a
+//     word), so "token verification failed" survives;
+//   - step 7 leaves one to three stars at the edge of a word ("**bold**",
+//     Markdown in UI cards) alone;
+//   - step 8's "mixed case" does not count a capital that begins the token
+//     or one of its _/- parts, so "Internationalization" and
+//     "Content-Security-Policy" survive;
+//   - step 2 skips only spaces and tabs around the separator, so a value is
+//     never taken from the next line; it also reads keys and values in
+//     backslash-escaped quotes (JSON quoted inside a string) and after
+//     ":=" or "=>";
+//   - a value that already holds a mask is not masked again, and step 7
+//     runs again after step 8.
+//
+// Case folding is ASCII only.
 package redact

@@ -88,7 +88,7 @@ func (r *Redactor) Err(err error) error {
 	}
 	msg := err.Error()
 	red := r.String(msg)
-	if len(red) == len(msg) && red == msg {
+	if red == msg {
 		return err
 	}
 	return &redactedError{msg: red, err: err}
