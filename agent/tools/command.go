@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// killGrace bounds how long a killed command's output pipes may stay open
+// (held by a process that escaped the group) before Wait gives up on them.
+const killGrace = 2 * time.Second
+
+// runCommand is run_command: one program in exec form, no shell, with its
+// working directory inside the workspace.
+type runCommand struct{}
+
+func (runCommand) Schema() protocol.ProviderToolSchema {
+	return protocol.ProviderToolSchema{
+		Name:        "run_command",
+		Description: fmt.Sprintf("Run a program in the workspace and return its combined stdout and stderr (the first and last %d KiB) and exit status. The command is an argument vector run directly, not through a shell: no pipes, globs or redirections.", MaxCommandOutput>>11),
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"command":{"type":"array","items":{"type":"string"},"minItems":1,"description":"Program and arguments, e.g. [\"go\",\"test\",\"./...\"]"},` +
+			`"cwd":{"type":"string","description":"Working directory relative to the workspace root (default: the root)"},` +
+			`"timeoutSeconds":{"type":"integer","minimum":1,"description":"Kill the command after this many seconds (capped by the host's tool timeout)"}},` +
+			`"required":["command"],"additionalProperties":false}`),
+	}
+}
+
+func (runCommand) ReadOnly() bool { return false }
+func (runCommand) Kind() Kind     { return KindExecute }
+
+func (runCommand) Describe(args json.RawMessage) (string, []string) {
+	var a struct {
+		Command []string `json:"command"`
+		Cwd     string   `json:"cwd"`
+	}
+	_ = json.Unmarshal(args, &a)
+	title := "Run " + strings.Join(a.Command, " ")
+	if a.Cwd != "" {
+		return title + " in " + a.Cwd, []string{a.Cwd}
+	}
+	return title, nil
+}
+
+func (runCommand) Run(ctx context.Context, env *Env, args json.RawMessage) (string, error) {
+	var a struct {
+		Command        []string `json:"command"`
+		Cwd            string   `json:"cwd"`
+		TimeoutSeconds int      `json:"timeoutSeconds"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	if len(a.Command) == 0 || a.Command[0] == "" {
+		return "", errors.New("command must name a program")
+	}
+	dir, err := env.Workspace.Resolve(a.Cwd)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("cwd %q is not a directory of the workspace", a.Cwd)
+	}
+	timeout := env.Timeout
+	if a.TimeoutSeconds > 0 {
+		if asked := time.Duration(a.TimeoutSeconds) * time.Second; timeout <= 0 || asked < timeout {
+			timeout = asked
+		}
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	out := newCapture(MaxCommandOutput)
+	cmd := exec.CommandContext(ctx, a.Command[0], a.Command[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = killGrace
+	ownGroup(cmd)
+	began := time.Now()
+	runErr := cmd.Run()
+	if cmd.Process != nil {
+		// Whatever the command left running in its group goes too.
+		killGroup(cmd)
+	}
+	elapsed := time.Since(began).Round(time.Millisecond)
+	text := out.String()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "", errors.New(withStatus(text, fmt.Sprintf("killed after %s: timed out", timeout)))
+	case ctx.Err() != nil:
+		return "", errors.New(withStatus(text, "killed: cancelled"))
+	case errors.As(runErr, &exit):
+		return "", errors.New(withStatus(text, fmt.Sprintf("exit status %d after %s", exit.ExitCode(), elapsed)))
+	case runErr != nil:
+		return "", fmt.Errorf("cannot run %s: %w", a.Command[0], runErr)
+	}
+	return withStatus(text, fmt.Sprintf("exit status 0 after %s", elapsed)), nil
+}
+
+// withStatus appends the bracketed status line to a command's output.
+func withStatus(output, status string) string {
+	if output != "" && !strings.HasSuffix(output, "\n") {
+		output += "\n"
+	}
+	return output + "[" + status + "]"
+}

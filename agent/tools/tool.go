@@ -1,0 +1,147 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// Kind classifies a tool for display, after the Agent Client Protocol's
+// tool kinds.
+type Kind string
+
+// The tool kinds the built-ins use.
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+)
+
+// Documents is the editor's view of the workspace's files: the text of
+// open documents (which may differ from disk) and the way edits are
+// applied. The agent's Editor implements it.
+type Documents interface {
+	// Document returns the text of the document at path (absolute) if
+	// the editor has it open; open is false otherwise, and the tool
+	// reads the disk.
+	Document(ctx context.Context, path string) (text string, open bool, err error)
+	// ApplyEdit applies one file's edit and returns once it is applied
+	// (or refused, as an error saying why).
+	ApplyEdit(ctx context.Context, edit FileEdit) error
+}
+
+// Env is what a tool call runs with.
+type Env struct {
+	Workspace *Workspace
+	Docs      Documents
+	// Timeout bounds one call; run_command also uses it as the ceiling
+	// of the timeout a call may ask for.
+	Timeout time.Duration
+}
+
+// Tool is one tool the model can call.
+type Tool interface {
+	// Schema is the name, description and JSON schema of the arguments
+	// the model sees.
+	Schema() protocol.ProviderToolSchema
+	// ReadOnly reports whether the tool never changes anything; the
+	// auto approval mode allows these without asking.
+	ReadOnly() bool
+	Kind() Kind
+	// Describe renders a call for people (a title such as "Read
+	// main.go") and the workspace paths it touches; args are unchecked.
+	Describe(args json.RawMessage) (title string, locations []string)
+	// Run performs the call. An error is the tool's failure, reported to
+	// the model as an error result; it never fails the turn.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (string, error)
+}
+
+// Set is the tools of a session, by name.
+type Set struct {
+	list []Tool
+}
+
+// Builtins returns the five built-in tools.
+func Builtins() *Set {
+	return NewSet(readFile{}, listFiles{}, searchText{}, applyEdit{}, runCommand{})
+}
+
+// NewSet returns a set of ts, sorted by name.
+func NewSet(ts ...Tool) *Set {
+	s := &Set{list: slices.Clone(ts)}
+	slices.SortFunc(s.list, func(a, b Tool) int { return strings.Compare(a.Schema().Name, b.Schema().Name) })
+	return s
+}
+
+// Lookup returns the tool named name.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	for _, t := range s.list {
+		if t.Schema().Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Len is the number of tools.
+func (s *Set) Len() int { return len(s.list) }
+
+// Schemas returns every tool's schema, in name order.
+func (s *Set) Schemas() []protocol.ProviderToolSchema {
+	out := make([]protocol.ProviderToolSchema, len(s.list))
+	for i, t := range s.list {
+		out[i] = t.Schema()
+	}
+	return out
+}
+
+// ObjectArgs reports whether args is empty or the text of a JSON object,
+// the shape every tool call's arguments must have.
+func ObjectArgs(args string) bool {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) == 0 {
+		return true
+	}
+	var m map[string]json.RawMessage
+	return b[0] == '{' && json.Unmarshal(b, &m) == nil
+}
+
+// decodeArgs strictly decodes a call's arguments into v: unknown members
+// are refused so a misspelt argument is reported, not silently dropped.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
+	if dec.More() {
+		return errors.New("invalid arguments: trailing data after the JSON object")
+	}
+	return nil
+}
+
+// describePath is Describe for the tools whose main argument is a path.
+func describePath(verb string, args json.RawMessage, dflt string) (string, []string) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Path == "" {
+		a.Path = dflt
+	}
+	if a.Path == "" {
+		return verb, nil
+	}
+	return verb + " " + a.Path, []string{a.Path}
+}
