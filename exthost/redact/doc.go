@@ -21,7 +21,8 @@
 // changes:
 //
 //   - environment values of variables named *KEY*, *TOKEN*, *SECRET*,
-//     *PASSWORD* or *PASSWD* (8 bytes or more), anywhere → [Redacted];
+//     *PASSWORD*, *PASSWD* or *PASSPHRASE* (8 bytes or more), anywhere →
+//     [Redacted];
 //   - PEM "-----BEGIN ... PRIVATE KEY-----" bodies, to the END line or the
 //     end of a truncated text → [Redacted];
 //   - §10 steps 1 to 8: URL userinfo, key/value assignments, cookie
@@ -47,7 +48,7 @@
 //   - step 2 skips only spaces and tabs around the separator, so a value is
 //     never taken from the next line; it also reads keys and values in
 //     backslash-escaped quotes (JSON quoted inside a string) and after
-//     ":=" or "=>";
+//     ":=" or "=>", and counts a PASSPHRASE key as secret;
 //   - a value that already holds a mask is not masked again, and step 7
 //     runs again after step 8.
 //

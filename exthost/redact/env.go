@@ -13,14 +13,18 @@ const minEnvSecret = 8
 // secretNameParts make an environment variable's value secret when its
 // upper-cased name contains one of them. PWD alone is the working directory
 // and deliberately absent.
-var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"}
+var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE"}
 
 // New returns a Redactor that, besides the pattern rules, masks every
 // verbatim occurrence of the value of each entry of env ("NAME=value", as
-// os.Environ returns them) whose name contains KEY, TOKEN, SECRET, PASSWORD
-// or PASSWD in any case. Values are trimmed of surrounding white space;
-// values shorter than 8 bytes, and values that a mask text could itself
-// produce ("redacted", runs of '*'), are ignored.
+// os.Environ returns them) whose name contains KEY, TOKEN, SECRET,
+// PASSWORD, PASSWD or PASSPHRASE in any case. Values are trimmed of
+// surrounding white space; values shorter than 8 bytes, and values that a
+// mask text could itself produce ("redacted", runs of '*'), are ignored.
+//
+// Redaction stays idempotent for values without '[', ']' or '*'. A value
+// holding those can, in contrived text, be rebuilt by the masks around it
+// and be masked again by a second String; it is never shown.
 func New(env []string) *Redactor {
 	seen := make(map[string]bool)
 	var secrets []string

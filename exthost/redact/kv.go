@@ -16,7 +16,8 @@ const (
 // keyKind classifies an assignment key (§10 step 2): an authorization key
 // is AUTHORIZATION or ends in -, _ or . AUTHORIZATION; a secret key
 // contains SECRET, TOKEN, PASSWORD, PASSWD, _PWD or -PWD, or, with _ and -
-// ignored, APIKEY, ACCESSKEY or PRIVATEKEY. Case is ignored.
+// ignored, APIKEY, ACCESSKEY or PRIVATEKEY. Case is ignored. PASSPHRASE is
+// ours: the reference does not list it, and it is never anything else.
 func keyKind(key string) keySensitivity {
 	const auth = "authorization"
 	if n := len(key); n >= len(auth) && strings.EqualFold(key[n-len(auth):], auth) &&
@@ -34,7 +35,8 @@ func keyKind(key string) keySensitivity {
 		case c0 == 't' && c1 == 'o':
 			hit = hasPrefixFold(rest, "token")
 		case c0 == 'p' && c1 == 'a':
-			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd")
+			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd") ||
+				hasPrefixFold(rest, "passphrase")
 		case c0 == 'p' && (c1 == 'r' || c1 == '_' || c1 == '-'):
 			hit = hasPrefixFoldSkipping(rest, "privatekey")
 		case c0 == 'a' && (c1 == 'p' || c1 == 'c' || c1 == '_' || c1 == '-'):

@@ -203,6 +203,48 @@ var falsePositives = []string{
 	"-----BEGIN PUBLIC KEY-----",
 }
 
+func TestKeyKind(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		key  string
+		want keySensitivity
+	}{
+		{"Authorization", keyAuthorization},
+		{"proxy-authorization", keyAuthorization},
+		{"x_authorization", keyAuthorization},
+		{"http.authorization", keyAuthorization},
+		{"xauthorization", keyPlain},
+		{"authorization_mode", keyPlain},
+		{"api_key", keySecret},
+		{"X-Api-Key", keySecret},
+		{"apikey", keySecret},
+		{"a_p-i_key", keySecret},
+		{"aws_access_key_id", keySecret},
+		{"private-key", keySecret},
+		{"client_secret", keySecret},
+		{"SECRET", keySecret},
+		{"access_token", keySecret},
+		{"max_tokens", keySecret},
+		{"password", keySecret},
+		{"db_passwd", keySecret},
+		{"DB_PWD", keySecret},
+		{"db-pwd", keySecret},
+		{"PWD", keyPlain},
+		{"OLDPWD", keyPlain},
+		{"pass", keyPlain},
+		{"GPG_PASSPHRASE", keySecret},
+		{"key", keyPlain},
+		{"monkey", keyPlain},
+		{"credentials", keyPlain},
+		{"tok", keyPlain},
+		{"", keyPlain},
+	} {
+		if got := keyKind(tc.key); got != tc.want {
+			t.Errorf("keyKind(%q) = %d, want %d", tc.key, got, tc.want)
+		}
+	}
+}
+
 func TestPatterns(t *testing.T) {
 	t.Parallel()
 	var r Redactor
