@@ -135,10 +135,12 @@ func (c *Conn) TryNotify(method string, params any) error {
 	}
 	f.bestEffort = true
 	f.queue()
+	c.queued.Add(1)
 	select {
 	case c.out <- f:
 		return nil
 	default:
+		c.queued.Add(-1)
 		c.release(f)
 		return c.errQueueFull
 	}

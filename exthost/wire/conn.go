@@ -12,12 +12,12 @@ import (
 	"time"
 )
 
-// Conn is one strict NDJSON JSON-RPC 2.0 connection. It owns four kinds
-// of goroutine, all stopped by Close: the reader (framing, envelope
-// validation, the gate, dispatch), the single writer (queue order, never
-// interleaving frames), the stall watchdog, and the ordered notification
-// worker; request handlers run on goroutines of their own, bounded by
-// Options.MaxHandlers.
+// Conn is one strict NDJSON JSON-RPC 2.0 connection. Its goroutines, all
+// stopped by Close: the reader (framing, envelope validation, the gate,
+// dispatch; the role passes between a small pool of goroutines that also
+// run request handlers, bounded by Options.MaxHandlers), the writer
+// (queue order, never interleaving frames), the stall watchdog, and the
+// ordered notification worker.
 //
 // The Conn takes ownership of r and w: when it ends it closes them if they
 // are io.Closers, which is also how it interrupts a blocked read or write.
@@ -31,7 +31,13 @@ type Conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	out           chan *frameBuf
+	out    chan *frameBuf
+	queued atomic.Int64 // frames sent on out and not yet written or skipped
+	wmu    sync.Mutex   // held for every physical write
+	// readRole hands the reading role to an idle goroutine (unbuffered:
+	// a send succeeds only when one is waiting; see read.go).
+	readRole      chan *readState
+	idle          atomic.Int32
 	notifications chan notification
 	notifyDone    chan struct{}
 
@@ -76,6 +82,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 		r:          r,
 		w:          w,
 		out:        make(chan *frameBuf, o.OutQueue),
+		readRole:   make(chan *readState),
 		notifyDone: make(chan struct{}),
 		pending:    make(map[int64]*pendingCall),
 		done:       make(chan struct{}),
@@ -85,7 +92,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	c.errQueueFull = fmt.Errorf("%w (limit %d)", ErrQueueFull, o.EventSlots)
 
 	c.wg.Add(2)
-	go c.readLoop(newFrameReader(r, o.MaxFrameBytes))
+	go c.reader(&readState{fr: newFrameReader(r, o.MaxFrameBytes), p: newParser()})
 	go c.writeLoop()
 	if o.NotifyHandler != nil {
 		c.notifications = make(chan notification, o.NotifyQueue)

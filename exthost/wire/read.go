@@ -12,24 +12,83 @@ import (
 )
 
 // The read loop: framing, envelope validation, the gate, and dispatch.
-// Nothing here blocks on a handler: requests go to their own goroutines,
-// notifications to the ordered worker, responses to the waiting caller.
+// Nothing here waits for a handler: notifications go to the ordered
+// worker, responses to the waiting caller, and a request is served by the
+// goroutine that read it after it has passed the reading role on to an
+// idle goroutine (or a new one). That is the leader/follower pattern: the
+// request reaches its handler, and the answer reaches the wire, without a
+// goroutine hand-off on the way, which matters most when the reader sits
+// in a blocking read syscall (a sidecar's stdin) and a woken goroutine
+// would wait for the scheduler to retake the reader's P.
 
-func (c *Conn) readLoop(fr *frameReader) {
+// readState is the reading role: whoever holds it owns the frame reader
+// and the parser.
+type readState struct {
+	fr *frameReader
+	p  *parser
+}
+
+// request is an admitted inbound request on its way to a handler.
+type request struct {
+	id     int64
+	method string
+	params json.RawMessage
+}
+
+// maxIdleHandlers bounds the goroutines kept waiting for the reading
+// role. Reusing them keeps their grown stacks: a fresh goroutine per
+// request spends more on stack growth than on the hand-off.
+const maxIdleHandlers = 8
+
+// reader holds the reading role until a request needs serving, passes the
+// role on, serves the request, then waits to be given the role again.
+func (c *Conn) reader(st *readState) {
 	defer c.wg.Done()
-	p := newParser()
 	for {
-		line, err := fr.next()
+		req, ok := c.readUntilRequest(st)
+		if !ok {
+			return
+		}
+		select {
+		case c.readRole <- st:
+		default:
+			c.wg.Add(1)
+			go c.reader(st)
+		}
+		c.serve(req)
+		c.handlers.Add(-1)
+		if c.idle.Add(1) > maxIdleHandlers {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case st = <-c.readRole:
+			c.idle.Add(-1)
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// readUntilRequest reads and dispatches frames until one is a request to
+// serve; false means reading is over.
+func (c *Conn) readUntilRequest(st *readState) (request, bool) {
+	for {
+		line, err := st.fr.next()
 		if err != nil {
 			c.readFailed(err)
-			return
+			return request{}, false
 		}
 		line = trimFrame(line)
 		if len(line) == 0 {
 			continue
 		}
-		if !c.dispatch(p, line) {
-			return
+		req, serve, more := c.dispatch(st.p, line)
+		if !more {
+			return request{}, false
+		}
+		if serve {
+			return req, true
 		}
 	}
 }
@@ -58,36 +117,35 @@ func (c *Conn) readFailed(err error) {
 	c.fail(fmt.Errorf("wire: read: %w", err), false)
 }
 
-// dispatch handles one frame; false stops the read loop.
-func (c *Conn) dispatch(p *parser, line []byte) bool {
+// dispatch handles one frame. serve says req is to be served; more false
+// stops reading.
+func (c *Conn) dispatch(p *parser, line []byte) (req request, serve, more bool) {
 	m, rej, ok := p.parse(line)
 	if !ok {
 		c.reject(rej)
-		return true
+		return req, false, true
 	}
 	if m.kind == kindResponse {
 		c.deliver(m)
-		return true
+		return req, false, true
 	}
 	notify := m.kind == kindNotification
 	if c.opts.Gate != nil {
 		if err := c.opts.Gate(m.method, notify); err != nil {
-			return c.gated(m, err)
+			return req, false, c.gated(m, err)
 		}
 	}
 	if notify {
 		c.queueNotification(m)
-		return true
+		return req, false, true
 	}
 	if int(c.handlers.Add(1)) > c.opts.MaxHandlers {
 		c.handlers.Add(-1)
 		c.opts.Logger.Warn("wire: request refused, every handler is busy", "method", m.method, "id", m.id, "limit", c.opts.MaxHandlers)
 		c.respondError(m.id, true, busyResponse)
-		return true
+		return req, false, true
 	}
-	c.wg.Add(1)
-	go c.serve(m.id, m.method, clone(m.params))
-	return true
+	return request{id: m.id, method: m.method, params: clone(m.params)}, true, true
 }
 
 // reject answers a frame that failed envelope validation. None of these
@@ -201,11 +259,10 @@ func (c *Conn) notifyOne(n notification) {
 	c.opts.NotifyHandler(c.ctx, n.method, n.params)
 }
 
-// serve runs one request handler and queues its answer.
-func (c *Conn) serve(id int64, method string, params json.RawMessage) {
-	defer c.wg.Done()
-	defer c.handlers.Add(-1)
-	result, err := c.runHandler(method, params)
+// serve runs one request handler and sends its answer.
+func (c *Conn) serve(req request) {
+	id, method := req.id, req.method
+	result, err := c.runHandler(method, req.params)
 	f := getBuf()
 	if err != nil {
 		f.errorResponse(id, true, wireError(err))
@@ -217,8 +274,7 @@ func (c *Conn) serve(id int64, method string, params json.RawMessage) {
 		c.opts.Logger.Warn("wire: response over the frame limit replaced by an error", "method", method, "id", id, "bytes", len(f.b))
 		f.errorResponse(id, true, tooLargeResponse)
 	}
-	// An error means the connection is gone: there is nobody to answer.
-	_ = c.send(context.Background(), f)
+	c.sendDirect(f)
 }
 
 func (c *Conn) runHandler(method string, params json.RawMessage) (result any, err error) {

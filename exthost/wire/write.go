@@ -6,10 +6,15 @@ import (
 	"time"
 )
 
-// The single writer. Every frame goes through c.out in order and is
-// written by writeLoop alone, so frames never interleave. Large frames are
-// written in chunks so the stall watchdog measures progress, not the time
-// an 8 MiB frame takes on a slow pipe.
+// The writer. Frames are written one at a time under wmu, in queue order,
+// so they never interleave. Callers queue frames on c.out for the writer
+// goroutine; that keeps a caller's context in charge of how long it waits
+// (a cancelled call's unstarted frame is simply skipped). A handler's
+// answer may instead be written directly by the handler's goroutine, but
+// only when nothing is queued or being written, so order is unchanged and
+// the writer goroutine's wake-up is saved on the hot path. Large frames
+// are written in chunks so the stall watchdog measures progress, not the
+// time an 8 MiB frame takes on a slow pipe.
 
 // writeChunk is the largest single physical write.
 const writeChunk = 64 << 10
@@ -30,6 +35,7 @@ func (c *Conn) enqueue(ctx context.Context, f *frameBuf) error {
 		return c.terminal()
 	default:
 	}
+	c.queued.Add(1)
 	select {
 	case c.out <- f:
 		return nil
@@ -39,11 +45,40 @@ func (c *Conn) enqueue(ctx context.Context, f *frameBuf) error {
 	case c.out <- f:
 		return nil
 	case <-ctx.Done():
+		c.queued.Add(-1)
 		putBuf(f)
 		return ctx.Err()
 	case <-c.done:
+		c.queued.Add(-1)
 		putBuf(f)
 		return c.terminal()
+	}
+}
+
+// sendDirect writes an answer on the calling goroutine when the writer is
+// idle (nothing queued, nothing being written), and queues it otherwise.
+// Only the Conn's own goroutines use it: they have no deadline that a
+// blocked write could overrun (the stall watchdog bounds them).
+func (c *Conn) sendDirect(f *frameBuf) {
+	if c.queued.Load() == 0 && c.wmu.TryLock() {
+		if c.queued.Load() == 0 && !c.isDone() {
+			f.queue()
+			c.write(f)
+			c.wmu.Unlock()
+			return
+		}
+		c.wmu.Unlock()
+	}
+	// An error means the connection is gone: there is nobody to answer.
+	_ = c.send(context.Background(), f)
+}
+
+func (c *Conn) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -53,7 +88,11 @@ func (c *Conn) writeLoop() {
 	for {
 		select {
 		case f := <-c.out:
-			if !c.write(f) {
+			c.wmu.Lock()
+			ok := c.write(f)
+			c.wmu.Unlock()
+			c.queued.Add(-1)
+			if !ok {
 				return
 			}
 		case <-c.done:
@@ -61,7 +100,9 @@ func (c *Conn) writeLoop() {
 			drain := c.drain
 			c.mu.Unlock()
 			if drain {
+				c.wmu.Lock()
 				c.flush()
+				c.wmu.Unlock()
 			}
 			return
 		}
@@ -85,7 +126,7 @@ func (c *Conn) flush() {
 }
 
 // write performs one frame unless it was dropped; false means the
-// connection can no longer write.
+// connection can no longer write. The caller holds wmu.
 func (c *Conn) write(f *frameBuf) bool {
 	defer c.release(f)
 	if !f.take() {
