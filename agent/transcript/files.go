@@ -1,0 +1,138 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Ext is the extension of every transcript file.
+const Ext = ".jsonl"
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// ValidID reports whether id can name a session on disk: letters, digits,
+// '-' and '_' only, so it can never spell a path.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+func checkID(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("invalid session id %q", id)
+	}
+	return nil
+}
+
+// LivePath is the file records of session id are appended to.
+func LivePath(dir, id string) string { return filepath.Join(dir, id+Ext) }
+
+func segmentPath(dir, id string, n int) string {
+	return filepath.Join(dir, id+"."+strconv.Itoa(n)+Ext)
+}
+
+func lockPath(dir, id string) string { return filepath.Join(dir, id+".lock") }
+
+// segments returns the numbers of id's archived segments, ascending.
+func segments(dir, id string) ([]int, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, id+".*"+Ext))
+	if err != nil {
+		return nil, err
+	}
+	var ns []int
+	for _, m := range matches {
+		mid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), id+"."), Ext)
+		if n, err := strconv.Atoi(mid); err == nil && n > 0 && strconv.Itoa(n) == mid {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	return ns, nil
+}
+
+// List returns the ids of every session stored in dir, sorted. A missing
+// dir holds none.
+func List(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		base, ok := strings.CutSuffix(name, Ext)
+		if !ok || e.IsDir() {
+			continue
+		}
+		// Archived segments (<id>.<n>.jsonl) name a session as well, in
+		// case a crash came between rotation's rename and create.
+		id, _, _ := strings.Cut(base, ".")
+		if ValidID(id) {
+			seen[id] = true
+		}
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// Exists reports whether session id has any file in dir.
+func Exists(dir, id string) bool {
+	if !ValidID(id) {
+		return false
+	}
+	if _, err := os.Stat(LivePath(dir, id)); err == nil {
+		return true
+	}
+	ns, _ := segments(dir, id)
+	return len(ns) > 0
+}
+
+// Remove deletes every file of session id. It fails while another log
+// holds the session's lock.
+func Remove(dir, id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	unlock, err := lock(dir, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ns, err := segments(dir, id)
+	if err != nil {
+		return err
+	}
+	paths := []string{LivePath(dir, id)}
+	for _, n := range ns {
+		paths = append(paths, segmentPath(dir, id, n))
+	}
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Remove(lockPath(dir, id))
+}
+
+// syncDir makes renames and creations in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !syncUnsupported(err) {
+		return err
+	}
+	return nil
+}
