@@ -57,10 +57,12 @@ func startScripted(t *testing.T, plugins ...scripted) (*Generation, func() []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, func() []string {
-		raw, _ := os.ReadFile(logFile)
-		return strings.Split(strings.TrimSpace(string(raw)), "\n")
-	}
+	return g, func() []string { return readLines(logFile) }
+}
+
+func readLines(file string) []string {
+	raw, _ := os.ReadFile(file)
+	return strings.Split(strings.TrimSpace(string(raw)), "\n")
 }
 
 func calls(lines []string, kind string) []string {

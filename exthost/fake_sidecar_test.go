@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,12 +23,23 @@ import (
 // runs fakeSidecar instead of the tests. Scripting it over exthost/wire
 // (not the SDK) lets a test make it misbehave in ways the SDK never would.
 const (
-	envFakeMode = "RX_FAKE_SIDECAR"
-	envFakeInit = "RX_FAKE_INIT" // JSON InitializeResult to answer with
-	envFakePID  = "RX_FAKE_PIDFILE"
-	envFakeRule = "RX_FAKE_RULES" // JSON map of hook point -> fakeRule
-	envFakeLog  = "RX_FAKE_LOG"   // file every intercept and event is appended to
+	envFakeMode   = "RX_FAKE_SIDECAR"
+	envFakeInit   = "RX_FAKE_INIT" // JSON InitializeResult to answer with
+	envFakePID    = "RX_FAKE_PIDFILE"
+	envFakeRule   = "RX_FAKE_RULES"  // JSON map of hook point -> fakeRule
+	envFakeLog    = "RX_FAKE_LOG"    // file every intercept and event is appended to
+	envFakeStream = "RX_FAKE_STREAM" // JSON []fakeFrame sent after stream/open
 )
+
+// fakeFrame is one scripted step of a provider stream.
+type fakeFrame struct {
+	Seq     int64                     `json:"seq,omitempty"`
+	Chunk   *protocol.ProviderChunk   `json:"chunk,omitempty"`
+	End     *protocol.StreamEndParams `json:"end,omitempty"`
+	SleepMs int                       `json:"sleepMs,omitempty"`
+	Exit    int                       `json:"exit,omitempty"`
+	Decline bool                      `json:"decline,omitempty"`
+}
 
 // fakeRule scripts the fake sidecar's answer at one hook point.
 type fakeRule struct {
@@ -98,8 +110,8 @@ func fakeSidecar(mode string) int {
 	}
 	name := os.Getenv(EnvPluginName)
 	ready := make(chan struct{})
-	var conn *wire.Conn
 	handler := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		conn := wire.ConnFromContext(ctx)
 		switch method {
 		case protocol.MethodInitialize:
 			switch mode {
@@ -119,6 +131,16 @@ func fakeSidecar(mode string) int {
 				_ = os.WriteFile(os.Getenv(envFakePID)+".interval", []byte(fmt.Sprintf("%d %d", began, time.Now().UnixNano())), 0o644)
 			}
 			return init, nil
+		case protocol.MethodStreamOpen:
+			return fakeStreamOpen(conn, name, params)
+		case protocol.MethodStreamCancel:
+			var p protocol.StreamCancelParams
+			_ = json.Unmarshal(params, &p)
+			fakeLog(name + " cancel " + p.StreamID)
+			fakeCancelled.Store(p.StreamID, true)
+			return protocol.StreamCancelResult{Cancelled: true}, nil
+		case protocol.MethodProviderCatalog:
+			return protocol.ProviderCatalogResult{Providers: append(init.Providers, protocol.ProviderDescriptor{Ref: "plugin/elsewhere/x/y"})}, nil
 		case protocol.MethodShutdown:
 			if mode == "ignore-shutdown" {
 				select {}
@@ -157,7 +179,7 @@ func fakeSidecar(mode string) int {
 		}
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	}
-	conn = wire.New(os.Stdin, os.Stdout, wire.Options{Handler: handler, NotifyHandler: notify, MaxHandlers: wire.SDKMaxHandlers, NotifyOverflow: wire.DropOnOverflow})
+	conn := wire.New(os.Stdin, os.Stdout, wire.Options{Handler: handler, NotifyHandler: notify, MaxHandlers: wire.SDKMaxHandlers, NotifyOverflow: wire.DropOnOverflow})
 	<-conn.Done()
 	if mode == "ignore-shutdown" {
 		time.Sleep(time.Hour)
@@ -218,6 +240,42 @@ func fakeDeaf() int {
 	fmt.Printf(`{"jsonrpc":"2.0","id":1,"result":{"name":%q,"version":"1","protocolVersion":"1","stateSchemaVersion":0}}`+"\n", os.Getenv(EnvPluginName))
 	time.Sleep(time.Hour)
 	return 0
+}
+
+var fakeCancelled sync.Map
+
+func fakeStreamOpen(conn *wire.Conn, name string, raw json.RawMessage) (any, error) {
+	var p protocol.StreamOpenParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	fakeLog(fmt.Sprintf("%s open %s model=%s effort=%s seqBase=%d", name, p.ProviderRef, p.Model, p.Effort, p.SeqBase))
+	var frames []fakeFrame
+	_ = json.Unmarshal([]byte(os.Getenv(envFakeStream)), &frames)
+	if len(frames) > 0 && frames[0].Decline {
+		return protocol.StreamOpenResult{Accepted: false}, nil
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond) // let the ack go out first
+		for _, f := range frames {
+			if _, cancelled := fakeCancelled.Load(p.StreamID); cancelled {
+				_ = conn.Notify(context.Background(), protocol.MethodStreamEnd, protocol.StreamEndParams{StreamID: p.StreamID, LastSeq: f.Seq, Interrupted: true})
+				return
+			}
+			switch {
+			case f.SleepMs > 0:
+				time.Sleep(time.Duration(f.SleepMs) * time.Millisecond)
+			case f.Exit != 0:
+				os.Exit(f.Exit)
+			case f.End != nil:
+				f.End.StreamID = p.StreamID
+				_ = conn.Notify(context.Background(), protocol.MethodStreamEnd, f.End)
+			case f.Chunk != nil:
+				_ = conn.Notify(context.Background(), protocol.MethodStreamChunk, protocol.StreamChunkParams{StreamID: p.StreamID, Seq: f.Seq, Chunk: *f.Chunk})
+			}
+		}
+	}()
+	return protocol.StreamOpenResult{Accepted: true}, nil
 }
 
 func writePID() {

@@ -36,10 +36,6 @@ type Services struct {
 	UIPublish func(ctx context.Context, s *Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error)
 	// UIRequest serves host/ui/request; it blocks until the user answers.
 	UIRequest func(ctx context.Context, s *Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error)
-	// StreamChunk and StreamEnd receive provider stream notifications, in
-	// arrival order.
-	StreamChunk func(s *Sidecar, p *protocol.StreamChunkParams)
-	StreamEnd   func(s *Sidecar, p *protocol.StreamEndParams)
 	// OnCrash is called exactly once when a sidecar that completed its
 	// handshake crashes.
 	OnCrash func(s *Sidecar, err error)
@@ -75,6 +71,11 @@ type Sidecar struct {
 	state     atomic.Int32
 	seq       atomic.Int64
 	poisonErr atomic.Pointer[protocol.Error]
+
+	streamsMu sync.Mutex
+	streams   map[string]*ProviderStream
+	catalogMu sync.Mutex
+	catalog   []protocol.ProviderDescriptor
 
 	crashOnce    sync.Once
 	crashErr     error
@@ -275,13 +276,9 @@ func (s *Sidecar) handleNotification(_ context.Context, method string, raw json.
 	}
 	switch p := params.(type) {
 	case *protocol.StreamChunkParams:
-		if s.services.StreamChunk != nil {
-			s.services.StreamChunk(s, p)
-		}
+		s.routeChunk(p)
 	case *protocol.StreamEndParams:
-		if s.services.StreamEnd != nil {
-			s.services.StreamEnd(s, p)
-		}
+		s.routeEnd(p)
 	}
 }
 
@@ -325,6 +322,7 @@ func (s *Sidecar) markCrashed(cause error) {
 		close(s.crashed)
 		_ = s.conn.Close()
 		s.content.Close()
+		s.failStreams(e)
 		if wasReady && s.services.OnCrash != nil {
 			s.services.OnCrash(s, e)
 		}
@@ -443,6 +441,7 @@ func (s *Sidecar) Shutdown(timeout time.Duration) {
 		// A grandchild may still hold the group's pipes or ignore EOF.
 		s.proc.killTree()
 		s.content.Close()
+		s.failStreams(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s disconnected: it was shut down", s.Plugin.ID))
 	})
 	<-s.shutdownDone
 }

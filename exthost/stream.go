@@ -1,0 +1,365 @@
+package exthost
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+)
+
+// Bounds of one provider stream (PROTOCOL_DETAILS §6.6).
+const (
+	streamPendingWindow = 256 // out-of-order chunks held ahead of the next seq
+	streamQueue         = 256 // delivered chunks waiting for the consumer
+	streamGapTimeout    = time.Second
+)
+
+// ProviderStream is one extension provider stream seen from the host: it
+// reorders chunks by seq, drops duplicates, detects gaps once stream/end
+// froze lastSeq, and turns the end into a clean EOF or a provider error.
+// Next blocks until a chunk, the end, or the consumer's context.
+type ProviderStream struct {
+	s   *Sidecar
+	id  string
+	ref string
+	ctx context.Context
+	// stop ends the consumer side: it is called when ctx ends.
+	stop func() bool
+
+	mu      sync.Mutex
+	next    int64 // next seq to deliver
+	pending map[int64]protocol.ProviderChunk
+	queue   []protocol.ProviderChunk
+	end     *protocol.StreamEndParams
+	gap     *time.Timer
+	err     error // terminal; io.EOF for a clean end
+	wake    chan struct{}
+	closed  bool
+}
+
+func newStreamID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "es_" + hex.EncodeToString(b[:])
+}
+
+// OpenStream opens a stream on the sidecar's provider ref. ctx governs the
+// whole stream: when it ends, delivery stops, stream/cancel is sent, and
+// nothing is delivered after it.
+func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req protocol.ProviderRequest) (*ProviderStream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, err)
+	}
+	ps := &ProviderStream{s: s, id: newStreamID(), ref: ref, ctx: ctx, next: 1, pending: map[int64]protocol.ProviderChunk{}, wake: make(chan struct{}, 1)}
+	// Registered before the open goes out: chunk 1 may beat our reading
+	// of the ack.
+	s.streamsMu.Lock()
+	if s.streams == nil {
+		s.streams = map[string]*ProviderStream{}
+	}
+	s.streams[ps.id] = ps
+	s.streamsMu.Unlock()
+
+	raw, err := s.Call(ctx, protocol.MethodStreamOpen, protocol.StreamOpenParams{StreamID: ps.id, ProviderRef: ref, Model: model, Effort: effort, Request: req, SeqBase: 1})
+	if err == nil {
+		var v any
+		if v, err = protocol.DecodeResult(protocol.MethodStreamOpen, raw); err == nil && !v.(*protocol.StreamOpenResult).Accepted {
+			err = protocol.Errorf(protocol.ReasonProviderFailed, "extension %s declined provider stream %q", s.Plugin.ID, ref)
+		}
+	}
+	if err != nil {
+		ps.fail(openError(s, ref, ctx, err))
+		ps.cancelRemote()
+		return nil, ps.err
+	}
+	ps.stop = context.AfterFunc(ctx, func() {
+		ps.fail(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctx.Err()))
+		ps.cancelRemote()
+	})
+	return ps, nil
+}
+
+func openError(s *Sidecar, ref string, ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctx.Err())
+	}
+	if pe, ok := err.(*protocol.Error); ok && (pe.Reason == protocol.ReasonProviderInterrupted || pe.Reason == protocol.ReasonProviderFailed) {
+		return err
+	}
+	return protocol.Errorf(protocol.ReasonProviderFailed, "extension %s could not open provider stream %q: %w", s.Plugin.ID, ref, err)
+}
+
+// Next returns the next chunk in seq order. An `error` chunk is returned
+// as its error; after a clean end Next returns io.EOF.
+func (ps *ProviderStream) Next() (protocol.ProviderChunk, error) {
+	for {
+		if err := ps.ctx.Err(); err != nil {
+			// The consumer cancelled: whatever is queued is not delivered,
+			// even before the cancel callback has run.
+			ps.fail(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", ps.s.Plugin.ID, ps.ref, err))
+			ps.cancelRemote()
+		}
+		ps.mu.Lock()
+		if len(ps.queue) > 0 {
+			c := ps.queue[0]
+			ps.queue = ps.queue[1:]
+			ps.mu.Unlock()
+			if c.Type == protocol.ChunkError && c.Error != nil {
+				err := protocol.Errorf(c.Error.Code.Reason(), "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(c.Error.Message))
+				ps.fail(err)
+				ps.cancelRemote()
+				return protocol.ProviderChunk{}, err
+			}
+			return c, nil
+		}
+		if ps.err != nil {
+			err := ps.err
+			ps.mu.Unlock()
+			return protocol.ProviderChunk{}, err
+		}
+		ps.mu.Unlock()
+		<-ps.wake
+	}
+}
+
+// Close releases the stream; an unfinished stream is cancelled on the
+// sidecar. It is idempotent.
+func (ps *ProviderStream) Close() error {
+	ps.mu.Lock()
+	unfinished := ps.err == nil
+	ps.mu.Unlock()
+	if unfinished {
+		ps.fail(protocol.NewError(protocol.ReasonStreamCancelled, fmt.Sprintf("provider stream %q was closed by its consumer", ps.ref)))
+		ps.cancelRemote()
+	}
+	if ps.stop != nil {
+		ps.stop()
+	}
+	return nil
+}
+
+// cancelRemote tells the sidecar, best effort and bounded, to stop.
+func (ps *ProviderStream) cancelRemote() {
+	ps.mu.Lock()
+	if ps.closed {
+		ps.mu.Unlock()
+		return
+	}
+	ps.closed = true
+	ps.mu.Unlock()
+	ps.s.dropStream(ps.id)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), protocol.StreamCancelTimeout)
+		defer cancel()
+		_, _ = ps.s.Call(ctx, protocol.MethodStreamCancel, protocol.StreamCancelParams{StreamID: ps.id})
+	}()
+}
+
+// fail ends the stream with err unless it already ended; queued chunks
+// are discarded so nothing is delivered after a cancel or failure.
+func (ps *ProviderStream) fail(err error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.failLocked(err, true)
+}
+
+func (ps *ProviderStream) failLocked(err error, discard bool) {
+	if ps.err != nil {
+		return
+	}
+	ps.err = err
+	if discard {
+		ps.queue = nil
+	}
+	ps.pending = nil
+	if ps.gap != nil {
+		ps.gap.Stop()
+	}
+	ps.signal()
+}
+
+func (ps *ProviderStream) signal() {
+	select {
+	case ps.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (ps *ProviderStream) interrupted(format string, args ...any) error {
+	return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider %q: "+format, append([]any{ps.s.Plugin.ID, ps.ref}, args...)...)
+}
+
+// onChunk is called in arrival order by the sidecar's notification worker.
+func (ps *ProviderStream) onChunk(p *protocol.StreamChunkParams) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	switch {
+	case ps.err != nil || p.Seq < ps.next:
+		return // finished, or a duplicate / stale copy
+	case p.Seq >= ps.next+streamPendingWindow:
+		ps.failLocked(ps.interrupted("chunk %d exceeds the pending window (next %d)", p.Seq, ps.next), false)
+		return
+	case ps.end != nil && p.Seq > ps.end.LastSeq:
+		ps.failLocked(ps.interrupted("chunk %d arrived after stream/end with lastSeq %d", p.Seq, ps.end.LastSeq), false)
+		return
+	}
+	ps.pending[p.Seq] = p.Chunk
+	ps.flushLocked()
+}
+
+// flushLocked delivers the contiguous run from next, then completes the
+// stream if stream/end was seen and nothing is missing.
+func (ps *ProviderStream) flushLocked() {
+	for {
+		c, ok := ps.pending[ps.next]
+		if !ok {
+			break
+		}
+		if len(ps.queue) >= streamQueue {
+			ps.failLocked(ps.interrupted("output overflow: the consumer fell %d chunks behind", streamQueue), false)
+			return
+		}
+		delete(ps.pending, ps.next)
+		ps.queue = append(ps.queue, c)
+		ps.next++
+		ps.signal()
+	}
+	if ps.end == nil || ps.err != nil {
+		return
+	}
+	if ps.next > ps.end.LastSeq {
+		ps.completeLocked()
+		return
+	}
+	if ps.gap == nil {
+		missing, last := ps.next, ps.end.LastSeq
+		ps.gap = time.AfterFunc(streamGapTimeout, func() {
+			ps.mu.Lock()
+			defer ps.mu.Unlock()
+			if ps.err == nil && ps.next == missing {
+				ps.failLocked(protocol.Errorf(protocol.ReasonStreamGap, "extension %s provider %q stream missing chunk %d of %d", ps.s.Plugin.ID, ps.ref, missing, last), false)
+			} else if ps.err == nil {
+				ps.gap = nil
+				ps.flushLocked()
+			}
+		})
+	}
+}
+
+func (ps *ProviderStream) onEnd(p *protocol.StreamEndParams) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.err != nil {
+		return
+	}
+	if ps.end != nil {
+		if *ps.end != *p {
+			ps.failLocked(ps.interrupted("a second stream/end changed the first"), false)
+		}
+		return
+	}
+	for seq := range ps.pending {
+		if seq > p.LastSeq {
+			ps.failLocked(ps.interrupted("chunk %d is beyond stream/end lastSeq %d", seq, p.LastSeq), false)
+			return
+		}
+	}
+	end := *p
+	ps.end = &end
+	ps.flushLocked()
+}
+
+// completeLocked turns a fully delivered end into the terminal state.
+func (ps *ProviderStream) completeLocked() {
+	e := ps.end
+	switch {
+	case e.Interrupted:
+		msg := "extension provider stream was interrupted"
+		if e.Error != "" {
+			msg = redact.String(e.Error)
+		}
+		ps.failLocked(ps.interrupted("%s", msg), false)
+	case e.Error != "":
+		ps.failLocked(protocol.Errorf(protocol.ReasonProviderFailed, "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(e.Error)), false)
+	default:
+		ps.failLocked(io.EOF, false)
+	}
+	ps.s.dropStream(ps.id)
+}
+
+// routeChunk and routeEnd dispatch stream notifications; unknown stream
+// ids (a late chunk racing a cancel) are dropped.
+func (s *Sidecar) routeChunk(p *protocol.StreamChunkParams) {
+	if ps := s.stream(p.StreamID); ps != nil {
+		ps.onChunk(p)
+	}
+}
+
+func (s *Sidecar) routeEnd(p *protocol.StreamEndParams) {
+	if ps := s.stream(p.StreamID); ps != nil {
+		ps.onEnd(p)
+	}
+}
+
+func (s *Sidecar) stream(id string) *ProviderStream {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	return s.streams[id]
+}
+
+func (s *Sidecar) dropStream(id string) {
+	s.streamsMu.Lock()
+	delete(s.streams, id)
+	s.streamsMu.Unlock()
+}
+
+// failStreams ends every open stream when the sidecar goes away; chunks
+// already delivered stay readable before the error.
+func (s *Sidecar) failStreams(err error) {
+	s.streamsMu.Lock()
+	streams := s.streams
+	s.streams = nil
+	s.streamsMu.Unlock()
+	for _, ps := range streams {
+		ps.mu.Lock()
+		ps.failLocked(err, false)
+		ps.mu.Unlock()
+	}
+}
+
+// Catalog asks the sidecar for its provider catalog (10 s timeout). A
+// successful answer is cached for the sidecar's life; concurrent first
+// callers share one call; a failure is not cached. Descriptors outside
+// plugin/<id>/ are dropped.
+func (s *Sidecar) Catalog(ctx context.Context) ([]protocol.ProviderDescriptor, error) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	if s.catalog != nil {
+		return s.catalog, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, protocol.CatalogFetchTimeout)
+	defer cancel()
+	raw, err := s.Call(ctx, protocol.MethodProviderCatalog, protocol.ProviderCatalogParams{})
+	if err != nil {
+		return nil, err
+	}
+	v, err := protocol.DecodeResult(protocol.MethodProviderCatalog, raw)
+	if err != nil {
+		return nil, err
+	}
+	prefix := protocol.PluginProviderPrefix(s.Plugin.ID)
+	out := []protocol.ProviderDescriptor{}
+	for _, d := range v.(*protocol.ProviderCatalogResult).Providers {
+		if len(d.Ref) > len(prefix) && d.Ref[:len(prefix)] == prefix {
+			out = append(out, d)
+		}
+	}
+	s.catalog = out
+	return out, nil
+}

@@ -1,0 +1,211 @@
+package exthost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+const echoRef = "plugin/prov/echo/m"
+
+func chunk(typ protocol.ProviderChunkType, text string) *protocol.ProviderChunk {
+	return &protocol.ProviderChunk{Type: typ, Text: text}
+}
+
+// startProvider starts a fake provider sidecar that answers every
+// stream/open with frames.
+func startProvider(t *testing.T, frames []fakeFrame) (*Sidecar, func() []string) {
+	t.Helper()
+	init := &protocol.InitializeResult{Name: "prov", Version: "1", ProtocolVersion: "1",
+		Providers: []protocol.ProviderDescriptor{{Ref: echoRef, Model: "m", Efforts: []string{"low"}}}}
+	p, _ := fakePlugin(t, "prov", "ok", init)
+	p.Capabilities = []protocol.Capability{protocol.CapProviders}
+	raw, _ := json.Marshal(frames)
+	p.Env[envFakeStream] = string(raw)
+	logFile := filepath.Join(t.TempDir(), "log")
+	p.Env[envFakeLog] = logFile
+	s, err := start(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, func() []string { return readLines(logFile) }
+}
+
+var emptyRequest = protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: "user", Content: "hi"}}, Tools: []protocol.ProviderToolSchema{}}
+
+// drain reads the stream to its end and returns the texts and the error.
+func drain(ps *ProviderStream) ([]string, error) {
+	var texts []string
+	for {
+		c, err := ps.Next()
+		if err != nil {
+			return texts, err
+		}
+		texts = append(texts, string(c.Type)+":"+c.Text)
+	}
+}
+
+func TestProviderStreams(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		frames []fakeFrame
+		want   string // delivered chunks
+		reason protocol.Reason
+		errSub string
+	}{
+		{
+			name: "in order to a clean end",
+			frames: []fakeFrame{
+				{Seq: 1, Chunk: chunk(protocol.ChunkText, "hello ")}, {Seq: 2, Chunk: chunk(protocol.ChunkText, "world")},
+				{Seq: 3, Chunk: &protocol.ProviderChunk{Type: protocol.ChunkUsage, Usage: &protocol.ProviderUsage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}},
+				{Seq: 4, Chunk: chunk(protocol.ChunkDone, "")}, {End: &protocol.StreamEndParams{LastSeq: 4}},
+			},
+			want: "text:hello ,text:world,usage:,done:",
+		},
+		{
+			name: "reordered with duplicates",
+			frames: []fakeFrame{
+				{Seq: 3, Chunk: chunk(protocol.ChunkText, "c")}, {Seq: 1, Chunk: chunk(protocol.ChunkText, "a")},
+				{Seq: 1, Chunk: chunk(protocol.ChunkText, "a-dup")}, {Seq: 2, Chunk: chunk(protocol.ChunkText, "b")},
+				{Seq: 2, Chunk: chunk(protocol.ChunkText, "b-dup")}, {End: &protocol.StreamEndParams{LastSeq: 3}},
+			},
+			want: "text:a,text:b,text:c",
+		},
+		{
+			name:   "a persisting gap names the missing seq",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {Seq: 3, Chunk: chunk(protocol.ChunkText, "c")}, {End: &protocol.StreamEndParams{LastSeq: 3}}},
+			want:   "text:a", reason: protocol.ReasonStreamGap, errSub: "stream missing chunk 2 of 3",
+		},
+		{
+			name:   "interrupted end",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {End: &protocol.StreamEndParams{LastSeq: 1, Interrupted: true}}},
+			want:   "text:a", reason: protocol.ReasonProviderInterrupted, errSub: "extension provider stream was interrupted",
+		},
+		{
+			name:   "failed end is redacted",
+			frames: []fakeFrame{{End: &protocol.StreamEndParams{LastSeq: 0, Error: "upstream refused api_key=sk-live-abcdefghijklmnop1234"}}},
+			reason: protocol.ReasonProviderFailed, errSub: `extension prov provider "plugin/prov/echo/m": upstream refused api_key=`,
+		},
+		{
+			name:   "error chunk with the interrupted code",
+			frames: []fakeFrame{{Seq: 1, Chunk: &protocol.ProviderChunk{Type: protocol.ChunkError, Error: &protocol.ProviderError{Code: protocol.ProviderCodeInterrupted, Message: "cut"}}}, {End: &protocol.StreamEndParams{LastSeq: 1}}},
+			reason: protocol.ReasonProviderInterrupted, errSub: "cut",
+		},
+		{
+			name:   "beyond the pending window",
+			frames: []fakeFrame{{Seq: 300, Chunk: chunk(protocol.ChunkText, "far")}},
+			reason: protocol.ReasonProviderInterrupted, errSub: "chunk 300 exceeds the pending window (next 1)",
+		},
+		{
+			name:   "chunk beyond lastSeq after end",
+			frames: []fakeFrame{{End: &protocol.StreamEndParams{LastSeq: 2}}, {Seq: 3, Chunk: chunk(protocol.ChunkText, "late")}},
+			reason: protocol.ReasonProviderInterrupted, errSub: "chunk 3 arrived after stream/end with lastSeq 2",
+		},
+		{
+			name:   "declined",
+			frames: []fakeFrame{{Decline: true}},
+			reason: protocol.ReasonProviderFailed, errSub: `extension prov declined provider stream "plugin/prov/echo/m"`,
+		},
+		{
+			name:   "sidecar crash mid-stream names the plugin",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {SleepMs: 50}, {Exit: 9}},
+			want:   "text:a", reason: protocol.ReasonProviderInterrupted, errSub: "extension sidecar prov crashed",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, log := startProvider(t, tc.frames)
+			ps, err := s.OpenStream(context.Background(), echoRef, "m", "low", emptyRequest)
+			var got []string
+			if err == nil {
+				got, err = drain(ps)
+				defer ps.Close()
+			}
+			if strings.Join(got, ",") != tc.want {
+				t.Fatalf("delivered %q want %q (err %v)", strings.Join(got, ","), tc.want, err)
+			}
+			if tc.reason == "" {
+				if err != io.EOF {
+					t.Fatalf("end: %v", err)
+				}
+			} else if protocol.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), tc.errSub) {
+				t.Fatalf("err %v, want %s containing %q", err, tc.reason, tc.errSub)
+			}
+			if err != nil && strings.Contains(err.Error(), "abcdefghijklmnop1234") {
+				t.Fatalf("secret leaked: %v", err)
+			}
+			if lines := log(); !contains(lines, "prov open plugin/prov/echo/m model=m effort=low seqBase=1") {
+				t.Fatalf("open not logged as expected: %q", lines)
+			}
+		})
+	}
+}
+
+func TestProviderStreamCancel(t *testing.T) {
+	t.Parallel()
+	frames := []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}}
+	for i := 2; i < 200; i++ {
+		frames = append(frames, fakeFrame{SleepMs: 10}, fakeFrame{Seq: int64(i), Chunk: chunk(protocol.ChunkText, "more")})
+	}
+	s, log := startProvider(t, frames)
+	ctx, cancel := context.WithCancel(context.Background())
+	ps, err := s.OpenStream(ctx, echoRef, "m", "", emptyRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	if c, err := ps.Next(); err != nil || c.Text != "a" {
+		t.Fatalf("first chunk %+v %v", c, err)
+	}
+	cancel()
+	_, err = ps.Next()
+	if !errors.Is(err, context.Canceled) || protocol.ReasonOf(err) != protocol.ReasonProviderInterrupted {
+		t.Fatalf("after cancel: %v", err)
+	}
+	// Nothing is delivered after the cancel, however long we wait.
+	time.Sleep(100 * time.Millisecond)
+	if _, err2 := ps.Next(); err2 != err {
+		t.Fatalf("delivered after cancel: %v", err2)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !containsPrefix(log(), "prov cancel es_") {
+		if time.Now().After(deadline) {
+			t.Fatalf("stream/cancel never reached the sidecar: %q", log())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCatalogFiltersAndCaches(t *testing.T) {
+	t.Parallel()
+	s, _ := startProvider(t, nil)
+	got, err := s.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Ref != echoRef {
+		t.Fatalf("catalog %+v", got)
+	}
+	again, _ := s.Catalog(context.Background())
+	if &again[0] != &got[0] {
+		t.Fatal("catalog not cached")
+	}
+}
+
+func containsPrefix(lines []string, p string) bool {
+	for _, l := range lines {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
