@@ -1,6 +1,10 @@
 package contentref
 
-import "github.com/rx-bridge/rx-bridge/exthost/protocol"
+import (
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
 
 // page is a read result with room for its NextOffset, so one page costs
 // one allocation besides its base64 text.
@@ -13,9 +17,9 @@ type page struct {
 // exactly at p.Offset, as standard padded base64, with the whole object's
 // size and hash, and NextOffset iff more data follows. An unknown,
 // evicted or expired ref and an offset outside [0, totalBytes] fail with
-// content_ref_expired.
+// content_ref_expired; missing params or a blank ref with invalid_params.
 func (s *Store) Read(p *protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
-	if p == nil {
+	if p == nil || strings.TrimSpace(p.ContentRef) == "" {
 		return nil, protocol.NewError(protocol.ReasonInvalidParams, "")
 	}
 	e := s.lookup(p.ContentRef)

@@ -97,7 +97,7 @@ func TestReadOffsets(t *testing.T) {
 		{"offset past the end", d.Ref, size + 1, protocol.ReasonContentRefExpired, 0, 0},
 		{"negative offset", d.Ref, -1, protocol.ReasonContentRefExpired, 0, 0},
 		{"unknown ref", "content_000000000000000000000000", 0, protocol.ReasonContentRefExpired, 0, 0},
-		{"blank ref", "", 0, protocol.ReasonContentRefExpired, 0, 0},
+		{"blank ref", " ", 0, protocol.ReasonInvalidParams, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
