@@ -21,10 +21,7 @@ var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "
 // PASSWORD, PASSWD or PASSPHRASE in any case. Values are trimmed of
 // surrounding white space; values shorter than 8 bytes, and values that a
 // mask text could itself produce ("redacted", runs of '*'), are ignored.
-//
-// Redaction stays idempotent for values without '[', ']' or '*'. A value
-// holding those can, in contrived text, be rebuilt by the masks around it
-// and be masked again by a second String; it is never shown.
+
 func New(env []string) *Redactor {
 	seen := make(map[string]bool)
 	var secrets []string
