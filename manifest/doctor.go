@@ -100,6 +100,9 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 			d.add(LevelOK, "runtime command %s is an executable file", cmd)
 		}
 	}
+	if r.Status != "" {
+		d.add(LevelWarn, "recorded status %s%s", r.Status, prefixed(": ", r.StatusReason))
+	}
 	switch {
 	case !r.Enabled:
 		d.add(LevelInfo, "disabled in %s", r.Home)
@@ -107,4 +110,11 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 		d.add(LevelInfo, "disabled by [plugins.%s] in %s", r.Name, ConfigFile)
 	}
 	return d
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }

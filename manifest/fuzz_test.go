@@ -97,3 +97,32 @@ func checkRuntimeInvariants(t *testing.T, r *Runtime) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzParseWorkspace feeds arbitrary bytes to the .rx-bridge.toml reader: a
+// repository controls that file. It must never panic, and nothing it
+// accepts may carry more than a model and UI preferences.
+func FuzzParseWorkspace(f *testing.F) {
+	for _, s := range []string{
+		"model = \"a/b\"\n[ui]\ntheme = \"t\"\nshow_thoughts = true\n",
+		"[plugins.x]\nenabled = true\n",
+		"[[runtime]]\ncommand = '/bin/x'\n",
+		"a.\"b.c\".'d' = 1\n[x . \"y\"]\nz = 2\n",
+		"model = \"\"\"\nx\n\"\"\"\n",
+		"[ui\n", "= 1", "\"\" = 1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := parseWorkspace(".rx-bridge.toml", data)
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) || len(me.Problems) == 0 {
+				t.Fatalf("error is not an *Error: %#v", err)
+			}
+			return
+		}
+		if w.Model != "" && protocol.ValidateProviderRef(w.Model) != nil {
+			t.Fatalf("accepted model %q", w.Model)
+		}
+	})
+}

@@ -42,14 +42,20 @@ var homeOnlyKeys = map[string]bool{"tool_approval": true, "step_budget": true, "
 // an explanation, not ignored, so the author learns it will never work.
 func LoadWorkspace(root string) (*Workspace, error) {
 	path := filepath.Join(root, WorkspaceFile)
-	w := &Workspace{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return w, nil
+		return &Workspace{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
+	return parseWorkspace(path, data)
+}
+
+// parseWorkspace decodes a workspace file's content; path names it in
+// errors. The content comes from a repository, so it is fuzzed.
+func parseWorkspace(path string, data []byte) (*Workspace, error) {
+	w := &Workspace{}
 	_, ps := decodeTOML(string(data), w, workspaceUnknown)
 	if len(ps) == 0 && w.Model != "" {
 		if err := protocol.ValidateProviderRef(w.Model); err != nil {
