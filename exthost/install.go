@@ -1,0 +1,47 @@
+package exthost
+
+import (
+	"fmt"
+
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// PluginsFromHome returns the runtimes the home's install records allow:
+// enabled records whose v1 manifest declares a runtime. The install
+// record is the only trust record that may start a sidecar; nothing from a
+// workspace is consulted. Records that cannot start (an unreadable
+// manifest, a legacy manifest declaring a runtime) are reported in
+// problems, redacted, and left out.
+func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
+	for _, r := range h.Records() {
+		if !h.Enabled(r) {
+			continue
+		}
+		m, err := manifest.Load(r.Dir())
+		if err != nil {
+			problems = append(problems, redact.String(fmt.Sprintf("plugin %s cannot start: %v", r.Name, err)))
+			continue
+		}
+		if m.IgnoredRuntime {
+			problems = append(problems, fmt.Sprintf("plugin %s declares a runtime in a legacy manifest (no apiVersion); legacy runtimes never start", r.Name))
+			continue
+		}
+		if m.Runtime == nil {
+			continue
+		}
+		version := r.Version
+		if version == "" {
+			version = m.Version
+		}
+		rt := m.Runtime
+		plugins = append(plugins, &Plugin{
+			ID: r.Name, Root: r.Dir(), Version: version,
+			Command: rt.Command, Args: rt.Args, Env: rt.Env,
+			Required: rt.Required, Priority: rt.Priority,
+			Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
+			TimeoutMillis: rt.TimeoutMillis,
+		})
+	}
+	return plugins, problems
+}
