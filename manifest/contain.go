@@ -53,11 +53,12 @@ func (m *Manifest) checkDisk(root, realRoot string) problems {
 			}
 		}
 	}
-	for ev, hs := range m.Resources.Hooks {
-		for i, h := range hs {
-			where := indexPath(joinPath("hooks", ev), i)
-			if h.ContextFile != "" {
-				checkOne(&errs, &m.Warnings, root, realRoot, joinPath(where, "contextFile"), "contextFile path", h.ContextFile, false)
+	checked := map[string]bool{}
+	for _, ev := range sortedKeys(m.Resources.Hooks) {
+		for _, h := range m.Resources.Hooks[ev] {
+			if f := h.ContextFile; f != "" && !checked[f] {
+				checked[f] = true
+				checkOne(&errs, &m.Warnings, root, realRoot, m.origins.of("contextFile", f), "contextFile path", f, false)
 			}
 		}
 	}

@@ -152,13 +152,13 @@ func (r *reader) header(m *Manifest) map[string]field {
 	}
 }
 
-func (r *reader) resourceFields(res *Resources, at string, o origins, withObjects bool) map[string]field {
+func (r *reader) resourceFields(res *Resources, o origins, withObjects bool) map[string]field {
 	fs := map[string]field{}
 	for _, kind := range pathKinds {
 		fs[kind] = func(p string, v json.RawMessage) { *res.list(kind) = r.pathList(kind, p, v, o) }
 	}
 	if withObjects {
-		fs["hooks"] = func(p string, v json.RawMessage) { res.Hooks = r.hooks(p, v) }
+		fs["hooks"] = func(p string, v json.RawMessage) { res.Hooks = r.hooks(p, v, o) }
 		fs["mcpServers"] = func(p string, v json.RawMessage) { res.MCPServers = r.mcpServers(p, v) }
 	}
 	return fs
@@ -168,12 +168,12 @@ func parseV1(r *reader, m *Manifest, data []byte, warn *problems) {
 	r.strict = true
 	var top, con Resources
 	fs := r.header(m)
-	for k, f := range r.resourceFields(&top, "", m.origins, true) {
+	for k, f := range r.resourceFields(&top, m.origins, true) {
 		fs[k] = f
 	}
 	fs["apiVersion"] = func(string, json.RawMessage) {}
 	fs["contributes"] = func(p string, v json.RawMessage) {
-		r.object(p, v, r.resourceFields(&con, p, m.origins, true))
+		r.object(p, v, r.resourceFields(&con, m.origins, true))
 	}
 	fs["runtime"] = func(p string, v json.RawMessage) { m.Runtime = r.runtime(p, v, warn) }
 	r.object("", data, fs)
@@ -186,7 +186,7 @@ func parseLegacy(r *reader, m *Manifest, data []byte, warn *problems) {
 	r.strict = false
 	var res Resources
 	fs := r.header(m)
-	for k, f := range r.resourceFields(&res, "", m.origins, false) {
+	for k, f := range r.resourceFields(&res, m.origins, false) {
 		fs[k] = f
 	}
 	fs["hooks"] = func(_ string, v json.RawMessage) { m.LegacyHooks = v }

@@ -174,8 +174,9 @@ func checkPattern(p string) error {
 
 var hookShells = []string{"auto", "bash", "powershell", "pwsh", "cmd"}
 
-// hooks reads {"<Event>": [Hook, ...]}.
-func (r *reader) hooks(at string, raw json.RawMessage) map[string][]Hook {
+// hooks reads {"<Event>": [Hook, ...]}, noting where each contextFile was
+// declared for the on-disk check.
+func (r *reader) hooks(at string, raw json.RawMessage, o origins) map[string][]Hook {
 	ms, ok := r.members(at, raw)
 	if !ok {
 		return nil
@@ -196,6 +197,9 @@ func (r *reader) hooks(at string, raw json.RawMessage) map[string][]Hook {
 		for i, e := range elems {
 			if h, ok := r.hook(indexPath(ev, i), e); ok {
 				out[m.key] = append(out[m.key], h)
+				if h.ContextFile != "" {
+					o.note("contextFile", h.ContextFile, joinPath(indexPath(ev, i), "contextFile"))
+				}
 			}
 		}
 	}
