@@ -22,9 +22,12 @@ var benchDirty = strings.Repeat("extension foo failed: api_key=sk-abcdef12345678
 var benchProse = strings.Repeat("token verification failed; check the key rotation policy "+
 	"and the secret store, then retry the request in a few seconds\n", 8)
 
-// benchRedact measures String over text and, in the same run, the
-// baseline strings.Contains of an absent needle over the same bytes,
-// reporting the ratio as x-contains.
+// benchRedact measures String over text and, in the same run and over the
+// same bytes, two baselines: strings.Contains of an absent needle (SIMD, the
+// cheapest look at every byte there is) and a plain loop that looks every
+// byte up in a table (the floor for anything that classifies bytes, as the
+// opaque-token rule must). It reports the ratios as x-contains and
+// x-byteloop.
 func benchRedact(b *testing.B, text string) {
 	r := New([]string{"OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t", "DB_PASSWORD=hunter2hunter2"})
 	b.SetBytes(int64(len(text)))
@@ -35,17 +38,25 @@ func benchRedact(b *testing.B, text string) {
 	}
 	b.StopTimer()
 	elapsed := b.Elapsed()
-	start := time.Now()
-	found := false
+	found, start := false, time.Now()
 	for range b.N {
 		found = found || strings.Contains(text, "\x00absent")
 	}
-	base := time.Since(start)
-	if found {
-		b.Fatal("baseline needle present")
+	contains := time.Since(start)
+	var sum uint8
+	start = time.Now()
+	for range b.N {
+		for i := 0; i < len(text); i++ {
+			sum += class[text[i]]
+		}
 	}
-	if base > 0 {
-		b.ReportMetric(float64(elapsed)/float64(base), "x-contains")
+	byteloop := time.Since(start)
+	if found || sum == 1 {
+		b.Log(found, sum) // keeps both loops
+	}
+	if contains > 0 && byteloop > 0 {
+		b.ReportMetric(float64(elapsed)/float64(contains), "x-contains")
+		b.ReportMetric(float64(elapsed)/float64(byteloop), "x-byteloop")
 	}
 }
 
