@@ -69,6 +69,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	c.pending[id] = pc
 	c.mu.Unlock()
 
+	c.releaseRole(ctx)
 	if err := c.enqueue(ctx, f); err != nil {
 		if c.take(id) == nil {
 			<-pc.ch // fail already answered it

@@ -91,9 +91,6 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(context.Background(), connKey{}, c))
 	c.errQueueFull = fmt.Errorf("%w (limit %d)", ErrQueueFull, o.EventSlots)
 
-	c.wg.Add(2)
-	go c.reader(&readState{fr: newFrameReader(r, o.MaxFrameBytes), p: newParser()})
-	go c.writeLoop()
 	if o.NotifyHandler != nil {
 		c.notifications = make(chan notification, o.NotifyQueue)
 		c.wg.Add(1)
@@ -101,6 +98,10 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	} else {
 		close(c.notifyDone)
 	}
+	// The reader starts last: every field it reads must already be set.
+	c.wg.Add(2)
+	go c.reader(&readState{fr: newFrameReader(r, o.MaxFrameBytes), p: newParser()})
+	go c.writeLoop()
 	if o.StallTimeout > 0 {
 		c.wg.Add(1)
 		go c.watchdog()

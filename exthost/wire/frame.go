@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 
@@ -75,5 +74,11 @@ func (fr *frameReader) next() ([]byte, error) {
 // trimFrame drops surrounding spaces and tabs and a trailing CR; a blank
 // line becomes empty and is skipped by the caller.
 func trimFrame(line []byte) []byte {
-	return bytes.Trim(line, " \t\r")
+	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r') {
+		line = line[1:]
+	}
+	for n := len(line); n > 0 && (line[n-1] == ' ' || line[n-1] == '\t' || line[n-1] == '\r'); n = len(line) {
+		line = line[:n-1]
+	}
+	return line
 }

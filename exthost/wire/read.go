@@ -13,62 +13,8 @@ import (
 
 // The read loop: framing, envelope validation, the gate, and dispatch.
 // Nothing here waits for a handler: notifications go to the ordered
-// worker, responses to the waiting caller, and a request is served by the
-// goroutine that read it after it has passed the reading role on to an
-// idle goroutine (or a new one). That is the leader/follower pattern: the
-// request reaches its handler, and the answer reaches the wire, without a
-// goroutine hand-off on the way, which matters most when the reader sits
-// in a blocking read syscall (a sidecar's stdin) and a woken goroutine
-// would wait for the scheduler to retake the reader's P.
-
-// readState is the reading role: whoever holds it owns the frame reader
-// and the parser.
-type readState struct {
-	fr *frameReader
-	p  *parser
-}
-
-// request is an admitted inbound request on its way to a handler.
-type request struct {
-	id     int64
-	method string
-	params json.RawMessage
-}
-
-// maxIdleHandlers bounds the goroutines kept waiting for the reading
-// role. Reusing them keeps their grown stacks: a fresh goroutine per
-// request spends more on stack growth than on the hand-off.
-const maxIdleHandlers = 8
-
-// reader holds the reading role until a request needs serving, passes the
-// role on, serves the request, then waits to be given the role again.
-func (c *Conn) reader(st *readState) {
-	defer c.wg.Done()
-	for {
-		req, ok := c.readUntilRequest(st)
-		if !ok {
-			return
-		}
-		select {
-		case c.readRole <- st:
-		default:
-			c.wg.Add(1)
-			go c.reader(st)
-		}
-		c.serve(req)
-		c.handlers.Add(-1)
-		if c.idle.Add(1) > maxIdleHandlers {
-			c.idle.Add(-1)
-			return
-		}
-		select {
-		case st = <-c.readRole:
-			c.idle.Add(-1)
-		case <-c.done:
-			return
-		}
-	}
-}
+// worker, responses to the waiting caller, and requests to the goroutine
+// that read them (serve.go).
 
 // readUntilRequest reads and dispatches frames until one is a request to
 // serve; false means reading is over.
@@ -260,9 +206,9 @@ func (c *Conn) notifyOne(n notification) {
 }
 
 // serve runs one request handler and sends its answer.
-func (c *Conn) serve(req request) {
+func (c *Conn) serve(ctx context.Context, req request) {
 	id, method := req.id, req.method
-	result, err := c.runHandler(method, req.params)
+	result, err := c.runHandler(ctx, method, req.params)
 	f := getBuf()
 	if err != nil {
 		f.errorResponse(id, true, wireError(err))
@@ -277,7 +223,7 @@ func (c *Conn) serve(req request) {
 	c.sendDirect(f)
 }
 
-func (c *Conn) runHandler(method string, params json.RawMessage) (result any, err error) {
+func (c *Conn) runHandler(ctx context.Context, method string, params json.RawMessage) (result any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.opts.Logger.Error("wire: request handler panicked", "method", method, "panic", v, "stack", string(debug.Stack()))
@@ -287,7 +233,7 @@ func (c *Conn) runHandler(method string, params json.RawMessage) (result any, er
 	if c.opts.Handler == nil {
 		return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
 	}
-	result, err = c.opts.Handler(c.ctx, method, params)
+	result, err = c.opts.Handler(ctx, method, params)
 	if err != nil {
 		var pe *protocol.Error
 		if !errors.As(err, &pe) {
