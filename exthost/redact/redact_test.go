@@ -58,6 +58,10 @@ var patternCases = []redactCase{
 	{"kv/scheme-word-on-secret-key", "X-Auth-Token: token abc", "X-Auth-Token: token [redacted]"},
 	{"kv/long-key-mask-even-if-long", "Authorization: sk-proj-abcdefghijklmnopqrstuvwxyz", "Authorization: [redacted]"},
 
+	{"kv/curl-header", `curl -H "x-api-key: abc123" https://x`, `curl -H "x-api-key: [redacted]" https://x`},
+	{"kv/aws-secret", "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key=****"},
+	{"kv/env-dump-line", "ANTHROPIC_API_KEY=sk-ant-api03-AbCdEf123456", "ANTHROPIC_API_KEY=****"},
+
 	// Step 3: cookies.
 	{"cookie/request", "Cookie: session=abc123; theme=dark", "Cookie: session=[redacted]; theme=[redacted]"},
 	{"cookie/set-cookie", "Set-Cookie: id=a3fWa; Path=/; HttpOnly", "Set-Cookie: id=[redacted]; Path=[redacted]; HttpOnly"},
@@ -105,6 +109,7 @@ var patternCases = []redactCase{
 	{"leftover/four-stars", "sk-abc****", "****"},
 	{"leftover/joined", "a**b**c", "****"},
 	{"leftover/dotted", "v1.2****xyz", "****"},
+	{"leftover/provider-partial-mask", `{"message":"Incorrect API key provided: sk-proj-abc***xyz"}`, `{"message":"Incorrect API key provided: ****"}`},
 
 	// Step 8: opaque-token fallback.
 	{"opaque/hex", "id 0123456789abcdef0123 done", "id **** done"},
