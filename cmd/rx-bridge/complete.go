@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/providers"
@@ -37,12 +38,15 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 		flags.Usage()
 		return exitUsage
 	}
-	cat, cleanup, _, err := loadCatalog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := startRuntime(ctx, os.Getenv, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1
 	}
-	defer cleanup()
+	defer rt.Close()
+	cat := rt.catalog
 
 	var msgs []protocol.ProviderMessage
 	if *system != "" {
@@ -51,8 +55,6 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 	msgs = append(msgs, protocol.ProviderMessage{Role: protocol.RoleUser, Content: flags.Arg(0)})
 	req := protocol.ProviderRequest{Messages: msgs, Tools: []protocol.ProviderToolSchema{}, MaxTokens: *maxTokens}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	model, err := cat.Lookup(*ref)
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)

@@ -1,22 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
-	"github.com/rx-bridge/rx-bridge/providers/openai"
 )
 
 // runModels is `rx-bridge models [--json]`: every ref a session can use.
@@ -31,13 +31,18 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rx-bridge models: unexpected argument %q\n", flags.Arg(0))
 		return exitUsage
 	}
-	cat, cleanup, path, err := loadCatalog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := startRuntime(ctx, os.Getenv, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge models: %v\n", err)
 		return 1
 	}
-	defer cleanup()
-	models := cat.Models()
+	defer rt.Close()
+	for _, p := range rt.problems {
+		fmt.Fprintf(stderr, "rx-bridge models: warning: %s\n", p)
+	}
+	models := rt.catalog.Models()
 	if *asJSON {
 		out := make([]modelJSON, 0, len(models))
 		for _, m := range models {
@@ -52,7 +57,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(stderr, "rx-bridge models: no models; add a [[providers.openai]] table to %s (see docs/PROVIDERS.md)\n", path)
+		fmt.Fprintf(stderr, "rx-bridge models: no models; add a [[providers.openai]] table to %s or install a provider plugin (see docs/PROVIDERS.md)\n", filepath.Join(rt.home.Dir, manifest.ConfigFile))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -118,84 +123,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// loadCatalog builds the catalog from the built-in providers configured in
-// <home>/config.toml. It returns a cleanup that releases the providers'
-// connections, and the config path for messages.
-func loadCatalog() (*providers.Catalog, func(), string, error) {
-	home, err := bridgeHome(os.Getenv)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	path := filepath.Join(home, "config.toml")
-	cfgs, err := readOpenAIProviders(path)
-	if err != nil {
-		return nil, nil, path, err
-	}
-	var built []*openai.Provider
-	cleanup := func() {
-		for _, p := range built {
-			p.Close()
-		}
-	}
-	cat := &providers.Catalog{}
-	for _, c := range cfgs {
-		p, err := openai.New(c)
-		if err == nil {
-			built = append(built, p)
-			err = cat.Add(p)
-		}
-		if err != nil {
-			cleanup()
-			return nil, nil, path, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return cat, cleanup, path, nil
-}
-
-// bridgeHome resolves the bridge home as DESIGN.md defines it:
-// $RX_BRIDGE_HOME, else $XDG_CONFIG_HOME/rx-bridge, else
-// ~/.config/rx-bridge.
-func bridgeHome(getenv func(string) string) (string, error) {
-	if h := getenv("RX_BRIDGE_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "rx-bridge"), nil
-	}
-	if u := getenv("HOME"); filepath.IsAbs(u) {
-		return filepath.Join(u, ".config", "rx-bridge"), nil
-	}
-	return "", errors.New("cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or HOME)")
-}
-
-// readOpenAIProviders reads the [[providers.openai]] tables of a
-// config.toml; a missing file means none. Other sections belong to the
-// bridge's own config loader and are left alone here, but an unknown key
-// inside [[providers.openai]] is an error, so a typo never silently does
-// nothing.
-func readOpenAIProviders(path string) ([]openai.Config, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var file struct {
-		Providers struct {
-			OpenAI []openai.Config `toml:"openai"`
-		} `toml:"providers"`
-	}
-	md, err := toml.Decode(string(data), &file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && k[0] == "providers" {
-			return nil, fmt.Errorf("%s: unknown key %q", path, k.String())
-		}
-	}
-	return file.Providers.OpenAI, nil
 }

@@ -50,7 +50,7 @@ func TestModelsConfigProblems(t *testing.T) {
 	}{
 		{name: "no config file", wantCode: 0, wantStderr: "no models; add a [[providers.openai]] table"},
 		{name: "no providers", config: "model = \"x/y\"\n", wantCode: 0, wantStderr: "no models"},
-		{name: "typo in the section", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\nmodles = []\n", wantCode: 1, wantStderr: `unknown key "providers.openai.modles"`},
+		{name: "typo in the section", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\nmodles = []\n", wantCode: 1, wantStderr: `config.toml:4: providers.openai.modles: unknown field`},
 		{name: "invalid provider", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\n", wantCode: 1, wantStderr: `providers.openai "a": models: at least one`},
 		{name: "two providers, one ref", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\n[[providers.openai.models]]\nid = \"m\"\n" +
 			"[[providers.openai]]\nname = \"a\"\nbase_url = \"http://g/v1\"\n[[providers.openai.models]]\nid = \"m\"\n", wantCode: 1, wantStderr: `provider ref "a/m" is declared by both built-in "a" and built-in "a"`},
