@@ -126,7 +126,8 @@ func (c *Conn) Err() error {
 // ErrClosed, frames already queued get Options.DrainTimeout to be
 // written, r and w are closed, and Close returns once every goroutine of
 // the Conn, handlers included, has returned (handlers see their context
-// cancelled). It is idempotent.
+// cancelled). It is idempotent. Because it waits for handlers, a handler
+// must not call Close itself; it can start it on a new goroutine.
 func (c *Conn) Close() error {
 	c.fail(ErrClosed, true)
 	c.wg.Wait()
