@@ -29,8 +29,9 @@ commands:
   remove <name> --yes     uninstall a plugin (alias: uninstall)
   enable <name>           let an installed plugin run again
   disable <name>          keep an installed plugin from running
-  doctor [<name>] [--json]
-                          check installed plugins without running them
+  doctor [<name>] [--json] [--static]
+                          check installed plugins, then start each enabled
+                          runtime once for a handshake (not with --static)
 
 The home is $RX_BRIDGE_HOME (default $XDG_CONFIG_HOME/rx-bridge, else
 ~/.config/rx-bridge). Exit status: 0 ok, 1 failure, 2 usage.

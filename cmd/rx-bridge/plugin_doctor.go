@@ -7,13 +7,16 @@ import (
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
-// doctor is `rx-bridge plugin doctor [<name>] [--json]`: a static check of
-// every installed plugin (or one) that never runs anything. It exits 1 if
-// any check fails, including the home's own files failing to load.
+// doctor is `rx-bridge plugin doctor [<name>] [--json] [--static]`: a check
+// of every installed plugin (or one). After the static checks pass, each
+// enabled v1 runtime is started, handshaken and shut down (unless
+// --static), with what it declared and the timings. It exits 1 if any check
+// fails, including the home's own files failing to load.
 func (c *pluginCmd) doctor(args []string) int {
-	const synopsis = "doctor [<name>] [--json]"
+	const synopsis = "doctor [<name>] [--json] [--static]"
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
+	static := fs.Bool("static", false, "")
 	pos, exit, ok := c.parse(fs, synopsis, args, 0, 1)
 	if !ok {
 		return exit
@@ -32,6 +35,7 @@ func (c *pluginCmd) doctor(args []string) int {
 	}
 	out := doctorJSON{Home: h.Dir, OK: true, Warnings: nonNil(h.Warnings), Plugins: []doctorPluginJSON{}}
 	var diags []*manifest.Diagnosis
+	var starts []*startJSON
 	for _, r := range records {
 		d := h.Diagnose(r)
 		diags = append(diags, d)
@@ -40,6 +44,11 @@ func (c *pluginCmd) doctor(args []string) int {
 			p.Trust = describeRuntime(d.Manifest.Runtime, r.Dir())
 		}
 		p.Ignored = d.Manifest != nil && d.Manifest.IgnoredRuntime
+		if !*static && !d.Failed() && d.Enabled && d.Manifest != nil && d.Manifest.Runtime != nil {
+			p.Start = startRuntimeCheck(r, d.Manifest)
+			p.OK = p.Start.OK
+		}
+		starts = append(starts, p.Start)
 		out.Plugins = append(out.Plugins, p)
 		out.OK = out.OK && p.OK
 	}
@@ -60,15 +69,18 @@ func (c *pluginCmd) doctor(args []string) int {
 		return 0
 	}
 	failed := 0
-	for _, d := range diags {
+	for i, d := range diags {
 		verdict := "ok"
-		if d.Failed() {
+		if d.Failed() || (starts[i] != nil && !starts[i].OK) {
 			verdict = "FAILED"
 			failed++
 		}
 		fmt.Fprintf(w, "%s: %s\n", d.Record.Name, verdict)
 		for _, ch := range d.Checks {
 			fmt.Fprintf(w, "  %-5s %s\n", ch.Level, indentLines(ch.Detail, "        ")[8:])
+		}
+		if starts[i] != nil {
+			writeStart(w, starts[i])
 		}
 		if d.Manifest != nil {
 			writeRuntime(w, d.Manifest, d.Record.Dir(), "  ")

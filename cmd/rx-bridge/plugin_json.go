@@ -105,6 +105,9 @@ type doctorPluginJSON struct {
 	Checks  []manifest.Check `json:"checks"`
 	Trust   *runtimeJSON     `json:"fullTrust,omitempty"`
 	Ignored bool             `json:"ignoredRuntime,omitempty"`
+	// Start is the live runtime check; absent with --static or when the
+	// static checks failed.
+	Start *startJSON `json:"start,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -184,7 +184,7 @@ func TestPluginInstallListShow(t *testing.T) {
 	stdout, _ = e.mustRun(0, "show", "--json", "hello")
 	golden(t, "show_hello_json", e.scrub(stdout))
 
-	stdout, _ = e.mustRun(0, "doctor")
+	stdout, _ = e.mustRun(0, "doctor", "--static")
 	golden(t, "doctor_ok", e.scrub(stdout))
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// startJSON is the live part of doctor: the runtime started, handshaken
+// and shut down, with what it declared and how long each step took.
+type startJSON struct {
+	OK             bool     `json:"ok"`
+	SpawnMillis    float64  `json:"spawnMillis"`
+	HandshakeMilli float64  `json:"handshakeMillis"`
+	ShutdownMillis float64  `json:"shutdownMillis"`
+	Name           string   `json:"name,omitempty"`
+	Version        string   `json:"version,omitempty"`
+	Subscriptions  []string `json:"subscriptions"`
+	Replaces       []string `json:"replaces"`
+	Providers      []string `json:"providers"`
+	UIActions      []string `json:"uiActions"`
+	Error          string   `json:"error,omitempty"`
+}
+
+// startRuntimeCheck starts r's runtime once, completes the handshake with
+// the same validation the bridge applies, and shuts it down. Every text
+// from the sidecar in the result is redacted (the host's errors are).
+func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
+	rt := m.Runtime
+	version := r.Version
+	if version == "" {
+		version = m.Version
+	}
+	p := &exthost.Plugin{
+		ID: r.Name, Root: r.Dir(), Version: version,
+		Command: rt.Command, Args: rt.Args, Env: rt.Env,
+		Required: rt.Required, Priority: rt.Priority,
+		Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
+		TimeoutMillis: rt.TimeoutMillis,
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, protocol.GenerationStartBudget)
+	defer cancel()
+	wd, _ := os.Getwd()
+	out := &startJSON{Subscriptions: []string{}, Replaces: []string{}, Providers: []string{}, UIActions: []string{}}
+	began := time.Now()
+	s, err := exthost.StartSidecar(ctx, p, exthost.StartOptions{
+		Session: protocol.SessionContext{SessionID: "doctor", WorkspaceRoot: filepath.Clean(wd), Generation: 1},
+	})
+	if err != nil {
+		out.Error = err.Error()
+		out.HandshakeMilli = millis(time.Since(began))
+		return out
+	}
+	out.OK = true
+	out.SpawnMillis, out.HandshakeMilli = millis(s.SpawnTime), millis(s.HandshakeTime)
+	out.Name, out.Version = s.Init.Name, s.Init.Version
+	out.Subscriptions = append(out.Subscriptions, s.Init.Subscriptions...)
+	out.Replaces = append(out.Replaces, s.Init.Replaces...)
+	for _, d := range s.Init.Providers {
+		out.Providers = append(out.Providers, d.Ref)
+	}
+	for _, a := range s.Init.UIActions {
+		out.UIActions = append(out.UIActions, "/"+r.Name+":"+a.ActionID)
+	}
+	down := time.Now()
+	s.Shutdown(protocol.ShutdownTimeout)
+	out.ShutdownMillis = millis(time.Since(down))
+	return out
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// writeStart renders the live check under a plugin's doctor lines.
+func writeStart(w io.Writer, st *startJSON) {
+	if !st.OK {
+		fmt.Fprintf(w, "  fail  runtime start: %s\n", indentLines(st.Error, "        ")[8:])
+		return
+	}
+	fmt.Fprintf(w, "  ok    runtime started and answered the handshake as %s %s (spawn %.1f ms, handshake %.1f ms, shutdown %.1f ms)\n",
+		st.Name, st.Version, st.SpawnMillis, st.HandshakeMilli, st.ShutdownMillis)
+	for _, l := range []struct {
+		label string
+		items []string
+	}{{"subscribed", st.Subscriptions}, {"replaces", st.Replaces}, {"providers", st.Providers}, {"UI actions", st.UIActions}} {
+		if len(l.items) > 0 {
+			fmt.Fprintf(w, "        %s: %s\n", l.label, strings.Join(l.items, ", "))
+		}
+	}
+}
