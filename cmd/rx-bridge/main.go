@@ -32,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runComplete(args[1:], stdout, stderr)
 	case "plugin":
 		return runPlugin(args[1:], stdout, stderr, os.Getenv)
+	case "hook":
+		return runHook(args[1:], stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -51,5 +53,7 @@ commands:
                      stream one completion to the terminal
   plugin <command>   install, list, show, remove, enable, disable and check
                      plugins (rx-bridge plugin help)
+  hook <point> --payload '<json>' [--workspace DIR] [--json]
+                     run one hook point through the installed runtimes
 `)
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// runHook is `rx-bridge hook <point> --payload '<json>' [--workspace DIR]
+// [--json]`: one hook point run through the installed runtimes, the plugin
+// author's way to try an interceptor without an editor.
+func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	payload := fs.String("payload", "", "the point's payload as JSON (required)")
+	workspace := fs.String("workspace", "", "workspace root the runtimes are told about (default: the current directory)")
+	asJSON := fs.Bool("json", false, "print the outcome as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: rx-bridge hook <point> --payload '<json>' [--workspace DIR] [--json]`)
+		fs.PrintDefaults()
+	}
+	if len(args) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	pointArg, rest := args[0], args[1:]
+	if err := fs.Parse(rest); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "rx-bridge hook: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	point, err := protocol.ParseHookPoint(pointArg)
+	if err != nil {
+		fmt.Fprintf(stderr, "rx-bridge hook: %v (one of: %s)\n", err, hookPointList())
+		return exitUsage
+	}
+	if *payload == "" {
+		fmt.Fprintln(stderr, "rx-bridge hook: --payload is required")
+		return exitUsage
+	}
+	p, err := protocol.DecodePayload(point, json.RawMessage(*payload))
+	if err != nil {
+		fmt.Fprintf(stderr, "rx-bridge hook: --payload: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := startRuntime(ctx, getenv, *workspace)
+	if err != nil {
+		fmt.Fprintf(stderr, "rx-bridge hook: %v\n", err)
+		return 1
+	}
+	defer rt.Close()
+	began := time.Now()
+	out, err := rt.gen.Intercept(ctx, point, p)
+	elapsed := time.Since(began)
+	report := hookReport(point, out, err, elapsed, rt.problems, len(rt.gen.Chain(point)))
+	if *asJSON {
+		if werr := writeJSON(stdout, report); werr != nil {
+			fmt.Fprintf(stderr, "rx-bridge hook: %v\n", werr)
+			return 1
+		}
+	} else {
+		writeHookText(stdout, report)
+	}
+	if err != nil || out.Blocked {
+		return 1
+	}
+	return 0
+}
+
+func hookPointList() string {
+	s := ""
+	for i, p := range protocol.HookPoints {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(p)
+	}
+	return s
+}
+
+// hookJSON is `hook --json`, documented in docs/CLI.md.
+type hookJSON struct {
+	Point        protocol.HookPoint `json:"point"`
+	Interceptors int                `json:"interceptors"`
+	Payload      json.RawMessage    `json:"payload"`
+	Changed      bool               `json:"changed"`
+	Blocked      bool               `json:"blocked"`
+	BlockedBy    string             `json:"blockedBy,omitempty"`
+	Reason       string             `json:"reason,omitempty"`
+	Verdict      string             `json:"verdict,omitempty"`
+	Rulings      []rulingJSON       `json:"rulings"`
+	Warnings     []string           `json:"warnings"`
+	Audit        []string           `json:"audit"`
+	Error        string             `json:"error,omitempty"`
+	Millis       float64            `json:"millis"`
+}
+
+type rulingJSON struct {
+	Plugin   string  `json:"plugin"`
+	Owner    bool    `json:"slotOwner,omitempty"`
+	Decision string  `json:"decision,omitempty"`
+	Reason   string  `json:"reason,omitempty"`
+	Millis   float64 `json:"millis"`
+	Error    string  `json:"error,omitempty"`
+	Skipped  bool    `json:"skipped,omitempty"`
+}
+
+func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {
+	r := hookJSON{
+		Point: point, Interceptors: chain, Changed: out.Changed, Blocked: out.Blocked, BlockedBy: out.BlockedBy,
+		Reason: out.Reason, Verdict: string(out.Verdict), Rulings: []rulingJSON{},
+		Warnings: append(append([]string{}, problems...), out.Warnings...), Audit: append([]string{}, out.Audit...),
+		Millis: millis(elapsed),
+	}
+	r.Payload, _ = json.Marshal(out.Payload)
+	for _, ru := range out.Rulings {
+		j := rulingJSON{Plugin: ru.Plugin, Owner: ru.Owner, Decision: string(ru.Decision), Reason: ru.Reason, Millis: millis(ru.Latency), Skipped: ru.Skipped}
+		if ru.Err != nil {
+			j.Error = ru.Err.Error()
+		}
+		r.Rulings = append(r.Rulings, j)
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
+func writeHookText(w io.Writer, r hookJSON) {
+	fmt.Fprintf(w, "%s: %d interceptor(s)\n", r.Point, r.Interceptors)
+	for _, ru := range r.Rulings {
+		who := ru.Plugin
+		if ru.Owner {
+			who += " (slot owner)"
+		}
+		switch {
+		case ru.Error != "" && ru.Skipped:
+			fmt.Fprintf(w, "  %-28s skipped  %7.1f ms  %s\n", who, ru.Millis, ru.Error)
+		case ru.Error != "":
+			fmt.Fprintf(w, "  %-28s FAILED   %7.1f ms  %s\n", who, ru.Millis, ru.Error)
+		case ru.Reason != "":
+			fmt.Fprintf(w, "  %-28s %-8s %7.1f ms  reason: %s\n", who, ru.Decision, ru.Millis, ru.Reason)
+		default:
+			fmt.Fprintf(w, "  %-28s %-8s %7.1f ms\n", who, ru.Decision, ru.Millis)
+		}
+	}
+	for _, s := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+	for _, s := range r.Audit {
+		fmt.Fprintf(w, "audit: %s\n", s)
+	}
+	switch {
+	case r.Error != "":
+		fmt.Fprintf(w, "FAILED: %s\n", r.Error)
+	case r.Blocked:
+		fmt.Fprintf(w, "BLOCKED by %s: %s\n", r.BlockedBy, r.Reason)
+	default:
+		if r.Verdict != "" {
+			fmt.Fprintf(w, "verdict: %s\n", r.Verdict)
+		}
+		state := "unchanged"
+		if r.Changed {
+			state = "replaced"
+		}
+		fmt.Fprintf(w, "payload (%s): %s\n", state, r.Payload)
+	}
+	fmt.Fprintf(w, "total %.1f ms\n", r.Millis)
+}
