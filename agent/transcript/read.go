@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -83,4 +84,32 @@ func readFile(path string) ([]json.RawMessage, *Torn, error) {
 		off += end + 1
 	}
 	return out, nil, nil
+}
+
+// Head returns up to n records from the start of session id (its oldest
+// segment, else the live file), without reading the rest: enough for a
+// listing's header and title.
+func Head(dir, id string, n int) ([]json.RawMessage, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	path := LivePath(dir, id)
+	if ns, err := segments(dir, id); err == nil && len(ns) > 0 {
+		path = segmentPath(dir, id, ns[0])
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var out []json.RawMessage
+	for len(out) < n && sc.Scan() {
+		if !json.Valid(sc.Bytes()) {
+			break
+		}
+		out = append(out, json.RawMessage(bytes.Clone(sc.Bytes())))
+	}
+	return out, nil
 }

@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/agent/transcript"
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// SessionsDir is the directory of the bridge home holding transcripts.
+const SessionsDir = "sessions"
+
+// Agent owns the open sessions of one editor connection. Sessions are
+// isolated from each other: each has its own workspace, history,
+// transcript and turn, and many run at once.
+type Agent struct {
+	opts Options
+	dir  string
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	closed   bool
+}
+
+// Errors of the session registry.
+var (
+	ErrClosed      = errors.New("agent: closed")
+	ErrSessionOpen = errors.New("agent: the session is already open")
+	ErrNoSession   = errors.New("agent: no such session")
+)
+
+// NewAgent returns an agent with no session open.
+func NewAgent(opts Options) (*Agent, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	return &Agent{opts: opts, dir: filepath.Join(opts.Home, SessionsDir), sessions: map[string]*Session{}}, nil
+}
+
+// New starts a session in workspace with model (a catalog ref). An empty
+// model means the workspace's .rx-bridge.toml model, else the config's.
+// session.start runs before New returns; a block refuses the session.
+func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, error) {
+	ws, err := tools.NewWorkspace(workspace)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
+		if model, err = a.defaultModel(ws.Root); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.checkModel(model); err != nil {
+		return nil, err
+	}
+	id, err := newID(a.opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	log, err := transcript.Create(a.dir, id)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(a, id, ws, log)
+	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Model: model, Created: a.opts.Now().UTC()}})
+	if err := s.j.failure(); err != nil {
+		s.discard()
+		return nil, err
+	}
+	out, err := a.sessionHook(ctx, &protocol.SessionStartPayload{Phase: protocol.PhaseStart, SessionPath: log.Path()})
+	s.warn(out)
+	if err == nil && out.Blocked {
+		err = fmt.Errorf("extension %s refused to start the session: %s", out.BlockedBy, out.Reason)
+	}
+	if err == nil {
+		err = log.Sync()
+	}
+	if err != nil {
+		s.discard()
+		return nil, err
+	}
+	if err := a.register(s); err != nil {
+		s.discard()
+		return nil, err
+	}
+	return s, nil
+}
+
+// defaultModel is the workspace's model, else the home config's.
+func (a *Agent) defaultModel(root string) (string, error) {
+	w, err := manifest.LoadWorkspace(root)
+	if err != nil {
+		return "", err
+	}
+	if w.Model != "" {
+		return w.Model, nil
+	}
+	if a.opts.Config.Model != "" {
+		return a.opts.Config.Model, nil
+	}
+	return "", errors.New("agent: no model given and none configured (set model in config.toml or pass one)")
+}
+
+// checkModel resolves ref in the current generation's catalog; a ref
+// nobody serves is an error listing the ones that exist.
+func (a *Agent) checkModel(ref string) error {
+	g, release := a.opts.Runtime.Acquire()
+	defer release()
+	_, err := a.opts.Models(g).Lookup(ref)
+	return err
+}
+
+func (a *Agent) register(s *Session) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return ErrClosed
+	}
+	if _, open := a.sessions[s.id]; open {
+		return fmt.Errorf("%w: %s", ErrSessionOpen, s.id)
+	}
+	a.sessions[s.id] = s
+	return nil
+}
+
+func (a *Agent) forget(s *Session) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sessions[s.id] == s {
+		delete(a.sessions, s.id)
+	}
+}
+
+// Session returns the open session id.
+func (a *Agent) Session(id string) (*Session, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	return s, ok
+}
+
+// sessionHook runs a session.* point outside a turn, on the current
+// generation.
+func (a *Agent) sessionHook(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
+	g, release := a.opts.Runtime.Acquire()
+	defer release()
+	return g.Intercept(ctx, p.Point(), p)
+}
+
+// warn shows an outcome's warnings as notices of the session.
+func (s *Session) warn(out exthost.Outcome) {
+	for _, w := range out.Warnings {
+		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Point: out.Point, Text: w}})
+	}
+}
+
+// Info describes a stored session.
+type Info struct {
+	ID        string
+	Workspace string
+	Model     string
+	Created   time.Time
+	// Updated is when the transcript last changed.
+	Updated time.Time
+	// Title is the start of the first prompt.
+	Title string
+	Open  bool
+}
+
+// List describes the stored sessions of workspace ("" for all), newest
+// first. Transcripts that cannot be read are skipped.
+func (a *Agent) List(workspace string) ([]Info, error) {
+	root := ""
+	if workspace != "" {
+		ws, err := tools.NewWorkspace(workspace)
+		if err != nil {
+			return nil, err
+		}
+		root = ws.Root
+	}
+	ids, err := transcript.List(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, id := range ids {
+		info, err := a.info(id)
+		if err != nil || (root != "" && info.Workspace != root) {
+			continue
+		}
+		_, info.Open = a.Session(id)
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(x, y Info) int { return y.Updated.Compare(x.Updated) })
+	return out, nil
+}
+
+// info reads a session's header and title from the head of its records.
+func (a *Agent) info(id string) (Info, error) {
+	raws, err := transcript.Head(a.dir, id, 64)
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	for i, raw := range raws {
+		r, err := decodeRecord(raw)
+		if err != nil {
+			return Info{}, err
+		}
+		if i == 0 {
+			if r.Type != recSession || r.Header == nil {
+				return Info{}, fmt.Errorf("session %s has no header", id)
+			}
+			h := r.Header
+			info = Info{ID: h.ID, Workspace: h.Workspace, Model: h.Model, Created: h.Created}
+			continue
+		}
+		if r.Type == recUpdate && r.Update != nil && r.Update.Kind == UpdateUserMessage {
+			info.Title = title(r.Update.Text)
+			break
+		}
+	}
+	if st, err := os.Stat(transcript.LivePath(a.dir, id)); err == nil {
+		info.Updated = st.ModTime()
+	}
+	return info, nil
+}
+
+func title(text string) string {
+	const max = 80
+	for i, r := range text {
+		if r == '\n' {
+			return text[:i]
+		}
+		if i >= max {
+			return text[:i] + "…"
+		}
+	}
+	return text
+}
+
+// Delete closes session id if it is open and removes its transcript.
+func (a *Agent) Delete(ctx context.Context, id string) error {
+	if s, ok := a.Session(id); ok {
+		if err := s.Close(ctx); err != nil {
+			return err
+		}
+	}
+	if !transcript.Exists(a.dir, id) {
+		return fmt.Errorf("%w: %s", ErrNoSession, id)
+	}
+	return transcript.Remove(a.dir, id)
+}
+
+// Close closes every open session (each emits session.end) and refuses
+// new ones.
+func (a *Agent) Close(ctx context.Context) error {
+	a.mu.Lock()
+	a.closed = true
+	open := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		open = append(open, s)
+	}
+	a.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.Close(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// newID names a session: its UTC start time, so listings sort, and
+// random bits, so two sessions started in one second differ.
+func newID(now time.Time) (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// redactErr renders an error for display.
+func redactErr(err error) string { return redact.String(err.Error()) }

@@ -1,0 +1,182 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// compactionGuidance is the host's instruction to the summariser.
+const compactionGuidance = "Summarise the conversation so far for the agent that will continue it: the user's goals and constraints, decisions made, files read or changed (with paths) and what was found, commands run and their outcome, and what remains to do. Be specific and brief; do not invent anything."
+
+// Per-message cut applied when rendering history for the summariser, so
+// one huge tool result cannot crowd the rest out of its request.
+const summariseMessageBytes = 4000
+
+// estimateTokens guesses the prompt size of messages: about four bytes
+// per token plus a few tokens of framing per message, the usual rule of
+// thumb for English text and code across tokenizers. It only has to be
+// good enough to decide when to compact; the provider's own count
+// replaces it whenever one was reported (see turn.promptEstimate).
+func estimateTokens(msgs []protocol.ProviderMessage) int {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		b := len(m.Content) + len(m.ReasoningContent) + len(m.Name) + len(m.ToolCallID)
+		for _, c := range m.ToolCalls {
+			b += len(c.ID) + len(c.Name) + len(c.Arguments) + 8
+		}
+		n += 4 + (b+3)/4
+	}
+	return n
+}
+
+// promptEstimate is the next request's size: the provider-reported
+// prompt tokens of the last request plus an estimate of the messages
+// added since, or a full estimate when there is no report (or the
+// history was compacted since).
+func (t *turn) promptEstimate(system string) int {
+	h := t.s.st.history
+	r := t.s.reported
+	if r.tokens > 0 && r.upTo <= len(h) {
+		return r.tokens + estimateTokens(h[r.upTo:])
+	}
+	tools := 0
+	for _, s := range t.s.a.opts.Tools.Schemas() {
+		tools += (len(s.Name) + len(s.Description) + len(s.Parameters) + 3) / 4
+	}
+	return estimateTokens(h) + (len(system)+3)/4 + tools
+}
+
+// compact summarises older turns when the estimated prompt passes the
+// threshold of the model's context window, keeping the last KeepTurns
+// turns verbatim: compaction.prepare (chain and compaction slot) may
+// change what is summarised or block, which skips compaction; the model
+// writes the summary; compaction.complete may change or block it before
+// it replaces the older messages in the history. The summarising request
+// is the host's own and does not go through provider.request/response.
+func (t *turn) compact(ctx context.Context, system string) error {
+	window := t.model.Descriptor.ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	est := t.promptEstimate(system)
+	if float64(est) < t.s.a.opts.CompactAt*float64(window) {
+		return nil
+	}
+	h := t.s.st.history
+	cut := keepFrom(h, t.s.a.opts.KeepTurns)
+	if cut <= 1 {
+		return nil
+	}
+	out, err := t.g.Intercept(ctx, protocol.CompactionPrepare, &protocol.CompactionPreparePayload{Messages: append([]protocol.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
+	t.notes(protocol.CompactionPrepare, out)
+	if err != nil {
+		return t.fail(ctx, err)
+	}
+	if out.Blocked {
+		t.notice(NoticeBlocked, protocol.CompactionPrepare, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.prepare: %s; the history is not compacted", out.BlockedBy, out.Reason))
+		return nil
+	}
+	prep := out.Payload.(*protocol.CompactionPreparePayload)
+	summary, err := t.summarise(ctx, prep.Messages, prep.Guidance)
+	if err != nil {
+		return t.fail(ctx, fmt.Errorf("compaction with model %s: %w", t.model.Ref, err))
+	}
+	out, err = t.g.Intercept(ctx, protocol.CompactionComplete, &protocol.CompactionCompletePayload{Summary: summary})
+	t.notes(protocol.CompactionComplete, out)
+	if err != nil {
+		return t.fail(ctx, err)
+	}
+	if out.Blocked {
+		t.notice(NoticeBlocked, protocol.CompactionComplete, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.complete: %s; the summary is discarded", out.BlockedBy, out.Reason))
+		return nil
+	}
+	summary = out.Payload.(*protocol.CompactionCompletePayload).Summary
+	t.s.j.commit(&record{Type: recCompaction, Compaction: &compactionRecord{Replaced: cut, Summary: summary}})
+	t.s.reported.tokens = 0
+	t.notice(NoticeCompaction, protocol.CompactionComplete, "", fmt.Sprintf("compacted %d older messages into a summary (the prompt was about %d of %d tokens)", cut, est, window))
+	return nil
+}
+
+// keepFrom returns the index of the first message of the last keep
+// turns (a turn starts at a user message), so history[:cut] is what may
+// be summarised.
+func keepFrom(h []protocol.ProviderMessage, keep int) int {
+	seen := 0
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == protocol.RoleUser {
+			seen++
+			if seen == keep {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// summarise asks the turn's model for a summary of msgs.
+func (t *turn) summarise(ctx context.Context, msgs []protocol.ProviderMessage, guidance string) (string, error) {
+	if guidance == "" {
+		guidance = compactionGuidance
+	}
+	req := protocol.ProviderRequest{
+		Messages: []protocol.ProviderMessage{
+			{Role: protocol.RoleSystem, Content: guidance},
+			{Role: protocol.RoleUser, Content: renderForSummary(msgs)},
+		},
+		Tools:     []protocol.ProviderToolSchema{},
+		MaxTokens: t.s.a.opts.MaxTokens,
+	}
+	st, err := t.models.Open(ctx, t.model.Ref, "", req)
+	if err != nil {
+		return "", err
+	}
+	resp, err := providers.Collect(st)
+	if err != nil {
+		return "", err
+	}
+	addUsage(&t.usage, resp.Usage)
+	if resp.Usage != nil {
+		t.s.j.commit(&record{Type: recUsage, Usage: resp.Usage})
+	}
+	if strings.TrimSpace(resp.Text) == "" {
+		return "", fmt.Errorf("the model returned an empty summary")
+	}
+	return resp.Text, nil
+}
+
+// renderForSummary writes messages as a plain transcript: the summariser
+// needs their content, not the tool-call structure some providers only
+// accept alongside tool definitions.
+func renderForSummary(msgs []protocol.ProviderMessage) string {
+	var b strings.Builder
+	b.WriteString("Conversation to summarise:\n")
+	for _, m := range msgs {
+		b.WriteString("\n[")
+		b.WriteString(string(m.Role))
+		if m.Role == protocol.RoleTool && m.Name != "" {
+			b.WriteString(" " + m.Name)
+		}
+		b.WriteString("]\n")
+		b.WriteString(clip(m.Content, summariseMessageBytes))
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "\n(calls %s %s)", c.Name, clip(c.Arguments, summariseMessageBytes))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + fmt.Sprintf(" […%d bytes cut]", len(s)-n)
+}

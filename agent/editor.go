@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+)
+
+// Editor is what a session needs from the editor it runs in. The bridge
+// implements it over LSP (documents from textDocument sync, edits as
+// workspace/applyEdit, permission as an rx/ request); the terminal chat
+// implements it on the disk and stdin.
+type Editor interface {
+	// Document and ApplyEdit give the tools the editor's buffers: reads
+	// prefer an open document over the disk, and edits land in buffers
+	// with undo.
+	tools.Documents
+	// RequestPermission asks the user whether a tool call may run. It
+	// returns PermissionCancelled when the prompt was withdrawn because
+	// the turn is being cancelled; an error fails the turn.
+	RequestPermission(ctx context.Context, req PermissionRequest) (PermissionOutcome, error)
+}
+
+// PermissionRequest is one question to the user about a tool call.
+type PermissionRequest struct {
+	SessionID string
+	ToolCall  ToolCall
+	// ReadOnly reports whether the tool only reads.
+	ReadOnly bool
+}
+
+// PermissionOutcome is the answer to a permission question.
+type PermissionOutcome string
+
+// The permission outcomes.
+const (
+	PermissionAllow     PermissionOutcome = "allow"
+	PermissionDeny      PermissionOutcome = "deny"
+	PermissionCancelled PermissionOutcome = "cancelled"
+)
+
+// The edit types of agent/tools, so an Editor implementation needs only
+// this package.
+type (
+	FileEdit = tools.FileEdit
+	TextEdit = tools.TextEdit
+	Range    = tools.Range
+	Position = tools.Position
+)

@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// journal is where a session's records go: folded into its state and
+// appended to its transcript, with updates also shown as they happen.
+// Streamed chunks are shown one by one but stored merged, one record per
+// run of chunks, so the transcript stays small and a reload shows the
+// same conversation. The session's mutex guards it.
+type journal struct {
+	s *Session
+	// pending is the run of chunks not yet stored; its text collects in
+	// text, since a long answer arrives as thousands of chunks.
+	pending *Update
+	text    strings.Builder
+	// err is the first transcript write failure; the turn fails with it.
+	err error
+	// gen, while a turn runs, receives frontend.event observations.
+	gen *exthost.Generation
+}
+
+// emit shows u and stores it (merged with the chunks before it).
+func (j *journal) emit(u Update) {
+	if f := j.s.a.opts.OnUpdate; f != nil {
+		f(j.s.id, u)
+	}
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	if u.merge(j.pending) {
+		j.text.WriteString(u.Text)
+		return
+	}
+	j.flushLocked()
+	switch u.Kind {
+	case UpdateUserMessage, UpdateAgentMessage, UpdateAgentThought:
+		c := u
+		j.pending = &c
+		j.text.WriteString(u.Text)
+	default:
+		j.store(&record{Type: recUpdate, Update: &u})
+	}
+}
+
+// flush stores the pending run of chunks.
+func (j *journal) flush() {
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	j.flushLocked()
+}
+
+func (j *journal) flushLocked() {
+	if p := j.pending; p != nil {
+		p.Text = j.text.String()
+		j.pending = nil
+		j.text.Reset()
+		j.store(&record{Type: recUpdate, Update: p})
+	}
+}
+
+// commit stores a non-update record after any pending chunks, keeping
+// the transcript in the order things happened.
+func (j *journal) commit(r *record) {
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	j.flushLocked()
+	j.store(r)
+}
+
+// failure returns the first transcript failure.
+func (j *journal) failure() error {
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	return j.err
+}
+
+func (j *journal) store(r *record) {
+	if err := j.s.st.apply(r); err != nil && j.err == nil {
+		j.err = err
+	}
+	if err := j.s.log.Append(r); err != nil && j.err == nil {
+		j.err = fmt.Errorf("transcript %s: %w", j.s.log.Path(), err)
+	}
+	if r.Type == recUpdate {
+		j.observe(r.Update)
+	}
+}
+
+// observe sends a stored update to the frontend.event observers of the
+// turn's generation: once per stored update, so a streamed answer is one
+// event, not one per chunk. It never waits for an observer.
+func (j *journal) observe(u *Update) {
+	g := j.gen
+	if g == nil || !hasObservers(g, protocol.FrontendEvent) {
+		return
+	}
+	detail, _ := json.Marshal(u)
+	p := &protocol.FrontendEventPayload{Kind: string(u.Kind), Text: updateText(u), Detail: string(detail)}
+	for _, w := range g.Event(protocol.FrontendEvent, p) {
+		j.s.a.opts.Logger.Warn(w)
+	}
+}
+
+// hasObservers reports whether any plugin intercepts or owns point, so
+// the caller can skip building a payload nobody reads.
+func hasObservers(g *exthost.Generation, point protocol.HookPoint) bool {
+	if g.Empty() {
+		return false
+	}
+	if len(g.Chain(point)) > 0 {
+		return true
+	}
+	_, owned := g.Slots.OwnerAt(point)
+	return owned
+}
+
+// updateText is the one-line text of an update for frontend.event.
+func updateText(u *Update) string {
+	switch {
+	case u.ToolCall != nil:
+		return u.ToolCall.Title
+	case u.Notice != nil:
+		return u.Notice.Text
+	case u.Permission != nil:
+		return string(u.Permission.Outcome)
+	case u.End != nil:
+		if u.End.Error != "" {
+			return u.End.Error
+		}
+		return string(u.End.Stop)
+	}
+	return u.Text
+}

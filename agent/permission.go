@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// permit decides whether a tool call may run: first the host's verdict
+// from the approval mode (asking the editor when the mode says so), then
+// permission.decision's chain and its slot owner, whose verdict is final.
+// An extension allow over a host deny is audited by exthost and shown as
+// an audit notice. It returns the text the model gets when the answer is
+// no.
+func (t *turn) permit(ctx context.Context, tc *ToolCall, tool tools.Tool) (allowed bool, refusal string, err error) {
+	host, by, err := t.hostVerdict(ctx, tc, tool)
+	if err != nil {
+		return false, "", err
+	}
+	out, err := t.hook(ctx, &protocol.PermissionDecisionPayload{Name: tc.Name, Arguments: tc.Arguments, ReadOnly: tool.ReadOnly(), HostDecision: host})
+	if err != nil {
+		return false, "", err
+	}
+	verdict := out.Verdict
+	if plugin := verdictBy(out); plugin != "" {
+		by = "extension " + plugin
+	}
+	if by == "user" || verdict != protocol.HostAllow {
+		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionOutcome(verdict), DecidedBy: by}})
+	}
+	if verdict != protocol.HostAllow {
+		return false, fmt.Sprintf("permission denied by %s; the call did not run", by), nil
+	}
+	return true, "", nil
+}
+
+// hostVerdict is the host's own verdict: yolo allows everything, auto
+// allows read-only tools and asks for the rest, ask asks for every call.
+// A prompt the editor withdraws (PermissionCancelled) ends the turn as
+// cancelled.
+func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (protocol.HostDecision, string, error) {
+	switch mode := t.s.a.opts.Config.Approval(); {
+	case mode == manifest.ApproveYolo:
+		return protocol.HostAllow, "approval mode yolo", nil
+	case mode == manifest.ApproveAuto && tool.ReadOnly():
+		return protocol.HostAllow, "approval mode auto (read-only tool)", nil
+	}
+	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
+	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, ReadOnly: tool.ReadOnly()})
+	if err != nil {
+		return "", "", t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))
+	}
+	switch outcome {
+	case PermissionAllow:
+		return protocol.HostAllow, "user", nil
+	case PermissionDeny:
+		return protocol.HostDeny, "user", nil
+	case PermissionCancelled:
+		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: "user"}})
+		t.stop = StopCancelled
+		return "", "", errEnded
+	}
+	return "", "", fmt.Errorf("the editor answered the permission prompt for %s with %q", tc.Name, outcome)
+}

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+func TestApprovalModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		mode   manifest.ApprovalMode
+		answer PermissionOutcome
+		// asked lists the tools the user is asked about; ran the calls
+		// that ran.
+		asked []string
+		ran   []string
+		stop  StopReason
+	}{
+		{name: "ask allow", mode: manifest.ApproveAsk, answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "ask deny", mode: manifest.ApproveAsk, answer: PermissionDeny, asked: []string{"list_files", "apply_edit"}, stop: StopEndTurn},
+		{name: "ask cancelled", mode: manifest.ApproveAsk, answer: PermissionCancelled, asked: []string{"list_files"}, stop: StopCancelled},
+		{name: "auto allows read-only, asks for the rest", mode: manifest.ApproveAuto, answer: PermissionDeny, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopEndTurn},
+		{name: "yolo", mode: manifest.ApproveYolo, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "default is ask", mode: "", answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			prov := newScripted(calls(
+				call("c1", "list_files", "{}"),
+				call("c2", "apply_edit", map[string]any{"path": "new.txt", "content": "hi"}),
+			), answer("ok"))
+			h := newHarness(t, prov, withApproval(tc.mode))
+			h.editor.answers = func(PermissionRequest) PermissionOutcome { return tc.answer }
+			s := h.session()
+			res, err := s.Prompt(ctx(t), "go")
+			if err != nil || res.Stop != tc.stop {
+				t.Fatalf("Prompt = %+v, %v; want %s", res, err, tc.stop)
+			}
+			var asked []string
+			for _, q := range h.editor.questions() {
+				asked = append(asked, q.ToolCall.Name)
+				if q.SessionID != s.ID() || q.ToolCall.Status != ToolPending || q.ReadOnly != (q.ToolCall.Name == "list_files") {
+					t.Errorf("question %+v", q)
+				}
+			}
+			if strings.Join(asked, ",") != strings.Join(tc.asked, ",") {
+				t.Errorf("asked about %v, want %v", asked, tc.asked)
+			}
+			us := h.updates.of(s.ID())
+			var ran []string
+			for _, c := range findTool(us, UpdateToolCallUpdate, ToolInProgress) {
+				ran = append(ran, c.ID)
+			}
+			if strings.Join(ran, ",") != strings.Join(tc.ran, ",") {
+				t.Errorf("ran %v, want %v", ran, tc.ran)
+			}
+			// Every question shows as asked and answered.
+			var reqs, outcomes int
+			for _, u := range us {
+				switch u.Kind {
+				case UpdatePermissionRequest:
+					reqs++
+				case UpdatePermissionOutcome:
+					outcomes++
+					if u.Permission.DecidedBy != "user" || u.Permission.Outcome != tc.answer {
+						t.Errorf("outcome %+v", u.Permission)
+					}
+				}
+			}
+			if reqs != len(tc.asked) || outcomes != len(tc.asked) {
+				t.Errorf("%d requests and %d outcomes shown, want %d", reqs, outcomes, len(tc.asked))
+			}
+			if tc.answer == PermissionDeny {
+				for _, c := range findTool(us, UpdateToolCallUpdate, ToolFailed) {
+					if !strings.HasPrefix(c.Output, "permission denied by user") {
+						t.Errorf("denied call output %q", c.Output)
+					}
+				}
+			}
+			if len(unansweredCalls(s.History())) != 0 {
+				t.Error("a call is left unanswered")
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// round is one provider round: context.prepare, provider.request, the
+// stream, provider.response. It records the (possibly replaced) response
+// and returns its tool calls. A finish reason of length or a refusal
+// sets the turn's stop.
+func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToolCall, error) {
+	msgs := requestMessages(system, t.s.st.history, t.model.Descriptor)
+	// The replacement affects this request only, never the history.
+	out, err := t.hook(ctx, &protocol.ContextPreparePayload{Messages: msgs})
+	if err != nil {
+		return nil, err
+	}
+	msgs = out.Payload.(*protocol.ContextPreparePayload).Messages
+	req := &protocol.ProviderRequest{Messages: msgs, Tools: t.s.a.opts.Tools.Schemas(), MaxTokens: t.s.a.opts.MaxTokens}
+	if out, err = t.hook(ctx, &protocol.ProviderRequestPayload{Request: req}); err != nil {
+		return nil, err
+	}
+	req = out.Payload.(*protocol.ProviderRequestPayload).Request
+	reported := len(t.s.st.history)
+
+	resp, err := t.stream(ctx, *req)
+	if err != nil {
+		return nil, t.fail(ctx, fmt.Errorf("model %s: %w", t.model.Ref, err))
+	}
+	out, err = t.hook(ctx, &protocol.ProviderResponsePayload{
+		Text: resp.Text, Reasoning: resp.Reasoning, Signature: resp.ReasoningSignature, Calls: resp.ToolCalls, Usage: resp.Usage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	final := out.Payload.(*protocol.ProviderResponsePayload)
+	if out.Changed && final.Text != resp.Text {
+		t.notice(NoticeReplaced, protocol.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+final.Text)
+	}
+	// Session counters keep what the provider reported; a replaced
+	// usage drives only this round's display and decisions (§6.8).
+	if u := resp.Usage; u != nil {
+		t.s.j.commit(&record{Type: recUsage, Usage: u})
+		addUsage(&t.usage, u)
+	}
+	if final.Usage != nil {
+		u := *final.Usage
+		t.emit(Update{Kind: UpdateUsage, Usage: &u})
+		t.s.reported.tokens, t.s.reported.upTo = u.PromptTokens, reported
+	}
+	if final.Text != "" || final.Reasoning != "" || len(final.Calls) > 0 {
+		t.s.j.commit(&record{Type: recMessage, Message: &protocol.ProviderMessage{
+			Role: protocol.RoleAssistant, Content: final.Text,
+			ReasoningContent: final.Reasoning, ReasoningSignature: final.Signature, ToolCalls: final.Calls,
+		}})
+	}
+	if final.Usage != nil {
+		switch final.Usage.FinishReason {
+		case "length", "max_tokens":
+			t.stop = StopMaxTokens
+			t.openReason = "not run: the response was cut at the token limit"
+		case "content_filter", "refusal":
+			t.stop = StopRefusal
+			t.openReason = "not run: the model refused"
+		}
+	}
+	return final.Calls, nil
+}
+
+// stream opens the turn's model and shows its text and reasoning as they
+// arrive. A stream that ends without done is interrupted; the caller's
+// cancel reaches the provider through ctx (for a plugin provider, as
+// stream/cancel).
+func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest) (providers.Response, error) {
+	st, err := t.models.Open(ctx, t.model.Ref, "", req)
+	if err != nil {
+		return providers.Response{}, err
+	}
+	defer st.Close()
+	var asm providers.Assembler
+	for {
+		ch, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			err = asm.Add(ch)
+		}
+		if err != nil {
+			return asm.Response(), err
+		}
+		switch ch.Type {
+		case protocol.ChunkText:
+			if ch.Text != "" {
+				t.emit(Update{Kind: UpdateAgentMessage, Text: ch.Text})
+			}
+		case protocol.ChunkReasoning:
+			if ch.Text != "" {
+				t.emit(Update{Kind: UpdateAgentThought, Text: ch.Text})
+			}
+		}
+	}
+	resp := asm.Response()
+	if !resp.Done {
+		return resp, protocol.NewError(protocol.ReasonProviderInterrupted, "the provider stream ended without done")
+	}
+	return resp, nil
+}

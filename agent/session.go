@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/agent/transcript"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// Session is one conversation in one workspace. Its methods are safe for
+// concurrent use; one turn runs at a time.
+type Session struct {
+	a   *Agent
+	id  string
+	ws  *tools.Workspace
+	log *transcript.Log
+
+	// jmu guards st and j. Only the journal changes st, so the goroutine
+	// running a turn reads st without it.
+	jmu sync.Mutex
+	st  state
+	j   journal
+
+	mu        sync.Mutex
+	turn      sync.WaitGroup // the running turn, for Close
+	running   bool
+	cancel    context.CancelFunc
+	closed    bool
+	nextModel string // SetModel during a turn, applied when it ends
+
+	// prompt caches the system prompt per generation: system_prompt.build
+	// runs once per generation and session, so the prompt (and a
+	// provider's prompt cache) stays byte-identical across turns.
+	prompt struct {
+		gen  int64
+		text string
+		ok   bool
+	}
+	// reported is the provider's prompt-token count for the last request
+	// and the history length it covered; compaction estimates from it.
+	reported struct{ tokens, upTo int }
+}
+
+// Errors of a session.
+var (
+	ErrBusy          = errors.New("agent: a turn is already running in this session")
+	ErrSessionClosed = errors.New("agent: the session is closed")
+)
+
+func newSession(a *Agent, id string, ws *tools.Workspace, log *transcript.Log) *Session {
+	s := &Session{a: a, id: id, ws: ws, log: log}
+	s.j.s = s
+	return s
+}
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Workspace is the workspace root (symlinks resolved).
+func (s *Session) Workspace() string { return s.ws.Root }
+
+// TranscriptPath is the live transcript file.
+func (s *Session) TranscriptPath() string { return s.log.Path() }
+
+// Model is the model ref the next turn uses.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	next := s.nextModel
+	s.mu.Unlock()
+	if next != "" {
+		return next
+	}
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	return s.st.model
+}
+
+// History returns a copy of the model history.
+func (s *Session) History() []protocol.ProviderMessage {
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	return append([]protocol.ProviderMessage(nil), s.st.history...)
+}
+
+// Usage sums the provider-reported usage of every round of the session.
+func (s *Session) Usage() protocol.ProviderUsage {
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	return s.st.usage
+}
+
+// Turns is the number of turns so far.
+func (s *Session) Turns() int {
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	return s.st.turns
+}
+
+// SetModel switches the session to model ref from the next turn on; a
+// running turn keeps the model it started with.
+func (s *Session) SetModel(ref string) error {
+	if err := s.a.checkModel(ref); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSessionClosed
+	}
+	if s.running {
+		s.nextModel = ref
+		return nil
+	}
+	return s.commitModel(ref)
+}
+
+// commitModel records a model change; the caller holds s.mu with no turn
+// running.
+func (s *Session) commitModel(ref string) error {
+	s.j.commit(&record{Type: recModel, Model: ref})
+	if err := s.j.failure(); err != nil {
+		return err
+	}
+	return s.log.Sync()
+}
+
+// Cancel stops the running turn, if any; Prompt then returns with
+// StopCancelled once the turn has cleaned up.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// begin marks a turn running and returns its context.
+func (s *Session) begin(ctx context.Context) (context.Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrSessionClosed
+	}
+	if s.running {
+		return nil, ErrBusy
+	}
+	s.running = true
+	s.turn.Add(1)
+	ctx, s.cancel = context.WithCancel(ctx)
+	return ctx, nil
+}
+
+// finish marks the turn over and applies a model change made during it.
+func (s *Session) finish() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.turn.Done()
+	s.cancel()
+	s.running, s.cancel = false, nil
+	if next := s.nextModel; next != "" {
+		s.nextModel = ""
+		return s.commitModel(next)
+	}
+	return nil
+}
+
+// Close cancels a running turn and waits for it to end, emits
+// session.end and releases the transcript. It is idempotent.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.turn.Wait()
+	s.a.forget(s)
+	// session.end cannot undo the end; its failures are shown, not
+	// returned.
+	out, err := s.a.sessionHook(ctx, &protocol.SessionEndPayload{Phase: protocol.PhaseEnd, SessionPath: s.log.Path()})
+	s.warn(out)
+	if err != nil {
+		s.a.opts.Logger.Warn("session.end failed", "session", s.id, "err", redactErr(err))
+	} else if out.Blocked {
+		s.a.opts.Logger.Warn("session.end blocked; the session ends anyway", "session", s.id, "plugin", out.BlockedBy, "reason", out.Reason)
+	}
+	s.j.flush()
+	return errors.Join(s.j.failure(), s.log.Close())
+}
+
+// discard undoes a session that never started.
+func (s *Session) discard() {
+	_ = s.log.Close()
+	_ = transcript.Remove(s.a.dir, s.id)
+}

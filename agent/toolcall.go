@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+)
+
+// runCalls runs a response's tool calls one after another, in the order
+// the model gave them.
+func (t *turn) runCalls(ctx context.Context, calls []protocol.ProviderToolCall) error {
+	for _, c := range calls {
+		if err := t.call(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe renders a call as shown, before anything ran.
+func (t *turn) describe(c protocol.ProviderToolCall) ToolCall {
+	tc := ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Status: ToolPending, Title: c.Name}
+	if tool, ok := t.s.a.opts.Tools.Lookup(c.Name); ok {
+		tc.Kind = tool.Kind()
+		tc.Title, tc.Locations = tool.Describe(json.RawMessage(c.Arguments))
+	}
+	return tc
+}
+
+// call runs one tool call through the whole pipeline and records its
+// result. A call that cannot run (unknown tool, bad arguments, permission
+// denied) still gets a result, an error the model can act on.
+func (t *turn) call(ctx context.Context, c protocol.ProviderToolCall) error {
+	tc := t.describe(c)
+	t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
+	result, isErr, fromPlugin, err := t.execute(ctx, c, &tc)
+	if err != nil {
+		return err
+	}
+	tc.Status, tc.Output = ToolCompleted, result
+	if isErr {
+		tc.Status = ToolFailed
+	}
+	if fromPlugin {
+		tc.Output = redact.String(result)
+	}
+	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: &tc})
+	t.s.j.commit(&record{Type: recMessage, Message: toolMessage(c, result)})
+	if ctx.Err() != nil {
+		t.stop = StopCancelled
+		return errEnded
+	}
+	return nil
+}
+
+// execute is permission, tool.before, the run and tool.after. fromPlugin
+// reports that a plugin supplied or changed the result.
+func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *ToolCall) (result string, isErr, fromPlugin bool, err error) {
+	set := t.s.a.opts.Tools
+	tool, ok := set.Lookup(c.Name)
+	if !ok {
+		return fmt.Sprintf("unknown tool %q; the tools are %s", c.Name, toolNames(set)), true, false, nil
+	}
+	if !tools.ObjectArgs(c.Arguments) {
+		return "the arguments are not a JSON object; nothing ran", true, false, nil
+	}
+	if ok, refusal, err := t.permit(ctx, tc, tool); err != nil || !ok {
+		return refusal, true, false, err
+	}
+	out, err := t.hook(ctx, &protocol.ToolBeforePayload{Name: tc.Name, Arguments: tc.Arguments})
+	if err != nil {
+		return "", false, false, err
+	}
+	// A tool:<name> owner that answers replace at tool.before takes the
+	// call over: the built-in does not run and the owner's tool.after
+	// replacement is the result. Its continue lets the built-in run.
+	served := ownerServed(out)
+	if before := out.Payload.(*protocol.ToolBeforePayload); before.Name != tc.Name || before.Arguments != tc.Arguments {
+		// The call changed: it must still be a known tool with object
+		// arguments, and it needs a permission of its own.
+		next, ok := set.Lookup(before.Name)
+		if !ok || !tools.ObjectArgs(before.Arguments) {
+			return fmt.Sprintf("an extension changed the call at tool.before into one that cannot run (%s %s)", before.Name, before.Arguments), true, true, nil
+		}
+		tool = next
+		t.retarget(tc, tool, before.Name, before.Arguments)
+		if ok, refusal, err := t.permit(ctx, tc, tool); err != nil || !ok {
+			return refusal, true, false, err
+		}
+	}
+	tc.Status, tc.ServedBy = ToolInProgress, served
+	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
+	if served == "" {
+		result, isErr = t.runTool(ctx, tool, tc.Arguments)
+	}
+	// A cancel while the tool ran still lets tool.after rule on what it
+	// produced; the turn ends after the result is recorded.
+	actx := ctx
+	if ctx.Err() != nil {
+		actx = context.WithoutCancel(ctx)
+	}
+	out, err = t.hook(actx, &protocol.ToolAfterPayload{Name: tc.Name, Arguments: tc.Arguments, Result: result, IsError: isErr})
+	if err != nil {
+		return "", false, false, err
+	}
+	if served != "" && !ownerReplaced(out, served) {
+		return fmt.Sprintf("extension %s took %s over at tool.before but gave no result at tool.after", served, tc.Name), true, true, nil
+	}
+	after := out.Payload.(*protocol.ToolAfterPayload)
+	return after.Result, after.IsError, out.Changed || served != "", nil
+}
+
+// retarget shows a call an extension changed at tool.before.
+func (t *turn) retarget(tc *ToolCall, tool tools.Tool, name, args string) {
+	tc.Name, tc.Arguments, tc.Kind = name, args, tool.Kind()
+	tc.Title, tc.Locations = tool.Describe(json.RawMessage(args))
+	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
+}
+
+// runTool runs a built-in under the configured tool timeout.
+func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (string, bool) {
+	timeout := t.s.a.opts.Config.ToolTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}
+	out, err := tool.Run(ctx, env, json.RawMessage(args))
+	if err != nil {
+		return err.Error(), true
+	}
+	return out, false
+}
+
+func toolNames(set *tools.Set) string {
+	var names []string
+	for _, s := range set.Schemas() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
