@@ -76,8 +76,13 @@ func TestMain(m *testing.M) {
 }
 
 func fakeSidecar(mode string) int {
-	if mode == "bridge" {
+	switch mode {
+	case "bridge":
 		return fakeBridge()
+	case "noop":
+		return 0
+	case "raw-echo":
+		return rawEcho()
 	}
 	if mode == "sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
@@ -228,6 +233,23 @@ func fakeIntercept(ctx context.Context, conn *wire.Conn, name string, rules map[
 		res.Externalized[0].JSONPointer = "/replacement"
 	}
 	return res, nil
+}
+
+// rawEcho copies stdin to stdout line by line: the floor a round trip
+// over two pipes and a child process can reach.
+func rawEcho() int {
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	out := bufio.NewWriterSize(os.Stdout, 64<<10)
+	for {
+		line, err := in.ReadSlice('\n')
+		if len(line) > 0 {
+			_, _ = out.Write(line)
+			_ = out.Flush()
+		}
+		if err != nil {
+			return 0
+		}
+	}
 }
 
 // fakeDeaf completes the handshake by hand and then never reads its stdin
