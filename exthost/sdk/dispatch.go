@@ -10,8 +10,7 @@ import (
 // handle is the wire Handler: it routes host→extension requests. Params
 // are decoded exactly once, strictly, by the method's handler; wire has
 // already validated the envelope and the gate the barrier.
-func (s *server) handle(wctx context.Context, method string, raw json.RawMessage) (any, error) {
-	ctx := s.callCtx(wctx)
+func (s *server) handle(ctx context.Context, method string, raw json.RawMessage) (any, error) {
 	switch method {
 	case protocol.MethodIntercept:
 		return s.intercept(ctx, raw)
@@ -55,8 +54,7 @@ func decode[T any](method string, raw json.RawMessage) (*T, error) {
 // notify is the wire NotifyHandler. It runs on wire's single ordered
 // worker, so observers see events in arrival order without a goroutine
 // per event.
-func (s *server) notify(wctx context.Context, method string, raw json.RawMessage) {
-	ctx := s.callCtx(wctx)
+func (s *server) notify(ctx context.Context, method string, raw json.RawMessage) {
 	switch method {
 	case protocol.MethodEvent:
 		s.event(ctx, raw)

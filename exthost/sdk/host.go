@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/wire"
 )
 
 // Host is the plugin's handle on the host: the session it serves and the
@@ -22,13 +24,22 @@ type Host struct {
 // the connection for them, so they never reach the wire.
 var ErrNotReady = errors.New("sdk: not ready: the host has not sent extension/initialized")
 
-type hostKey struct{}
+// hosts maps each serving connection to its Host. Callbacks get wire's
+// own handler context, untouched: wiring the Host in with WithValue would
+// cost an allocation per call and hide wire's per-goroutine context
+// (which Call uses to keep reading while a handler waits on the host).
+var hosts sync.Map // *wire.Conn -> *Host
 
 // HostFrom returns the Host of the Serve call whose callback received ctx
 // (or a context derived from it), or nil outside one.
 func HostFrom(ctx context.Context) *Host {
-	h, _ := ctx.Value(hostKey{}).(*Host)
-	return h
+	c := wire.ConnFromContext(ctx)
+	if c == nil {
+		return nil
+	}
+	h, _ := hosts.Load(c)
+	hh, _ := h.(*Host)
+	return hh
 }
 
 // Session is the session and runtime generation the sidecar serves, from

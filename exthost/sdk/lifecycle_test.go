@@ -6,9 +6,10 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,9 +115,10 @@ func TestUnknownMethod(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"extension/bogus","params":{}}`)
 	// A method the host would send the other way is unknown here too.
 	h.send(`{"jsonrpc":"2.0","id":3,"method":"host/ui/publish","params":{}}`)
-	for _, m := range []string{"extension/bogus", "host/ui/publish"} {
+	methods := map[int64]string{2: "extension/bogus", 3: "host/ui/publish"}
+	for range methods { // answers come in either order
 		f := parseFrame(t, h.next())
-		if f.Error == nil || f.Error.Code != protocol.CodeMethodNotFound || f.Error.Message != "method not found: "+m ||
+		if f.ID == nil || f.Error == nil || f.Error.Code != protocol.CodeMethodNotFound || f.Error.Message != "method not found: "+methods[*f.ID] ||
 			string(f.Error.Data) != `{"reason":"unknown_method","retryable":false}` {
 			t.Errorf("unknown method answered %s", mustJSON(t, f))
 		}
@@ -126,9 +128,11 @@ func TestUnknownMethod(t *testing.T) {
 func TestStrictFrameViolations(t *testing.T) {
 	t.Parallel()
 	h := startRaw(t, minimalPlugin())
+	// Reasonix's SDK echoes the id of the two jsonrpc cases; wire checks
+	// jsonrpc before the id and answers id:null ("" skips the id check).
 	for _, tc := range []struct{ line, id string }{
-		{`{"jsonrpc":"1.0","id":1,"method":"extension/initialize","params":{}}`, "1"},
-		{`{"id":2,"method":"extension/initialize","params":{}}`, "2"},
+		{`{"jsonrpc":"1.0","id":1,"method":"extension/initialize","params":{}}`, ""},
+		{`{"id":2,"method":"extension/initialize","params":{}}`, ""},
 		{`{"jsonrpc":"2.0","id":"s","method":"extension/initialize","params":{}}`, "null"},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"extension/initialize","params":{}}`, "null"},
 		{`{"jsonrpc":"2.0","id":3,"method":"extension/initialize","params":[]}`, "3"},
@@ -137,7 +141,8 @@ func TestStrictFrameViolations(t *testing.T) {
 	} {
 		h.send(tc.line)
 		l := h.next()
-		if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+tc.id+`,"error":{"code":-32600`) {
+		f := parseFrame(t, l)
+		if f.Error == nil || f.Error.Code != protocol.CodeInvalidRequest || (tc.id != "" && !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+tc.id+`,`)) {
 			t.Errorf("%s answered %s", tc.line, l)
 		}
 	}
@@ -147,22 +152,45 @@ func TestStrictFrameViolations(t *testing.T) {
 func TestHandlerPoolSaturated(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	var parked sync.WaitGroup
-	parked.Add(32)
+	var parked atomic.Int32
 	p := minimalPlugin()
 	p.OnIntercept(protocol.ToolBefore, func(context.Context, *sdk.Call) (sdk.Decision, error) {
-		parked.Done()
+		parked.Add(1)
 		<-release
 		return sdk.Continue(), nil
 	})
 	h := startRaw(t, p)
 	h.handshake()
-	for i := 0; i < 32; i++ {
-		h.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(10+i) + `,"method":"extension/intercept","params":{"event":"tool.before","seq":` + strconv.Itoa(i+1) + `,"payload":{"name":"x"},"timeoutMillis":0}}`)
+	intercept := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"extension/intercept","params":{"event":"tool.before","seq":` + strconv.Itoa(id) + `,"payload":{"name":"x"},"timeoutMillis":0}}`
 	}
-	parked.Wait()
-	h.send(`{"jsonrpc":"2.0","id":99,"method":"extension/intercept","params":{"event":"tool.before","seq":99,"payload":{"name":"x"},"timeoutMillis":0}}`)
-	if l := h.next(); l != `{"jsonrpc":"2.0","id":99,"error":{"code":-32099,"message":"server busy"}}` {
+	busy := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"error":{"code":-32099,"message":"server busy"}}`
+	}
+	// Park one request at a time. The handshake's handler may still hold
+	// its slot for a moment after its answer, so a request can be refused
+	// as busy while fewer than 32 are parked: send it again.
+	id := 10
+	for parked.Load() < 32 {
+		id++
+		want := parked.Load() + 1
+		h.send(intercept(id))
+		for parked.Load() < want {
+			select {
+			case l := <-h.lines:
+				if l != busy(id) {
+					t.Fatalf("unexpected frame %s", l)
+				}
+				want = -1 // refused: send again
+			case <-time.After(time.Millisecond):
+			}
+			if want < 0 {
+				break
+			}
+		}
+	}
+	h.send(intercept(99))
+	if l := h.next(); l != busy(99) {
 		t.Errorf("the 33rd request got %s", l)
 	}
 	close(release)
@@ -185,4 +213,23 @@ func TestServeStdio(t *testing.T) {
 	}
 	t.Parallel()
 	runStdioChild(t)
+}
+
+func runStdioChild(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestServeStdio$")
+	cmd.Env = append(os.Environ(), "SDK_STDIO_CHILD=1")
+	h, stderr := sdktest.StartCmd(t, cmd, sdktest.Options{})
+	// The host keeps the child's stdin open: only the SDK closing its
+	// own (interruptible) stdin lets the child exit now.
+	res, err := h.Shutdown(time.Second)
+	if err != nil || !res.Accepted {
+		t.Fatalf("shutdown: %+v, %v; stderr: %s", res, err, stderr)
+	}
+	if s := stderr.String(); s != "" {
+		t.Errorf("child stderr: %s", s)
+	}
 }

@@ -100,10 +100,9 @@ func (s *server) streamCancel(raw json.RawMessage) (any, error) {
 }
 
 // afterAnswer is a handler result that runs then while wire encodes it,
-// right before wire queues the answer frame. wire has no hook for "the
-// answer is queued", and a handler cannot act after returning; encoding
-// is the last moment the SDK gets control, and the queueing follows it
-// on the same goroutine without blocking.
+// right before wire queues the answer frame: the last moment the SDK
+// gets control before the answer exists. then marks the writer's position
+// (see watchWriter) so the SDK can act once the answer is out.
 type afterAnswer struct {
 	v    any
 	then func()

@@ -64,8 +64,9 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	if w == nil {
 		w = pollableStdio(os.Stdout)
 	}
+	s.out = newWatchWriter(w)
 	gate := readgate.New(r)
-	s.conn = wire.New(gate, w, wire.Options{
+	s.conn = wire.New(gate, s.out, wire.Options{
 		Handler:        s.handle,
 		NotifyHandler:  s.notify,
 		Gate:           s.gate,
@@ -73,6 +74,8 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 		NotifyOverflow: wire.DropOnOverflow,
 		Logger:         s.log,
 	})
+	hosts.Store(s.conn, s.host)
+	defer hosts.Delete(s.conn)
 	gate.Release()
 
 	var err error
@@ -85,6 +88,9 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	}
 	if stopped, stopErr := s.stopResult(); stopped {
 		err = stopErr
+		// Close only once the last answer is out: Close drops frames
+		// that wire has not queued yet.
+		s.out.waitPast(s.stopMark, s.conn.Done(), closeGrace)
 	}
 	s.teardown()
 	return err
@@ -119,6 +125,7 @@ type server struct {
 	opts Options
 	log  *slog.Logger
 	conn *wire.Conn
+	out  *watchWriter
 	host *Host
 
 	phase  atomic.Int32
@@ -130,8 +137,6 @@ type server struct {
 	providers map[string]*Provider
 	catalog   []protocol.ProviderDescriptor
 
-	base atomic.Pointer[baseCtx]
-
 	streamMu  sync.Mutex
 	streams   map[string]*Stream
 	streamsWG sync.WaitGroup
@@ -142,6 +147,7 @@ type server struct {
 	stopOnce sync.Once
 	stopped  chan struct{}
 	stopErr  error
+	stopMark uint64
 
 	surfaces atomic.Int64
 }
@@ -156,11 +162,12 @@ func newServer(p *Plugin, opts Options) *server {
 	return s
 }
 
-// stop ends Serve with err once the current answer is on its way; see
-// afterAnswer for why "on its way" is enough.
+// stop ends Serve with err after the answer being sent now is written.
+// Call it before the answer is queued (while encoding it, or before the
+// handler returns).
 func (s *server) stop(err error) {
 	s.stopOnce.Do(func() {
-		s.stopErr = err
+		s.stopErr, s.stopMark = err, s.out.mark()
 		close(s.stopped)
 	})
 }
@@ -197,20 +204,4 @@ func (s *server) teardown() {
 	case <-time.After(closeGrace):
 		s.log.Warn("sdk: callbacks still running after the connection closed; returning anyway", "grace", closeGrace)
 	}
-}
-
-// baseCtx caches the handlers' context with the Host attached: wire hands
-// every handler the same connection context, so the value is derived once
-// instead of allocating per call.
-type baseCtx struct {
-	parent, ctx context.Context
-}
-
-func (s *server) callCtx(wctx context.Context) context.Context {
-	if b := s.base.Load(); b != nil && b.parent == wctx {
-		return b.ctx
-	}
-	b := &baseCtx{parent: wctx, ctx: context.WithValue(wctx, hostKey{}, s.host)}
-	s.base.Store(b)
-	return b.ctx
 }

@@ -29,10 +29,14 @@ type Stream struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// acked is closed while the open's answer is being queued; chunks
-	// wait for it.
+	// acked is closed while the open's answer is being encoded, with
+	// ackMark the writer's position then; the first chunk waits until the
+	// writer is past it, so the host sees the ack before chunk 1.
 	acked       chan struct{}
+	ackMark     uint64
 	releaseOnce sync.Once
+	ackOut      chan struct{} // closed once the ack is known written
+	ackOutOnce  sync.Once
 
 	// mu orders chunk sends against the end: once ended is set no chunk
 	// is queued, so nothing follows the end on the wire.
@@ -44,10 +48,35 @@ type Stream struct {
 
 func newStream(parent context.Context, s *server, open *protocol.StreamOpenParams) *Stream {
 	ctx, cancel := context.WithCancel(parent)
-	return &Stream{s: s, open: open, ctx: ctx, cancel: cancel, acked: make(chan struct{}), next: max(open.SeqBase, 1)}
+	return &Stream{s: s, open: open, ctx: ctx, cancel: cancel, acked: make(chan struct{}), ackOut: make(chan struct{}), next: max(open.SeqBase, 1)}
 }
 
-func (st *Stream) release() { st.releaseOnce.Do(func() { close(st.acked) }) }
+func (st *Stream) release() {
+	st.releaseOnce.Do(func() {
+		st.ackMark = st.s.out.mark()
+		close(st.acked)
+	})
+}
+
+// awaitAck holds the stream's first frame, chunk or end, until the open's
+// answer is written, or stop closes.
+func (st *Stream) awaitAck(stop <-chan struct{}) bool {
+	select {
+	case <-st.ackOut:
+		return true
+	default:
+	}
+	select {
+	case <-st.acked:
+	case <-stop:
+		return false
+	}
+	if !st.s.out.waitPast(st.ackMark, stop, 0) {
+		return false
+	}
+	st.ackOutOnce.Do(func() { close(st.ackOut) })
+	return true
+}
 
 // run is the stream's goroutine: it runs the producer and ends the
 // stream with its outcome.
@@ -93,8 +122,10 @@ func (st *Stream) interrupt() bool {
 }
 
 // end sends the stream's only end frame; later calls do nothing and
-// report false.
+// report false. Even a cancelled stream's end waits for the ack: the host
+// may cancel before the ack reached it.
 func (st *Stream) end(e protocol.StreamEndParams) bool {
+	st.awaitAck(st.s.conn.Done())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.ended {
@@ -116,9 +147,7 @@ func (st *Stream) end(e protocol.StreamEndParams) bool {
 // provider_interrupted), as the host expects. A chunk that fails
 // validation ends the stream as failed and returns the validation error.
 func (st *Stream) Send(c protocol.ProviderChunk) error {
-	select {
-	case <-st.acked:
-	case <-st.ctx.Done():
+	if !st.awaitAck(st.ctx.Done()) {
 		return ErrStreamClosed
 	}
 	if err := c.Validate(); err != nil {

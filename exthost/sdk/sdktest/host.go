@@ -12,6 +12,7 @@ package sdktest
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -72,23 +73,29 @@ type Host struct {
 // plugin's stdin and waits for Serve to return.
 func Start(t testing.TB, p *sdk.Plugin, opts Options) *Host {
 	t.Helper()
-	if opts.Session.SessionID == "" {
-		opts.Session = protocol.SessionContext{SessionID: "sess-1", WorkspaceRoot: "/repo", Generation: 7}
-	}
 	pluginIn, hostOut := mustPipe(t)
 	hostIn, pluginOut := mustPipe(t)
-	h := &Host{t: t, opts: opts, served: make(chan error, 1), content: map[string][]byte{}, streams: map[string]*Stream{}}
-
-	ctx, cancel := context.WithTimeout(context.Background(), Deadline)
-	t.Cleanup(cancel)
-	h.ctx = ctx
 	so := opts.Serve
 	so.Stdin, so.Stdout = pluginIn, pluginOut
 	if so.Logger == nil {
 		so.Logger = testLogger(t)
 	}
-	go func() { h.served <- sdk.Serve(context.Background(), p, so) }()
+	served := make(chan error, 1)
+	go func() { served <- sdk.Serve(context.Background(), p, so) }()
+	return connect(t, hostIn, hostOut, served, opts)
+}
 
+// connect attaches a host to a plugin reading hostOut and writing hostIn;
+// served receives the plugin's end.
+func connect(t testing.TB, hostIn io.ReadCloser, hostOut io.WriteCloser, served chan error, opts Options) *Host {
+	t.Helper()
+	if opts.Session.SessionID == "" {
+		opts.Session = protocol.SessionContext{SessionID: "sess-1", WorkspaceRoot: "/repo", Generation: 7}
+	}
+	h := &Host{t: t, opts: opts, served: served, content: map[string][]byte{}, streams: map[string]*Stream{}}
+	ctx, cancel := context.WithTimeout(context.Background(), Deadline)
+	t.Cleanup(cancel)
+	h.ctx = ctx
 	gate := readgate.New(hostIn)
 	h.Conn = wire.New(gate, hostOut, wire.Options{Handler: h.serveHost, NotifyHandler: h.notified})
 	gate.Release()
@@ -121,7 +128,7 @@ func (h *Host) stop() {
 	}
 }
 
-// Served receives Serve's result once it has returned.
+// Served receives Serve's result (or the process's exit) once it ended.
 func (h *Host) Served() <-chan error { return h.served }
 
 // WaitServed waits for Serve to return and gives its result.

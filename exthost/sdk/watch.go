@@ -1,0 +1,97 @@
+package sdk
+
+import (
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// watchWriter lets the SDK wait until the writer has put out a frame it
+// started after a given moment. wire queues an answer only after its
+// handler returns and gives no signal when it has; the SDK needs one to
+// send a stream's chunks after the open's ack, and to close the
+// transport after the shutdown answer. wire's single writer takes frames
+// in queue order, one at a time, so "a frame that started after the
+// answer was encoded has been written" means the writer has reached the
+// queue position behind which the answer lands a few instructions after
+// encoding.
+type watchWriter struct {
+	w io.Writer
+
+	// Touched only by wire's writer goroutine: whether the next Write
+	// begins a frame (frames never contain a raw newline).
+	atStart bool
+
+	started atomic.Uint64 // frames begun
+	done    atomic.Uint64 // number (1-based) of the last frame written in full
+	waiters atomic.Int32
+
+	mu   sync.Mutex
+	wake chan struct{} // closed and replaced when a frame completes while someone waits
+}
+
+func newWatchWriter(w io.Writer) *watchWriter {
+	return &watchWriter{w: w, atStart: true, wake: make(chan struct{})}
+}
+
+// Write implements io.Writer; wire writes a frame in one or more calls.
+func (ww *watchWriter) Write(p []byte) (int, error) {
+	if ww.atStart && len(p) > 0 {
+		ww.started.Add(1)
+		ww.atStart = false
+	}
+	n, err := ww.w.Write(p)
+	if n > 0 && n == len(p) && p[n-1] == '\n' {
+		ww.atStart = true
+		ww.done.Store(ww.started.Load())
+		if ww.waiters.Load() > 0 {
+			ww.mu.Lock()
+			close(ww.wake)
+			ww.wake = make(chan struct{})
+			ww.mu.Unlock()
+		}
+	}
+	return n, err
+}
+
+// Close closes the underlying writer if it is an io.Closer (wire closes
+// its writer to end the connection).
+func (ww *watchWriter) Close() error {
+	if c, ok := ww.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// mark is the moment to wait past.
+func (ww *watchWriter) mark() uint64 { return ww.started.Load() }
+
+// waitPast waits until a frame started after mark has been written, stop
+// closes, or (when limit > 0) limit passes. It reports whether the frame
+// was written.
+func (ww *watchWriter) waitPast(mark uint64, stop <-chan struct{}, limit time.Duration) bool {
+	ww.waiters.Add(1)
+	defer ww.waiters.Add(-1)
+	var expire <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		expire = t.C
+	}
+	for {
+		ww.mu.Lock()
+		wake := ww.wake
+		ww.mu.Unlock()
+		if ww.done.Load() > mark {
+			return true
+		}
+		select {
+		case <-wake:
+		case <-stop:
+			return false
+		case <-expire:
+			return false
+		}
+	}
+}
