@@ -1,0 +1,64 @@
+package editorui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The texts of the plain-message fallbacks, as docs/EDITOR_PROTOCOL.md
+// §3.4 spells them.
+
+// cannotShow is the warning for a question the editor cannot ask.
+func cannotShow(plugin string, texts ...string) string {
+	return fmt.Sprintf("%s asked %q, which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions", plugin, first(texts...))
+}
+
+// question is the text of a showMessageRequest fallback.
+func question(plugin string, title, message, label string) string {
+	q := first(label, message, title)
+	if title != "" && title != q {
+		q = title + ": " + q
+	}
+	return plugin + ": " + q
+}
+
+func statusText(s Status) string {
+	t := s.Plugin + ": " + s.Label
+	if s.Detail != "" {
+		t += " — " + s.Detail
+	}
+	return t
+}
+
+func notificationText(n Notification) string {
+	t := n.Plugin + ": " + n.Title
+	if n.Body != "" {
+		t += "\n" + n.Body
+	}
+	return t
+}
+
+func cardText(c Card) string {
+	var lines []string
+	head := c.Plugin
+	if c.Title != "" {
+		head += ": " + c.Title
+	}
+	lines = append(lines, head)
+	if body := first(c.Text, c.Markdown); body != "" {
+		lines = append(lines, body)
+	}
+	for _, f := range c.Fields {
+		lines = append(lines, f.Key+": "+f.Value)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func first(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
