@@ -24,11 +24,11 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, tool tools.Tool) (allow
 	if err != nil {
 		return false, "", err
 	}
-	verdict := out.Verdict
+	verdict, asked, ruled := out.Verdict, by == "user", false
 	if plugin := verdictBy(out); plugin != "" {
-		by = "extension " + plugin
+		by, ruled = "extension "+plugin, true
 	}
-	if by == "user" || verdict != protocol.HostAllow {
+	if asked || ruled || verdict != protocol.HostAllow {
 		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionOutcome(verdict), DecidedBy: by}})
 	}
 	if verdict != protocol.HostAllow {

@@ -24,7 +24,7 @@ const (
 	UpdateToolCallUpdate UpdateKind = "tool_call_update"
 	// UpdatePermissionRequest says the user is being asked about a tool
 	// call; UpdatePermissionOutcome gives the final verdict whenever the
-	// user was asked or the verdict is not a plain host allow.
+	// user was asked, an extension ruled, or the call may not run.
 	UpdatePermissionRequest UpdateKind = "permission_request"
 	UpdatePermissionOutcome UpdateKind = "permission_outcome"
 	// UpdateUsage is one provider round's token accounting.

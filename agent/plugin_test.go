@@ -1,0 +1,181 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+)
+
+// Environment of the plugin child.
+const (
+	envRules    = "RX_AGENT_RULES"    // JSON map of hook point -> rule
+	envLog      = "RX_AGENT_LOG"      // file each intercept and event is appended to
+	envReplaces = "RX_AGENT_REPLACES" // comma-separated slots claimed in the handshake
+)
+
+// rule scripts the plugin's ruling at one point.
+type rule struct {
+	Decision    protocol.InterceptDecision `json:"decision"`
+	Reason      string                     `json:"reason,omitempty"`
+	Replacement json.RawMessage            `json:"replacement,omitempty"`
+	// Fail answers with an error instead of a ruling.
+	Fail string `json:"fail,omitempty"`
+	// Tool limits the rule to tool points of that tool.
+	Tool string `json:"tool,omitempty"`
+}
+
+// servePlugin is the sidecar: it logs every intercept and event and
+// answers by its rules, continue where it has none.
+func servePlugin() {
+	name := os.Getenv("REASONIX_PLUGIN_NAME")
+	rules := map[protocol.HookPoint]rule{}
+	if raw := os.Getenv(envRules); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &rules); err != nil {
+			fmt.Fprintln(os.Stderr, "bad rules:", err)
+			os.Exit(2)
+		}
+	}
+	p := &sdk.Plugin{Name: name, Version: "1.0.0"}
+	if r := os.Getenv(envReplaces); r != "" {
+		p.Replaces = strings.Split(r, ",")
+	}
+	p.OnIntercept(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) (sdk.Decision, error) {
+		appendLog(name + " intercept " + string(c.Point))
+		r, ok := rules[c.Point]
+		if ok && r.Tool != "" {
+			var tool struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(c.Raw, &tool)
+			ok = tool.Name == r.Tool
+		}
+		if !ok {
+			return sdk.Continue(), nil
+		}
+		switch {
+		case r.Fail != "":
+			return sdk.Decision{}, errors.New(r.Fail)
+		case r.Decision == protocol.DecisionBlock:
+			return sdk.Block(r.Reason), nil
+		case r.Decision == protocol.DecisionReplace:
+			return sdk.ReplaceJSON(r.Replacement), nil
+		case r.Decision == protocol.DecisionAllow:
+			return sdk.Allow(), nil
+		case r.Decision == protocol.DecisionDeny:
+			return sdk.Deny(r.Reason), nil
+		}
+		return sdk.Continue(), nil
+	})
+	p.OnEvent(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) {
+		appendLog(name + " event " + string(c.Point))
+	})
+	sdk.Main(p, sdk.Options{})
+}
+
+func appendLog(line string) {
+	f, err := os.OpenFile(os.Getenv(envLog), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(line + "\n")
+}
+
+// pluginSpec describes one test plugin.
+type pluginSpec struct {
+	id         string
+	intercepts []protocol.HookPoint
+	replaces   []string
+	rules      map[protocol.HookPoint]rule
+	required   bool
+}
+
+// plugins is a running generation of test plugins and what they logged.
+type plugins struct {
+	mgr *exthost.Manager
+	log string
+
+	mu     sync.Mutex
+	audits []string
+}
+
+func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &plugins{log: t.TempDir() + "/hooks.log"}
+	ps.mgr = exthost.NewManager(exthost.ManagerOptions{SessionID: "test", WorkspaceRoot: t.TempDir(), Audit: func(note string) {
+		ps.mu.Lock()
+		ps.audits = append(ps.audits, note)
+		ps.mu.Unlock()
+	}})
+	t.Cleanup(ps.mgr.Close)
+	var list []*exthost.Plugin
+	for _, sp := range specs {
+		rules, _ := json.Marshal(sp.rules)
+		p := &exthost.Plugin{
+			ID: sp.id, Root: t.TempDir(), Version: "1.0.0", Command: exe,
+			Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ",")},
+			Required:     sp.required,
+			Intercepts:   sp.intercepts,
+			Capabilities: []protocol.Capability{protocol.CapInterceptors},
+		}
+		for _, s := range sp.replaces {
+			slot, err := protocol.ParseSlot(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Replaces = append(p.Replaces, slot)
+		}
+		list = append(list, p)
+	}
+	if _, err := ps.mgr.Load(ctx(t), list); err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// intercepts returns the points plugin was asked to rule on, in order.
+func (ps *plugins) intercepts(t *testing.T, plugin string) []string {
+	return ps.lines(t, plugin+" intercept ")
+}
+
+func (ps *plugins) lines(t *testing.T, prefix string) []string {
+	t.Helper()
+	data, err := os.ReadFile(ps.log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+func (ps *plugins) auditNotes() []string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return append([]string(nil), ps.audits...)
+}
+
+// onPlugins is a harness option running the agent on ps.
+func onPlugins(ps *plugins) option {
+	return func(o *Options) { o.Runtime = ps.mgr }
+}
+
+// allPoints are the 17 hook points.
+var allPoints = protocol.HookPoints
