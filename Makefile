@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate
+.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate examples
 
 test: check gotest
 
@@ -15,6 +15,12 @@ check: fmt-check vet staticcheck
 
 build:
 	$(GO) build ./...
+
+# The example plugins, each into its own bin/, where its manifest's
+# ${REASONIX_PLUGIN_ROOT}/bin/<name> finds it once installed.
+examples:
+	$(GO) build -o examples/hello/bin/hello ./examples/hello
+	$(GO) build -o examples/echo-provider/bin/echo-provider ./examples/echo-provider
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.bin/*')); \

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// reply is what the provider streams for one request.
+type reply struct {
+	words []string // text chunks, in order
+	call  *protocol.ProviderToolCall
+	usage protocol.ProviderUsage
+}
+
+// quoteLimit bounds how much of a tool result the reply quotes.
+const quoteLimit = 200
+
+// plan decides the reply from the conversation's last message:
+//
+//   - a tool result: a short reply quoting it;
+//   - a user message "call <tool> <json-args>": a call of <tool> with
+//     those arguments (an object; empty means {}), if the request offers
+//     that tool;
+//   - any other user message: the message, word by word.
+func plan(req protocol.ProviderRequest) reply {
+	var r reply
+	last := protocol.ProviderMessage{}
+	if n := len(req.Messages); n > 0 {
+		last = req.Messages[n-1]
+	}
+	finish := "stop"
+	switch {
+	case last.Role == protocol.RoleTool:
+		r.words = chunks("The tool returned: " + quote(last.Content))
+	case last.Role == protocol.RoleUser:
+		if call, problem := parseCall(last.Content, req.Tools, len(req.Messages)); problem != "" {
+			r.words = chunks(problem)
+		} else if call != nil {
+			r.call, finish = call, "tool_calls"
+		} else {
+			r.words = chunks(last.Content)
+		}
+	default:
+		r.words = chunks("Nothing to echo: the last message is not from the user.")
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	completion := len(r.words)
+	if r.call != nil {
+		completion += len(strings.Fields(r.call.Arguments)) + 1
+	}
+	r.usage = protocol.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, CacheMissTokens: prompt, FinishReason: finish}
+	return r
+}
+
+// parseCall reads the tool-call convention. It returns no call and no
+// problem for a message that is not a call, and a problem (streamed back
+// as text) for a call that cannot be made. The id is unique within the
+// conversation.
+func parseCall(text string, tools []protocol.ProviderToolSchema, turn int) (call *protocol.ProviderToolCall, problem string) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(text), "call ")
+	if !ok {
+		return nil, ""
+	}
+	name, args, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	args = strings.TrimSpace(args)
+	if args == "" {
+		args = "{}"
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
+		return nil, fmt.Sprintf("Cannot call %s: the arguments must be a JSON object, like {\"path\": \"README.md\"}.", name)
+	}
+	known := false
+	for _, t := range tools {
+		known = known || t.Name == name
+	}
+	if !known {
+		return nil, fmt.Sprintf("Cannot call %s: this request offers no tool of that name.", name)
+	}
+	compact, _ := json.Marshal(obj)
+	return &protocol.ProviderToolCall{ID: fmt.Sprintf("call_%d", turn), Name: name, Arguments: string(compact)}, ""
+}
+
+// chunks splits text into words, each but the last with its following
+// space, so that the chunks concatenate to the words joined by spaces.
+func chunks(text string) []string {
+	words := strings.Fields(text)
+	for i := range words[:max(len(words)-1, 0)] {
+		words[i] += " "
+	}
+	return words
+}
+
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > quoteLimit {
+		s = string(r[:quoteLimit]) + "..."
+	}
+	return "\"" + s + "\""
+}
