@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
@@ -20,6 +21,7 @@ const (
 	envRules    = "RX_AGENT_RULES"    // JSON map of hook point -> rule
 	envLog      = "RX_AGENT_LOG"      // file each intercept and event is appended to
 	envReplaces = "RX_AGENT_REPLACES" // comma-separated slots claimed in the handshake
+	envProvide  = "RX_AGENT_PROVIDE"  // a provider mode: serve plugin/<id>/echo/m (see provide)
 )
 
 // rule scripts the plugin's ruling at one point.
@@ -78,7 +80,44 @@ func servePlugin() {
 	p.OnEvent(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) {
 		appendLog(name + " event " + string(c.Point))
 	})
+	if mode := os.Getenv(envProvide); mode != "" {
+		p.Provide(sdk.Provider{
+			Descriptor: protocol.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20},
+			Stream:     func(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error { return provide(ctx, mode, open, out) },
+		})
+	}
 	sdk.Main(p, sdk.Options{})
+}
+
+// provide streams one reply in mode: "tools" calls list_files when the
+// last message is the user's and answers otherwise; "crash" sends a chunk
+// and then kills the sidecar; "hang" sends a chunk and waits for the
+// host's stream/cancel, which it logs.
+func provide(ctx context.Context, mode string, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+	msgs := open.Request.Messages
+	last := msgs[len(msgs)-1]
+	switch mode {
+	case "crash":
+		_ = out.Text("about to ")
+		time.Sleep(50 * time.Millisecond)
+		os.Exit(9)
+	case "hang":
+		_ = out.Text("thinking ")
+		<-ctx.Done()
+		appendLog("provider stream cancelled")
+		return ctx.Err()
+	}
+	if last.Role == protocol.RoleUser {
+		_ = out.Text("Listing. ")
+		_ = out.ToolCallStart("p1", "list_files")
+		_ = out.ToolCall(protocol.ProviderToolCall{ID: "p1", Name: "list_files", Arguments: "{}"})
+		_ = out.Usage(protocol.ProviderUsage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15, FinishReason: "tool_calls"})
+		return out.Done()
+	}
+	_ = out.Text("The tool said: ")
+	_ = out.Text(last.Content)
+	_ = out.Usage(protocol.ProviderUsage{PromptTokens: 20, CompletionTokens: 4, TotalTokens: 24, FinishReason: "stop"})
+	return out.Done()
 }
 
 func appendLog(line string) {
@@ -97,11 +136,14 @@ type pluginSpec struct {
 	replaces   []string
 	rules      map[protocol.HookPoint]rule
 	required   bool
+	// provide, when set, makes the plugin a provider in that mode.
+	provide string
 }
 
 // plugins is a running generation of test plugins and what they logged.
 type plugins struct {
 	mgr *exthost.Manager
+	gen *exthost.Generation
 	log string
 
 	mu     sync.Mutex
@@ -126,10 +168,13 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 		rules, _ := json.Marshal(sp.rules)
 		p := &exthost.Plugin{
 			ID: sp.id, Root: t.TempDir(), Version: "1.0.0", Command: exe,
-			Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ",")},
+			Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ","), envProvide: sp.provide},
 			Required:     sp.required,
 			Intercepts:   sp.intercepts,
 			Capabilities: []protocol.Capability{protocol.CapInterceptors},
+		}
+		if sp.provide != "" {
+			p.Capabilities = append(p.Capabilities, protocol.CapProviders)
 		}
 		for _, s := range sp.replaces {
 			slot, err := protocol.ParseSlot(s)
@@ -140,9 +185,11 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 		}
 		list = append(list, p)
 	}
-	if _, err := ps.mgr.Load(ctx(t), list); err != nil {
+	g, err := ps.mgr.Load(ctx(t), list)
+	if err != nil {
 		t.Fatal(err)
 	}
+	ps.gen = g
 	return ps
 }
 
