@@ -46,8 +46,8 @@
 // Concurrency: requests run concurrently, at most 32 at a time (beyond
 // that the host gets "server busy"); events run one at a time in arrival
 // order. A panicking callback fails only its own call. Every callback's
-// context carries the Host (HostFrom) and ends when its call is over: at
-// the intercept deadline, on stream/cancel, or when the connection ends.
+// context carries the Host (HostFrom) and ends when the connection does,
+// an intercept's also at the host's deadline and a stream's on cancel.
 //
 // docs/PLUGIN_AUTHORS.md is the guide: manifest, install, hook points,
 // UI, providers, content refs, timeouts, and testing with sdktest.

@@ -29,6 +29,9 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (result an
 	if err := checkVersion(init); err != nil {
 		return nil, err
 	}
+	// Host.Session works from OnInitialize on; the barrier keeps every
+	// other reader out until the phase below is published.
+	s.init = *init
 	if s.p.initialize != nil {
 		if err := s.p.initialize(ctx, init); err != nil {
 			return nil, protocol.Errorf(protocol.ReasonInternal, "extension refused the handshake: %w", err)
@@ -39,7 +42,6 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (result an
 	if err != nil {
 		return nil, err
 	}
-	s.init = *init
 	// Publishing the phase orders every write above before any handler
 	// the barrier admits later.
 	s.phase.CompareAndSwap(phaseInitializing, phaseAnswered)

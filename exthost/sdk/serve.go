@@ -97,14 +97,19 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 }
 
 // Main serves p on stdin/stdout and exits the process: 0 after a clean
-// shutdown or EOF, 1 (with the reason on stderr) otherwise. SIGINT and
-// SIGTERM end it as well.
+// shutdown, EOF, SIGINT or SIGTERM, and 1 (with the reason on stderr) when
+// the connection failed or the handshake was refused.
 func Main(p *Plugin, opts Options) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := Serve(ctx, p, opts)
+	signalled := ctx.Err() != nil
 	stop()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sidecar: %v\n", err)
+	if err != nil && !(signalled && errors.Is(err, context.Canceled)) {
+		name := opts.Name
+		if p != nil {
+			name = firstNonBlank(p.Name, name)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %v\n", firstNonBlank(name, os.Getenv("REASONIX_PLUGIN_NAME"), "sidecar"), err)
 		os.Exit(1)
 	}
 }
