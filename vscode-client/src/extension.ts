@@ -1,0 +1,82 @@
+// Entry point: wires the bridge supervisor, the plugin UI mapping, the
+// commands, the @reasonix chat participant and the language model provider.
+
+import * as vscode from 'vscode';
+import { Bridge, DEFAULT_BACKOFF, FatalStartError } from './bridge';
+import { ChatSessions, PARTICIPANT_ID } from './chat';
+import { CommandId, Commands } from './commands';
+import { SCHEME, VirtualDocs } from './docs';
+import { ChunkRouter, LanguageModels, VENDOR } from './lm';
+import { BridgeLog } from './log';
+import { CONFIG, LanguageClientTransport } from './lspTransport';
+import { Method, UIRequest, UISurface } from './protocol';
+import { Rx } from './rx';
+import { PluginUI } from './ui';
+
+export const INSTALL_BUTTON = 'Install Instructions';
+export const SETTINGS_BUTTON = 'Open Settings';
+export const RESTART_BUTTON = 'Restart Bridge';
+
+/** What activate returns; the end-to-end test extension reads it. */
+export interface Api {
+	readonly bridge: Bridge;
+	readonly rx: Rx;
+}
+
+export function activate(context: vscode.ExtensionContext): Api {
+	const log = new BridgeLog(vscode.window.createOutputChannel('Reasonix Bridge'));
+	const bridge = new Bridge(new LanguageClientTransport(log), DEFAULT_BACKOFF, (line) => log.info(line));
+	const rx = new Rx(bridge);
+	const docs = new VirtualDocs();
+	const ui = new PluginUI(rx.generations, docs, {
+		runAction: (name) => commands.runAction(name),
+		submit: async (plugin, surfaceId, generation, values) => {
+			const r = await rx.request<{ accepted: boolean }>(Method.uiSubmit, { plugin, surfaceId, generation, values });
+			return r.accepted !== false;
+		},
+	});
+	const commands = new Commands(rx, docs, log);
+	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
+	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
+	bridge.onDidStart(() => ui.clear());
+
+	const chunks = new ChunkRouter(rx);
+	const models = new LanguageModels(rx, chunks);
+	const chat = new ChatSessions(rx, context.workspaceState);
+	const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, chat.handler);
+	participant.iconPath = new vscode.ThemeIcon('hubot');
+
+	context.subscriptions.push(
+		log, docs, ui, models, chat, participant,
+		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
+		vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
+		...commands.register(),
+		bridge.onDidFail((err) => void reportFailure(context, err)),
+		vscode.workspace.onDidChangeConfiguration((e) => {
+			if (e.affectsConfiguration(`${CONFIG}.path`) || e.affectsConfiguration(`${CONFIG}.home`)) {
+				void bridge.restart().catch(() => {});
+			}
+		}),
+		{ dispose: () => void bridge.stop() },
+	);
+	bridge.start();
+	return { bridge, rx };
+}
+
+export function deactivate(): void {}
+
+async function reportFailure(context: vscode.ExtensionContext, err: Error): Promise<void> {
+	if (err instanceof FatalStartError && err.reason === 'not_found') {
+		const pick = await vscode.window.showErrorMessage(
+			`Reasonix: ${err.message}. Install rx-bridge, or set "rxBridge.path" to its location.`,
+			INSTALL_BUTTON, SETTINGS_BUTTON);
+		if (pick === INSTALL_BUTTON) {
+			await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md'));
+		} else if (pick === SETTINGS_BUTTON) {
+			await vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG}.path`);
+		}
+		return;
+	}
+	const pick = await vscode.window.showErrorMessage(`Reasonix: ${err.message}`, RESTART_BUTTON);
+	if (pick === RESTART_BUTTON) await vscode.commands.executeCommand(CommandId.restart);
+}

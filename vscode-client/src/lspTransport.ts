@@ -1,0 +1,126 @@
+// The production transport: vscode-languageclient running `rx-bridge serve`
+// over stdio. Its own restart logic is off; the Bridge supervisor restarts.
+
+import * as vscode from 'vscode';
+import {
+	CloseAction, ErrorAction, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
+	StaticFeature, Trace,
+} from 'vscode-languageclient/node';
+import { resolveBinary } from './binary';
+import { Connection, FatalStartError, HandlerTable, Token, Transport } from './bridge';
+import type { BridgeLog } from './log';
+import { rxClientCapabilities, ServerInfo } from './protocol';
+
+export const CLIENT_ID = 'rxBridge';
+export const CONFIG = 'rxBridge';
+
+/** Adds `experimental.rxBridge` to the initialize params. */
+class RxCapabilities implements StaticFeature {
+	fillClientCapabilities(capabilities: { experimental?: Record<string, unknown> }): void {
+		capabilities.experimental = { ...(capabilities.experimental ?? {}), rxBridge: rxClientCapabilities() };
+	}
+	initialize(): void {}
+	getState() {
+		return { kind: 'static' as const };
+	}
+	clear(): void {}
+	dispose(): void {}
+}
+
+export class LanguageClientTransport implements Transport {
+	constructor(private readonly log: BridgeLog) {}
+
+	async start(handlers: HandlerTable): Promise<Connection> {
+		const cfg = vscode.workspace.getConfiguration(CONFIG);
+		const setting = cfg.get<string>('path', '');
+		const bin = await resolveBinary(setting);
+		if (!bin.path) {
+			throw new FatalStartError(`rx-bridge was not found (looked for ${bin.searched})`, 'not_found');
+		}
+		const args = ['serve'];
+		const home = cfg.get<string>('home', '').trim();
+		if (home) args.push('--home', home);
+		const serverOptions: ServerOptions = { command: bin.path, args, options: { env: process.env } };
+		let closedResolve!: () => void;
+		const closed = new Promise<void>((r) => { closedResolve = r; });
+		const clientOptions: LanguageClientOptions = {
+			documentSelector: [{ scheme: 'file' }],
+			outputChannel: this.log,
+			traceOutputChannel: this.log,
+			revealOutputChannelOn: 4, // RevealOutputChannelOn.Never
+			progressOnInitialization: false,
+			errorHandler: {
+				error: () => ({ action: ErrorAction.Continue, handled: true }),
+				closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
+			},
+			initializationFailedHandler: () => false,
+		};
+		const client = new LanguageClient(CLIENT_ID, 'Reasonix Bridge', serverOptions, clientOptions);
+		client.registerFeature(new RxCapabilities());
+		tolerateCommandReRegistration(client);
+		for (const [method, handler] of handlers.requests) {
+			client.onRequest(method, (params, token) => handler(params, token));
+		}
+		for (const method of handlers.notifications.keys()) {
+			client.onNotification(method, (params) => handlers.dispatchNotification(method, params));
+		}
+		let started = false;
+		client.onDidChangeState((e) => {
+			if (started && e.newState === State.Stopped) closedResolve();
+		});
+		this.log.info(`starting ${bin.path} ${args.join(' ')}`);
+		try {
+			await client.start();
+		} catch (err) {
+			await client.dispose(2000).catch(() => {});
+			throw err;
+		}
+		started = true;
+		if (client.state === State.Stopped) closedResolve();
+		await client.setTrace(traceSetting(cfg.get<string>('trace.server', 'verbose'))).catch(() => {});
+		const info: ServerInfo = client.initializeResult?.capabilities?.experimental?.rxBridge ?? {};
+		this.log.info(`rx-bridge ${info.bridgeVersion ?? '?'} (protocol ${info.version ?? '?'}), home ${info.home ?? '?'}, generation ${info.generation ?? 0}`);
+		let stopping: Promise<void> | undefined;
+		return {
+			info,
+			closed,
+			sendRequest: <R>(method: string, params: unknown, token?: Token) =>
+				client.sendRequest<R>(method, params, token as vscode.CancellationToken | undefined),
+			sendNotification: (method: string, params: unknown) => client.sendNotification(method, params),
+			stop: () => {
+				stopping ??= client.dispose(2000).catch((err) => {
+					this.log.warn(`stopping rx-bridge: ${String(err)}`);
+				}).finally(() => closedResolve());
+				return stopping;
+			},
+		};
+	}
+}
+
+function traceSetting(s: string | undefined): Trace {
+	switch (s) {
+		case 'off': return Trace.Off;
+		case 'messages': return Trace.Messages;
+		default: return Trace.Verbose;
+	}
+}
+
+/**
+ * The bridge re-registers rx.runAction / rx.reload after each reload
+ * (EDITOR_PROTOCOL.md §2.2); VS Code refuses a second registration of a
+ * command, so an older registration is dropped first.
+ */
+function tolerateCommandReRegistration(client: LanguageClient): void {
+	const feature = client.getFeature(ExecuteCommandRequest.method) as unknown as {
+		register(data: { id: string; registerOptions: { commands?: string[] } }): void;
+		unregister(id: string): void;
+		_commands?: Map<string, unknown>;
+	} | undefined;
+	if (!feature || typeof feature.register !== 'function' || !(feature._commands instanceof Map)) return;
+	const register = feature.register.bind(feature);
+	const commands = feature._commands;
+	feature.register = (data) => {
+		for (const id of [...commands.keys()]) feature.unregister(id);
+		register(data);
+	};
+}

@@ -1,0 +1,240 @@
+// The plugin UI mapping (EDITOR_PROTOCOL.md §3): rx/ui/request answered by
+// native prompts, rx/ui/surface shown as status items, messages, Markdown
+// cards and multi-step forms. Nothing of a plugin's is ever run or opened;
+// surfaces and requests of stale generations are dropped.
+
+import * as vscode from 'vscode';
+import type { Token } from './bridge';
+import { VirtualDocs } from './docs';
+import { Generations } from './generation';
+import { askFields } from './prompt';
+import type {
+	CardPayload, FormPayload, NotificationPayload, Severity, StatusPayload, UIField, UIRequest, UIResult, UISurface,
+} from './protocol';
+import { escapeMarkdown, noIcons, percent, safeMarkdown } from './text';
+
+export interface UIHost {
+	/** Runs `rx.runAction` with the given `/<plugin>:<action>` name. */
+	runAction(name: string): Promise<void>;
+	/** Sends rx/ui/submit; resolves to `accepted`. */
+	submit(plugin: string, surfaceId: string, generation: number, values: Record<string, unknown>): Promise<boolean>;
+}
+
+interface StatusEntry {
+	item: vscode.StatusBarItem;
+	generation: number;
+}
+
+interface CardEntry {
+	path: string;
+	generation: number;
+}
+
+export class PluginUI implements vscode.Disposable {
+	private readonly status = new Map<string, StatusEntry>();
+	private readonly cards = new Map<string, CardEntry>();
+	private staleSource = new vscode.CancellationTokenSource();
+	private readonly subs: vscode.Disposable[] = [];
+
+	constructor(
+		private readonly gens: Generations,
+		private readonly docs: VirtualDocs,
+		private readonly host: UIHost,
+	) {
+		this.subs.push(gens.onDidAdvance((g) => this.forgetOlderThan(g)));
+	}
+
+	/** rx/ui/request: resolves to the answer, `{cancelled: true}` on dismissal or staleness. */
+	async request(req: UIRequest, token?: Token): Promise<UIResult> {
+		if (this.gens.isStale(req.generation)) return { cancelled: true };
+		const fields = normalizeFields(req);
+		const combined = new vscode.CancellationTokenSource();
+		const subs = [
+			this.staleSource.token.onCancellationRequested(() => {
+				if (this.gens.isStale(req.generation)) combined.cancel();
+			}),
+		];
+		if (token) subs.push(token.onCancellationRequested(() => combined.cancel()) as vscode.Disposable);
+		try {
+			const values = await askFields({ plugin: req.plugin, title: req.title, message: req.message }, fields, combined.token);
+			if (values === undefined || combined.token.isCancellationRequested) return { cancelled: true };
+			return { cancelled: false, values };
+		} finally {
+			for (const s of subs) s.dispose();
+			combined.dispose();
+		}
+	}
+
+	/** rx/ui/surface. */
+	surface(s: UISurface): void {
+		if (this.gens.isStale(s.generation)) return;
+		switch (s.kind) {
+			case 'status':
+				this.showStatus(s.plugin, s.surfaceId, s.generation, s.payload);
+				return;
+			case 'notification':
+				this.notify(s.plugin, s.payload);
+				return;
+			case 'card':
+				void this.showCard(s.plugin, s.surfaceId, s.generation, s.payload);
+				return;
+			case 'form':
+				void this.showForm(s.plugin, s.surfaceId, s.generation, s.payload);
+				return;
+		}
+	}
+
+	/** Forgets everything shown, as after a bridge restart. */
+	clear(): void {
+		for (const e of this.status.values()) e.item.dispose();
+		this.status.clear();
+		for (const c of this.cards.values()) this.docs.delete(c.path);
+		this.cards.clear();
+		this.staleSource.cancel();
+		this.staleSource.dispose();
+		this.staleSource = new vscode.CancellationTokenSource();
+	}
+
+	statusItems(): ReadonlyMap<string, StatusEntry> {
+		return this.status;
+	}
+
+	dispose(): void {
+		this.clear();
+		for (const s of this.subs) s.dispose();
+	}
+
+	private forgetOlderThan(g: number): void {
+		for (const [k, e] of this.status) {
+			if (e.generation < g) {
+				e.item.dispose();
+				this.status.delete(k);
+			}
+		}
+		for (const [k, c] of this.cards) {
+			if (c.generation < g) {
+				this.docs.delete(c.path);
+				this.cards.delete(k);
+			}
+		}
+		// Open prompts of older generations are withdrawn.
+		const old = this.staleSource;
+		this.staleSource = new vscode.CancellationTokenSource();
+		old.cancel();
+		old.dispose();
+	}
+
+	private showStatus(plugin: string, surfaceId: string, generation: number, p: StatusPayload): void {
+		const key = `${plugin}\u0000${surfaceId}`;
+		let entry = this.status.get(key);
+		if (!entry) {
+			const item = vscode.window.createStatusBarItem(`rxBridge.status.${plugin}.${surfaceId}`, vscode.StatusBarAlignment.Left, 50);
+			item.name = `Reasonix: ${plugin}`;
+			entry = { item, generation };
+			this.status.set(key, entry);
+		}
+		entry.generation = generation;
+		const { item } = entry;
+		const pct = percent(p.progress);
+		const busy = typeof p.progress === 'number' && p.progress < 1;
+		const icon = p.severity === 'error' ? '$(error) ' : p.severity === 'warn' ? '$(warning) ' : busy ? '$(sync~spin) ' : '';
+		item.text = `${icon}${noIcons(p.label)}${pct ? ` ${pct}` : ''}`;
+		const tip = [`${plugin}: ${p.label}`];
+		if (p.detail) tip.push(p.detail);
+		if (pct) tip.push(`progress ${pct}`);
+		item.tooltip = tip.join('\n');
+		item.backgroundColor = p.severity === 'error'
+			? new vscode.ThemeColor('statusBarItem.errorBackground')
+			: p.severity === 'warn' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+		item.accessibilityInformation = { label: `${plugin}: ${p.label}${p.detail ? `, ${p.detail}` : ''}${pct ? `, ${pct}` : ''}` };
+		item.show();
+	}
+
+	private notify(plugin: string, p: NotificationPayload): void {
+		const text = noIcons(`${plugin}: ${p.title}${p.body ? ` — ${p.body}` : ''}`);
+		showBySeverity(p.severity, text);
+	}
+
+	private async showCard(plugin: string, surfaceId: string, generation: number, p: CardPayload): Promise<void> {
+		const key = `${plugin}\u0000${surfaceId}`;
+		const path = `/card/${encodeURIComponent(plugin)}/${encodeURIComponent(surfaceId)}.md`;
+		const first = !this.cards.has(key);
+		this.cards.set(key, { path, generation });
+		const uri = this.docs.set(path, renderCard(plugin, p));
+		if (!first) return;
+		try {
+			await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
+		} catch {
+			const doc = await vscode.workspace.openTextDocument(uri);
+			await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+		}
+		const actions = p.actions ?? [];
+		if (actions.length > 0) {
+			const labels = actions.map((a) => noIcons(a.label));
+			const picked = await vscode.window.showInformationMessage(noIcons(`${plugin}: ${p.title ?? surfaceId}`), ...labels);
+			const i = picked === undefined ? -1 : labels.indexOf(picked);
+			if (i >= 0 && !this.gens.isStale(generation)) await this.host.runAction(`/${plugin}:${actions[i].actionId}`);
+		}
+	}
+
+	private async showForm(plugin: string, surfaceId: string, generation: number, p: FormPayload): Promise<void> {
+		const fields = p.fields?.length ? p.fields : [{ key: 'value', label: p.message, kind: 'input' as const }];
+		const src = new vscode.CancellationTokenSource();
+		const sub = this.staleSource.token.onCancellationRequested(() => {
+			if (this.gens.isStale(generation)) src.cancel();
+		});
+		try {
+			const values = await askFields({ plugin, title: p.title, message: p.message }, fields, src.token);
+			if (values === undefined || this.gens.isStale(generation)) return;
+			const accepted = await this.host.submit(plugin, surfaceId, generation, values);
+			if (!accepted) {
+				void vscode.window.showWarningMessage(noIcons(`${plugin}: the form "${p.title ?? surfaceId}" is no longer current; nothing was submitted`));
+			}
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(`${plugin}: submitting "${p.title ?? surfaceId}" failed: ${errorText(err)}`));
+		} finally {
+			sub.dispose();
+			src.dispose();
+		}
+	}
+}
+
+export function showBySeverity(severity: Severity | undefined, text: string): void {
+	if (severity === 'error') void vscode.window.showErrorMessage(text);
+	else if (severity === 'warn') void vscode.window.showWarningMessage(text);
+	else void vscode.window.showInformationMessage(text);
+}
+
+/** The fields of a request; a request without fields is one field `value`. */
+export function normalizeFields(req: UIRequest): UIField[] {
+	if (req.fields && req.fields.length > 0) {
+		return req.fields.map((f) => ({ ...f, kind: f.kind ?? req.kind }));
+	}
+	return [{ key: 'value', label: req.message, kind: req.kind, required: req.kind === 'input' }];
+}
+
+export function renderCard(plugin: string, p: CardPayload): string {
+	const out: string[] = [];
+	out.push(`# ${escapeMarkdown(p.title || plugin)}`, '');
+	out.push(`*From the plugin ${escapeMarkdown(plugin)}; read-only.*`, '');
+	if (p.markdown) out.push(safeMarkdown(p.markdown), '');
+	else if (p.text) out.push(...p.text.split('\n').map((l) => `${escapeMarkdown(l)}  `), '');
+	if (p.fields?.length) {
+		out.push('| | |', '| --- | --- |');
+		for (const f of p.fields) out.push(`| ${escapeMarkdown(f.key)} | ${escapeMarkdown(f.value ?? '')} |`);
+		out.push('');
+	}
+	const pct = percent(p.progress);
+	if (pct) out.push(`Progress: ${pct}`, '');
+	if (p.actions?.length) {
+		out.push('Actions (also offered in a notification, or run with "Reasonix: Run Plugin Action…"):', '');
+		for (const a of p.actions) out.push(`- ${escapeMarkdown(a.label)} — \`/${plugin}:${a.actionId}\``);
+		out.push('');
+	}
+	return out.join('\n');
+}
+
+export function errorText(err: unknown): string {
+	if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+	return String(err);
+}

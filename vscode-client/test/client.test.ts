@@ -1,0 +1,354 @@
+// The extension's parts against a scripted in-process server: actions and
+// their UI round trips, session streaming into a chat response, cancellation,
+// permission questions, the language model provider, restarts.
+import './support/setup';
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { ResponseError } from 'vscode-jsonrpc/node';
+import { FatalStartError, Transport } from '../src/bridge';
+import { CommandId, PLUGINS_DOC } from '../src/commands';
+import { ChatMetadata, PARTICIPANT_ID } from '../src/chat';
+import { VENDOR } from '../src/lm';
+import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
+import { FakeServer, StreamTransport } from './support/rpc';
+import * as vscode from './support/vscode';
+import { CancellationTokenSource, fake } from './support/vscode';
+
+type H = ReturnType<typeof harness>;
+let server: FakeServer;
+let transport: StreamTransport;
+let h: H;
+
+async function start(setup?: (s: FakeServer) => void): Promise<void> {
+	server = new FakeServer();
+	setup?.(server);
+	transport = new StreamTransport(server.io);
+	h = harness(transport);
+	h.bridge.start();
+	await h.bridge.ready();
+}
+
+beforeEach(() => fake.reset());
+afterEach(async () => { await h?.bridge.stop(); });
+
+describe('initialize', () => {
+	it('sends the client capabilities of EDITOR_PROTOCOL.md §1.1', async () => {
+		await start();
+		const caps = server.initializeParams.capabilities;
+		assert.deepEqual(caps.experimental.rxBridge, {
+			version: 1,
+			ui: { select: true, multiselect: true, input: true, confirm: true, form: true, notification: true, status: true, card: true },
+			sessionUpdates: true, lmChat: true,
+		});
+		assert.equal(caps.window.workDoneProgress, true);
+		assert.equal(caps.workspace.applyEdit, true);
+	});
+
+	it('takes the generation of the initialize result', async () => {
+		await start((s) => { s.info.generation = 5; s.setup((c) => c.onRequest('rx/actions', () => ({ generation: 5, actions: [] }))); });
+		assert.equal(h.rx.generations.current, 5);
+	});
+});
+
+describe('actions', () => {
+	it('lists actions in a quick-pick refreshed on rx/actionsChanged, runs the pick, answers its UI requests', async () => {
+		let gen = 1;
+		let actions = [{ name: '/hello:greet', plugin: 'hello', actionId: 'greet', label: 'Greet me' }];
+		const uiAnswers: unknown[] = [];
+		await start((s) => s.setup((c) => {
+			c.onRequest('rx/actions', () => ({ generation: gen, actions }));
+			c.onRequest('workspace/executeCommand', async (p: { command: string; arguments: unknown[] }) => {
+				assert.equal(p.command, 'rx.runAction');
+				assert.deepEqual(p.arguments, ['/hello:greet']);
+				uiAnswers.push(await c.sendRequest('rx/ui/request', { plugin: 'hello', surfaceId: 'q1', sessionId: '', generation: gen, kind: 'select', title: '', message: 'How should I greet you?', fields: [{ key: 'value', label: 'How should I greet you?', kind: 'select', options: ['friendly', 'formal', 'pirate'], required: true }] }));
+				uiAnswers.push(await c.sendRequest('rx/ui/request', { plugin: 'hello', surfaceId: 'q2', sessionId: '', generation: gen, kind: 'input', message: 'Your name', fields: [{ key: 'value', label: 'Your name', kind: 'input' }] }));
+				await c.sendNotification('rx/ui/surface', { plugin: 'hello', surfaceId: 'hello-greeting', sessionId: '', generation: gen, kind: 'notification', payload: { title: 'Ahoy, Ada!', body: 'Greeted by the hello example plugin.', severity: 'info' } });
+				return { accepted: true, message: 'Ahoy, Ada!' };
+			});
+		}));
+		let pickerShown = 0;
+		fake.answer = (e) => {
+			if (e.type === 'createQuickPick') {
+				const qp = e.input;
+				pickerShown++;
+				void (async () => {
+					await eventually(() => !qp.busy, 'action list');
+					assert.deepEqual(qp.items.map((i) => [i.label, i.description]), [['/hello:greet', 'Greet me']]);
+					// A reload while the picker is open refreshes it.
+					gen = 2;
+					actions = [...actions, { name: '/hello:wave', plugin: 'hello', actionId: 'wave', label: '' }];
+					await server.conn.sendNotification('rx/actionsChanged', { generation: 2, actions, hookPoints: [], warnings: [] });
+					await eventually(() => qp.items.length === 2, 'refreshed action list');
+					assert.equal(h.rx.generations.current, 2);
+					actions = actions.slice(0, 1);
+					qp.pick('/hello:greet');
+				})();
+				return undefined;
+			}
+			if (e.type === 'quickPick') return e.items.find((i: { option: string }) => i.option === 'pirate');
+			if (e.type === 'inputBox') return 'Ada';
+			return undefined;
+		};
+		await vscode.commands.executeCommand(CommandId.runAction);
+		assert.equal(pickerShown, 1);
+		assert.deepEqual(uiAnswers, [{ cancelled: false, values: { value: 'pirate' } }, { cancelled: false, values: { value: 'Ada' } }]);
+		await eventually(() => fake.messages().includes('hello: Ahoy, Ada! — Greeted by the hello example plugin.'), 'notification');
+		assert.ok(fake.messages().includes('/hello:greet: Ahoy, Ada!'));
+	});
+
+	it('shows a run failure as an error message with the bridge message', async () => {
+		await start((s) => s.setup((c) => c.onRequest('workspace/executeCommand', () => {
+			throw new ResponseError(-32602, 'unknown action "/x:y"; available: /hello:greet');
+		})));
+		await h.commands.runAction('/x:y');
+		assert.ok(fake.messages().some((m) => m.includes('unknown action "/x:y"; available: /hello:greet')), fake.messages().join('\n'));
+	});
+
+	it('reloads with rx.reload and reports the generation and warnings', async () => {
+		await start((s) => s.setup((c) => c.onRequest('workspace/executeCommand', (p: { command: string }) => {
+			assert.equal(p.command, 'rx.reload');
+			return { generation: 4, warnings: ['optional plugin x failed to start'] };
+		})));
+		await vscode.commands.executeCommand(CommandId.reload);
+		assert.ok(fake.messages().includes('Reasonix: plugins reloaded (generation 4)'));
+		assert.ok(fake.messages().includes('Reasonix: optional plugin x failed to start'));
+	});
+
+	it('shows plugins with their FULL TRUST block verbatim', async () => {
+		const trust = 'FULL TRUST\n  command: /h/plugins/hello/bin/hello\n  capabilities: interceptors, ui';
+		await start((s) => s.setup((c) => c.onRequest('rx/plugins', () => ({ plugins: [{ name: 'hello', version: '0.1.0', enabled: true, running: true, generation: 1, runtime: { command: '/h/bin/hello', args: [], intercepts: ['input.receive'], replaces: [], capabilities: ['interceptors', 'ui'], required: false, priority: 0 }, trust, error: '' }] }))));
+		await vscode.commands.executeCommand(CommandId.showPlugins);
+		const text = h.docs.get(PLUGINS_DOC)!;
+		assert.match(text, /^hello 0\.1\.0 — running/);
+		for (const line of trust.split('\n')) assert.ok(text.includes(`  ${line}`), `missing ${line}`);
+		assert.ok(fake.events.some((e) => e.type === 'showTextDocument'));
+	});
+
+	it('opens the log channel', async () => {
+		await start();
+		await vscode.commands.executeCommand(CommandId.showLog);
+		assert.equal(fake.output[0].shown, true);
+	});
+});
+
+describe('chat participant', () => {
+	function sessionServer(s: FakeServer, turn: (c: FakeServer['conn'], p: { sessionId: string; prompt: string }) => Promise<unknown>) {
+		s.setup((c) => {
+			c.onRequest('rx/session/new', (p: { model?: string }) => ({ sessionId: 's-1', model: p.model ?? 'plugin/echo-provider/echo/small' }));
+			c.onRequest('rx/session/setModel', () => ({}));
+			c.onRequest('rx/session/prompt', (p: { sessionId: string; prompt: string }) => turn(c, p));
+		});
+	}
+	const upd = (update: unknown) => ({ sessionId: 's-1', update });
+
+	it('streams message chunks, thoughts, tool calls, notices and permissions into the response', async () => {
+		await start((s) => sessionServer(s, async (c, p) => {
+			assert.equal(p.prompt, 'read the readme');
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hmm' } }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'read_file README.md', kind: 'read', status: 'pending', rawInput: { path: 'README.md' } }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: '# rx' } }] }));
+			const perm = await c.sendRequest('rx/session/requestPermission', { sessionId: 's-1', toolCall: { toolCallId: 'call-2', title: 'run_command go test', kind: 'execute', rawInput: { command: 'go' } }, options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'deny', name: 'Deny', kind: 'reject_once' }] });
+			assert.deepEqual(perm, { outcome: { outcome: 'selected', optionId: 'allow' } });
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'permission', toolCallId: 'call-2', outcome: 'allowed', by: 'user' }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'notice', severity: 'warn', text: 'extension x failed at tool.before' }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello ' } }));
+			await c.sendNotification('rx/session/update', { sessionId: 'other', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'NOT MINE' } } });
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '**world**' } }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'usage', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }));
+			return { stopReason: 'end_turn', text: 'Hello **world**' };
+		}));
+		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Allow' : undefined);
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('read the readme'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'plugin/echo-provider/echo/small', stopReason: 'end_turn' } satisfies ChatMetadata);
+		const text = stream.text();
+		assert.ok(stream.parts.some((p) => p.kind === 'progress' && p.value === 'Thinking…'));
+		assert.match(text, /\$\(tools\) read\\_file README\\\.md/);
+		assert.match(text, /\$\(check\) read\\_file README\\\.md done/);
+		assert.match(text, /Permission asked: run\\_command go test/);
+		assert.match(text, /allowed by user/);
+		assert.match(text, /\$\(warning\) extension x failed at tool\\\.before/);
+		assert.ok(text.endsWith('Hello **world**'), text);
+		assert.doesNotMatch(text, /NOT MINE/);
+		const modal = fake.events.find((e) => e.type === 'message' && e.options?.modal) as { buttons: string[] };
+		assert.deepEqual(modal.buttons, ['Allow', 'Deny']);
+		// Model output is Markdown without theme icons; our lines have them.
+		assert.equal(stream.parts.find((p) => p.value === 'Hello ')?.icons, false);
+	});
+
+	it('continues the session of the conversation and starts a new one after a bridge restart', async () => {
+		let n = 0;
+		await start((s) => s.setup((c) => {
+			c.onRequest('rx/session/new', () => ({ sessionId: `s-${++n}`, model: 'm' }));
+			c.onRequest('rx/session/prompt', (p: { sessionId: string }) => ({ stopReason: 'end_turn', text: `in ${p.sessionId}` }));
+		}));
+		const token = new CancellationTokenSource().token as never;
+		const r1 = await h.chat.handle(chatRequest('one'), { history: [] } as never, new RecordingStream() as never, token);
+		const history = [new vscode.ChatResponseTurn([], r1, PARTICIPANT_ID)];
+		const s2 = new RecordingStream();
+		await h.chat.handle(chatRequest('two'), { history } as never, s2 as never, token);
+		assert.equal(s2.text(), 'in s-1');
+		await h.bridge.restart();
+		const s3 = new RecordingStream();
+		await h.chat.handle(chatRequest('three'), { history } as never, s3 as never, token);
+		assert.equal(s3.text(), 'in s-2');
+	});
+
+	it('cancels the turn with rx/session/cancel when the chat is cancelled', async () => {
+		let release!: () => void;
+		await start((s) => sessionServer(s, async (c) => {
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'partial' } }));
+			await new Promise<void>((r) => { release = r; });
+			return { stopReason: 'cancelled', text: 'partial' };
+		}));
+		server.setup((c) => c.onNotification('rx/session/cancel', (p: { sessionId: string }) => { assert.equal(p.sessionId, 's-1'); release(); }));
+		const src = new CancellationTokenSource();
+		const stream = new RecordingStream();
+		const done = h.chat.handle(chatRequest('long'), { history: [] } as never, stream as never, src.token as never);
+		await eventually(() => stream.text().includes('partial'), 'first chunk');
+		src.cancel();
+		const r = await done;
+		assert.equal((r.metadata as ChatMetadata).stopReason, 'cancelled');
+		assert.match(stream.text(), /Cancelled\./);
+	});
+
+	it('uses the chat model when it is one of ours, and /model picks among rx/models', async () => {
+		const created: unknown[] = [];
+		const setModel: unknown[] = [];
+		await start((s) => s.setup((c) => {
+			c.onRequest('rx/session/new', (p: unknown) => { created.push(p); return { sessionId: 's-1', model: (p as { model?: string }).model ?? 'builtin/x' }; });
+			c.onRequest('rx/session/setModel', (p: unknown) => { setModel.push(p); return {}; });
+			c.onRequest('rx/session/prompt', () => ({ stopReason: 'end_turn', text: 'ok' }));
+			c.onRequest('rx/models', () => ({ models: [{ ref: 'plugin/echo-provider/echo/small', displayName: 'Echo (small)', origin: { kind: 'plugin', id: 'echo-provider' } }, { ref: 'plugin/echo-provider/echo/large', displayName: 'Echo (large)', origin: { kind: 'plugin', id: 'echo-provider' } }], default: 'plugin/echo-provider/echo/small' }));
+		}));
+		const token = new CancellationTokenSource().token as never;
+		const ours = { vendor: VENDOR, id: 'plugin/echo-provider/echo/small' };
+		const r1 = await h.chat.handle(chatRequest('hi', { model: ours }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.deepEqual(created, [{ model: 'plugin/echo-provider/echo/small' }]);
+		fake.answer = (e) => (e.type === 'quickPick' ? e.items.find((i: { ref: string }) => i.ref.endsWith('large')) : undefined);
+		const history = [new vscode.ChatResponseTurn([], r1, PARTICIPANT_ID)];
+		const r2 = await h.chat.handle(chatRequest('', { command: 'model', model: { vendor: 'copilot', id: 'gpt' } }), { history } as never, new RecordingStream() as never, token);
+		assert.deepEqual(setModel, [{ sessionId: 's-1', model: 'plugin/echo-provider/echo/large' }]);
+		assert.equal((r2.metadata as ChatMetadata).model, 'plugin/echo-provider/echo/large');
+		const pick = fake.events.find((e) => e.type === 'quickPick') as { items: { description: string }[] };
+		assert.match(pick.items[0].description, /\(current\)/);
+	});
+
+	it('reports a failed turn as error details naming the failure', async () => {
+		await start((s) => sessionServer(s, async () => { throw new ResponseError(-32000, 'provider echo failed: boom', { reason: 'provider_failed' }); }));
+		const r = await h.chat.handle(chatRequest('x'), { history: [] } as never, new RecordingStream() as never, new CancellationTokenSource().token as never);
+		assert.match(r.errorDetails!.message, /provider echo failed: boom/);
+	});
+});
+
+describe('language model provider', () => {
+	const models = { models: [{ ref: 'plugin/echo-provider/echo/small', displayName: 'Echo (small)', origin: { kind: 'plugin', id: 'echo-provider' }, contextWindow: 8192, tools: true, vision: false }], default: 'plugin/echo-provider/echo/small' };
+
+	it('lists rx/models as chat models', async () => {
+		await start((s) => s.setup((c) => c.onRequest('rx/models', () => models)));
+		const info = await h.models.provideLanguageModelChatInformation({ silent: true }, new CancellationTokenSource().token as never);
+		assert.deepEqual(info.map((m) => [m.id, m.name, m.maxInputTokens, m.capabilities.toolCalling]), [['plugin/echo-provider/echo/small', 'Echo (small)', 8192, true]]);
+	});
+
+	it('streams rx/lm/chunk text and tool calls, and converts the messages', async () => {
+		let params: any;
+		await start((s) => s.setup((c) => c.onRequest('rx/lm/chat', async (p: any) => {
+			params = p;
+			await c.sendNotification('rx/lm/chunk', { requestId: p.requestId, chunk: { type: 'text', text: 'hello ' } });
+			await c.sendNotification('rx/lm/chunk', { requestId: 'someone-else', chunk: { type: 'text', text: 'NO' } });
+			await c.sendNotification('rx/lm/chunk', { requestId: p.requestId, chunk: { type: 'text', text: 'there' } });
+			await c.sendNotification('rx/lm/chunk', { requestId: p.requestId, chunk: { type: 'tool_call', toolCall: { id: 't1', name: 'lookup', arguments: '{"q":"x"}' } } });
+			await c.sendNotification('rx/lm/chunk', { requestId: p.requestId, chunk: { type: 'done' } });
+			return { text: 'hello there', toolCalls: [{ id: 't1', name: 'lookup', arguments: '{"q":"x"}' }], finishReason: 'tool_calls' };
+		})));
+		const parts: unknown[] = [];
+		const messages = [
+			vscode.LanguageModelChatMessage.User('hello there'),
+			vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelTextPart('calling'), new vscode.LanguageModelToolCallPart('t0', 'lookup', { q: 'y' })]),
+			vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart('t0', [new vscode.LanguageModelTextPart('found')])]),
+		];
+		await h.models.provideLanguageModelChatResponse(
+			{ id: 'plugin/echo-provider/echo/small' } as never, messages as never,
+			{ tools: [{ name: 'lookup', description: 'Looks up', inputSchema: { type: 'object' } }], toolMode: 1, modelOptions: {} } as never,
+			{ report: (p: unknown) => parts.push(p) }, new CancellationTokenSource().token as never);
+		assert.deepEqual(parts, [
+			new vscode.LanguageModelTextPart('hello '), new vscode.LanguageModelTextPart('there'),
+			new vscode.LanguageModelToolCallPart('t1', 'lookup', { q: 'x' }),
+		]);
+		assert.equal(params.model, 'plugin/echo-provider/echo/small');
+		assert.equal(params.effort, '');
+		assert.equal(params.maxTokens, 0);
+		assert.deepEqual(params.tools, [{ name: 'lookup', description: 'Looks up', parameters: { type: 'object' } }]);
+		assert.deepEqual(params.messages, [
+			{ role: 'user', content: 'hello there' },
+			{ role: 'assistant', content: 'calling', tool_calls: [{ id: 't0', name: 'lookup', arguments: '{"q":"y"}' }] },
+			{ role: 'tool', tool_call_id: 't0', content: 'found' },
+		]);
+	});
+
+	it('cancels with $/cancelRequest and throws CancellationError', async () => {
+		let cancelled = false;
+		await start((s) => s.setup((c) => c.onRequest('rx/lm/chat', (p: any, token) => new Promise((resolve) => {
+			void c.sendNotification('rx/lm/chunk', { requestId: p.requestId, chunk: { type: 'text', text: 'a' } });
+			token.onCancellationRequested(() => { cancelled = true; resolve({ text: 'a' }); });
+		}))));
+		const src = new CancellationTokenSource();
+		const parts: unknown[] = [];
+		const p = h.models.provideLanguageModelChatResponse({ id: 'm' } as never, [vscode.LanguageModelChatMessage.User('x')] as never, { toolMode: 1 } as never, { report: (x: unknown) => parts.push(x) }, src.token as never);
+		await eventually(() => parts.length === 1, 'first chunk');
+		src.cancel();
+		await assert.rejects(p, vscode.CancellationError);
+		await eventually(() => cancelled, 'server saw the cancellation');
+	});
+
+	it('names the model in a provider failure', async () => {
+		await start((s) => s.setup((c) => c.onRequest('rx/lm/chat', () => { throw new ResponseError(-32000, 'provider echo-provider failed: boom', { reason: 'provider_failed' }); })));
+		await assert.rejects(
+			h.models.provideLanguageModelChatResponse({ id: 'plugin/echo-provider/echo/small' } as never, [] as never, { toolMode: 1 } as never, { report() {} }, new CancellationTokenSource().token as never),
+			/plugin\/echo-provider\/echo\/small: provider echo-provider failed: boom/);
+	});
+});
+
+describe('supervisor', () => {
+	it('restarts a crashed bridge with backoff and drops the old UI', async () => {
+		await start();
+		h.ui.surface({ plugin: 'hello', surfaceId: 's', generation: 0, kind: 'status', payload: { label: 'x' } });
+		assert.equal(h.ui.statusItems().size, 1);
+		const t0 = Date.now();
+		server.crash();
+		await eventually(() => transport.starts === 2 && h.bridge.state === 'running', 'restart');
+		assert.ok(Date.now() - t0 >= 15, 'waited for the backoff');
+		assert.equal(h.ui.statusItems().size, 0);
+		assert.ok(fake.output[0].lines.some((l) => l.includes('restarting rx-bridge in 20 ms')));
+	});
+
+	it('gives up after repeated crashes and offers a restart', async () => {
+		let starts = 0;
+		const flaky: Transport = { start: async () => { starts++; throw new Error('exit status 1'); } };
+		h = harness(flaky);
+		const failed = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		const err = await failed;
+		assert.match(err.message, /stopped 4 times in a row/);
+		assert.equal(starts, 4);
+		await assert.rejects(h.bridge.ready(), /not running/);
+	});
+
+	it('does not retry a missing binary', async () => {
+		let starts = 0;
+		h = harness({ start: async () => { starts++; throw new FatalStartError('rx-bridge was not found (looked for rx-bridge on PATH)', 'not_found'); } });
+		const failed = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		assert.ok((await failed) instanceof FatalStartError);
+		assert.equal(starts, 1);
+	});
+
+	it('restarts on request', async () => {
+		await start();
+		await vscode.commands.executeCommand(CommandId.restart);
+		assert.equal(transport.starts, 2);
+		assert.equal(h.bridge.state, 'running');
+		assert.ok(fake.messages().includes('Reasonix: bridge restarted'));
+		assert.ok(server.received.some((r) => r.method === 'exit'), 'the old server got exit');
+	});
+});
