@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/providers"
 )
 
 // compactionGuidance is the host's instruction to the summariser.
@@ -131,11 +130,7 @@ func (t *turn) summarise(ctx context.Context, msgs []protocol.ProviderMessage, g
 		Tools:     []protocol.ProviderToolSchema{},
 		MaxTokens: t.s.a.opts.MaxTokens,
 	}
-	st, err := t.models.Open(ctx, t.model.Ref, "", req)
-	if err != nil {
-		return "", err
-	}
-	resp, err := providers.Collect(st)
+	resp, err := t.stream(ctx, req, false)
 	if err != nil {
 		return "", err
 	}

@@ -83,7 +83,9 @@ func servePlugin() {
 	if mode := os.Getenv(envProvide); mode != "" {
 		p.Provide(sdk.Provider{
 			Descriptor: protocol.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20},
-			Stream:     func(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error { return provide(ctx, mode, open, out) },
+			Stream: func(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+				return provide(ctx, mode, open, out)
+			},
 		})
 	}
 	sdk.Main(p, sdk.Options{})

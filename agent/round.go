@@ -29,7 +29,7 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 	req = out.Payload.(*protocol.ProviderRequestPayload).Request
 	reported := len(t.s.st.history)
 
-	resp, err := t.stream(ctx, *req)
+	resp, err := t.stream(ctx, *req, true)
 	if err != nil {
 		return nil, t.fail(ctx, fmt.Errorf("model %s: %w", t.model.Ref, err))
 	}
@@ -73,11 +73,11 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 	return final.Calls, nil
 }
 
-// stream opens the turn's model and shows its text and reasoning as they
-// arrive. A stream that ends without done is interrupted; the caller's
-// cancel reaches the provider through ctx (for a plugin provider, as
-// stream/cancel).
-func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest) (providers.Response, error) {
+// stream opens the turn's model and, with show, shows its text and
+// reasoning as they arrive. A stream that ends without done is
+// interrupted; the caller's cancel reaches the provider through ctx (for
+// a plugin provider, as stream/cancel).
+func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bool) (providers.Response, error) {
 	st, err := t.models.Open(ctx, t.model.Ref, "", req)
 	if err != nil {
 		return providers.Response{}, err
@@ -86,7 +86,7 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest) (provid
 	var asm providers.Assembler
 	for {
 		ch, err := st.Next()
-		if errors.Is(err, io.EOF) {
+		if cleanEnd(err) {
 			break
 		}
 		if err == nil {
@@ -94,6 +94,9 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest) (provid
 		}
 		if err != nil {
 			return asm.Response(), err
+		}
+		if !show {
+			continue
 		}
 		switch ch.Type {
 		case protocol.ChunkText:
@@ -111,4 +114,11 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest) (provid
 		return resp, protocol.NewError(protocol.ReasonProviderInterrupted, "the provider stream ended without done")
 	}
 	return resp, nil
+}
+
+// cleanEnd reports whether a stream's error is its clean end. A protocol
+// error is never one, even when its cause chain reaches io.EOF: exthost's
+// error for a crashed sidecar wraps the pipe's EOF.
+func cleanEnd(err error) bool {
+	return errors.Is(err, io.EOF) && protocol.ReasonOf(err) == ""
 }
