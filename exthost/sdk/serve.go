@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk/internal/readgate"
 	"github.com/rx-bridge/rx-bridge/exthost/wire"
 )
 
@@ -65,8 +64,8 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 		w = pollableStdio(os.Stdout)
 	}
 	s.out = newWatchWriter(w)
-	gate := readgate.New(r)
-	s.conn = wire.New(gate, s.out, wire.Options{
+	in := newHoldReader(r)
+	s.conn = wire.New(in, s.out, wire.Options{
 		Handler:        s.handle,
 		NotifyHandler:  s.notify,
 		Gate:           s.gate,
@@ -76,7 +75,7 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	})
 	hosts.Store(s.conn, s.host)
 	defer hosts.Delete(s.conn)
-	gate.Release()
+	in.release()
 
 	var err error
 	select {

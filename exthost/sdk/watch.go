@@ -2,25 +2,25 @@ package sdk
 
 import (
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// watchWriter lets the SDK wait until the writer has put out a frame it
-// started after a given moment. wire queues an answer only after its
-// handler returns and gives no signal when it has; the SDK needs one to
-// send a stream's chunks after the open's ack, and to close the
-// transport after the shutdown answer. wire's single writer takes frames
-// in queue order, one at a time, so "a frame that started after the
-// answer was encoded has been written" means the writer has reached the
-// queue position behind which the answer lands a few instructions after
-// encoding.
+// watchWriter lets the SDK wait until a frame it started after a given
+// moment has been written. wire queues an answer only after its handler
+// returns and says nothing when it has; the SDK needs to know, to send a
+// stream's chunks after the open's ack and to close the transport after
+// the shutdown answer. wire writes frames one at a time, in queue order,
+// so once a frame that started after the answer was encoded is out, the
+// writer has reached the queue position behind which the answer lands a
+// few instructions after encoding.
 type watchWriter struct {
 	w io.Writer
 
-	// Touched only by wire's writer goroutine: whether the next Write
-	// begins a frame (frames never contain a raw newline).
+	// Whether the next Write begins a frame (frames never contain a raw
+	// newline). Only Write touches it, and wire never writes concurrently.
 	atStart bool
 
 	started atomic.Uint64 // frames begun
@@ -62,6 +62,16 @@ func (ww *watchWriter) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// SetWriteDeadline forwards to the underlying writer, so wire can still
+// use deadlines on a pollable pipe; os.ErrNoDeadline tells it there are
+// none.
+func (ww *watchWriter) SetWriteDeadline(t time.Time) error {
+	if d, ok := ww.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		return d.SetWriteDeadline(t)
+	}
+	return os.ErrNoDeadline
 }
 
 // mark is the moment to wait past.

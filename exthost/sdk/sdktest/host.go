@@ -21,7 +21,6 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/exthost/sdk"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk/internal/readgate"
 	"github.com/rx-bridge/rx-bridge/exthost/wire"
 )
 
@@ -96,9 +95,7 @@ func connect(t testing.TB, hostIn io.ReadCloser, hostOut io.WriteCloser, served 
 	ctx, cancel := context.WithTimeout(context.Background(), Deadline)
 	t.Cleanup(cancel)
 	h.ctx = ctx
-	gate := readgate.New(hostIn)
-	h.Conn = wire.New(gate, hostOut, wire.Options{Handler: h.serveHost, NotifyHandler: h.notified})
-	gate.Release()
+	h.Conn = wire.New(hostIn, hostOut, wire.Options{Handler: h.serveHost, NotifyHandler: h.notified})
 	t.Cleanup(h.stop)
 	if !opts.NoHandshake {
 		if _, err := h.Initialize(); err != nil {
