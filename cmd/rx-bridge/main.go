@@ -32,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runComplete(args[1:], stdout, stderr)
 	case "plugin":
 		return runPlugin(args[1:], stdout, stderr, os.Getenv)
+	case "serve":
+		return runServe(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "hook":
 		return runHook(args[1:], stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
@@ -55,5 +57,7 @@ commands:
                      plugins (rx-bridge plugin help)
   hook <point> --payload '<json>' [--workspace DIR] [--json]
                      run one hook point through the installed runtimes
+  serve [--workspace DIR] [--home DIR]
+                     speak LSP on stdin/stdout: what an editor launches
 `)
 }

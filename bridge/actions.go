@@ -1,0 +1,154 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/exthost"
+	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+// actionJSON is one entry of rx/actions.
+type actionJSON struct {
+	Name     string `json:"name"`
+	Plugin   string `json:"plugin"`
+	ActionID string `json:"actionId"`
+	Label    string `json:"label"`
+}
+
+// actionList is the rx/actions result.
+type actionList struct {
+	Generation int64        `json:"generation"`
+	Actions    []actionJSON `json:"actions"`
+}
+
+// actionsChangedParams is rx/actionsChanged: the list plus what the new
+// generation intercepts and what went wrong building it.
+type actionsChangedParams struct {
+	actionList
+	HookPoints []string `json:"hookPoints"`
+	Warnings   []string `json:"warnings"`
+}
+
+func (s *Server) actionList() actionList {
+	gen, list := s.hub.Actions()
+	out := actionList{Generation: gen, Actions: make([]actionJSON, len(list))}
+	for i, a := range list {
+		out.Actions[i] = jsonAction(a)
+	}
+	return out
+}
+
+func jsonAction(a editorui.Action) actionJSON {
+	return actionJSON{Name: a.Name(), Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
+}
+
+// actions serves rx/actions.
+func (s *Server) actions(context.Context, []byte) (any, error) { return s.actionList(), nil }
+
+// actionsChanged tells the editor about a new generation, and re-registers
+// the commands with editors that register them dynamically.
+func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
+	list := actionsChangedParams{actionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
+	if list.Warnings == nil {
+		list.Warnings = []string{}
+	}
+	s.notify("rx/actionsChanged", list)
+	if !s.client.dynamicCommands {
+		return
+	}
+	reg := protocol.Registration{
+		ID:              "rx-commands-" + strconv.FormatInt(g.ID, 10),
+		Method:          "workspace/executeCommand",
+		RegisterOptions: protocol.ExecuteCommandRegistrationOptions{Commands: commands},
+	}
+	s.background(func(ctx context.Context) {
+		if err := s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{reg}}, nil); err != nil && ctx.Err() == nil {
+			s.log.Warn("client/registerCapability failed: " + err.Error())
+		}
+	})
+}
+
+// executeCommand serves workspace/executeCommand rx.runAction and
+// rx.reload.
+func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	switch p.Command {
+	case cmdRunAction:
+		return s.runAction(ctx, p.Arguments)
+	case cmdReload:
+		return s.reload(ctx)
+	}
+	return nil, invalidParams("unknown command %q; available: %s, %s", p.Command, cmdRunAction, cmdReload)
+}
+
+// runActionResult is the result of rx.runAction.
+type runActionResult struct {
+	Accepted bool   `json:"accepted"`
+	Message  string `json:"message,omitempty"`
+}
+
+func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, error) {
+	var name string
+	if len(args) == 0 || json.Unmarshal(args[0], &name) != nil {
+		return nil, invalidParams(`rx.runAction needs the action name as its first argument, e.g. ["/hello:greet"]`)
+	}
+	var actionArgs map[string]string
+	if len(args) > 1 && string(args[1]) != "null" {
+		if err := json.Unmarshal(args[1], &actionArgs); err != nil {
+			return nil, invalidParams("rx.runAction: the second argument must be an object of string values: %v", err)
+		}
+	}
+	if len(args) > 2 {
+		return nil, invalidParams("rx.runAction takes the action name and an optional args object")
+	}
+	if _, err := s.hub.Action(name); err != nil {
+		return nil, err
+	}
+	g, release := s.rt.mgr.Acquire()
+	defer release()
+	if g.ID != s.hub.Generation() {
+		return nil, xprotocol.Errorf(xprotocol.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
+	}
+	a, err := g.Action(name)
+	if err != nil {
+		return nil, err
+	}
+	s.traceFrame(a.Plugin, dirOut, xprotocol.MethodUIAction, map[string]any{"actionId": a.ActionID, "args": actionArgs})
+	res, err := g.RunAction(ctx, s.session, name, actionArgs)
+	s.traceAnswer(a.Plugin, xprotocol.MethodUIAction, res, err)
+	if err != nil {
+		return nil, err
+	}
+	return runActionResult{Accepted: res.Accepted, Message: res.Message}, nil
+}
+
+// reloadResult is the result of rx.reload.
+type reloadResult struct {
+	Generation int64    `json:"generation"`
+	Warnings   []string `json:"warnings"`
+}
+
+func (s *Server) reload(ctx context.Context) (any, error) {
+	g, warnings, err := s.rt.reload(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, domainError(err)
+	}
+	if warnings == nil {
+		warnings = []string{}
+	}
+	return reloadResult{Generation: g.ID, Warnings: warnings}, nil
+}

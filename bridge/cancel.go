@@ -1,0 +1,75 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// inflight tracks the requests being served, so $/cancelRequest can stop
+// one and teardown can stop them all.
+type inflight struct {
+	mu   sync.Mutex
+	reqs map[string]context.CancelFunc
+}
+
+func (f *inflight) init() { f.reqs = map[string]context.CancelFunc{} }
+
+// add registers a request; done must be called when it is answered.
+func (f *inflight) add(parent context.Context, id jsonrpc2.ID, method string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	key := idKey(id)
+	f.mu.Lock()
+	f.reqs[key] = cancel
+	f.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		f.mu.Lock()
+		delete(f.reqs, key)
+		f.mu.Unlock()
+	}
+}
+
+func (f *inflight) cancel(key string) {
+	f.mu.Lock()
+	c := f.reqs[key]
+	f.mu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
+func (f *inflight) cancelAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.reqs {
+		c()
+	}
+}
+
+// idKey renders an id the way both a jsonrpc2.ID and a $/cancelRequest
+// params id render: numbers bare, strings quoted.
+func idKey(id jsonrpc2.ID) string { return fmt.Sprintf("%q", id) }
+
+// cancelRequest serves $/cancelRequest: the request is cancelled and
+// answered -32800 (an agent prompt ends as cancelled instead).
+func (s *Server) cancelRequest(params []byte) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var n int32
+	if json.Unmarshal(p.ID, &n) == nil {
+		s.inflight.cancel(idKey(jsonrpc2.NewNumberID(n)))
+		return
+	}
+	var str string
+	if json.Unmarshal(p.ID, &str) == nil {
+		s.inflight.cancel(idKey(jsonrpc2.NewStringID(str)))
+	}
+}

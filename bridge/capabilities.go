@@ -1,0 +1,90 @@
+package bridge
+
+import (
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rx-bridge/rx-bridge/editorui"
+)
+
+// RxVersion is the version of the rx/ protocol this bridge speaks
+// (experimental.rxBridge.version).
+const RxVersion = 1
+
+// clientCaps is what the editor announced in initialize.
+type clientCaps struct {
+	workDoneProgress bool
+	applyEdit        bool
+	dynamicCommands  bool // workspace.executeCommand.dynamicRegistration
+	rx               *rxClientCaps
+}
+
+// rxClientCaps is capabilities.experimental.rxBridge.
+type rxClientCaps struct {
+	Version        int             `json:"version"`
+	UI             map[string]bool `json:"ui"`
+	SessionUpdates bool            `json:"sessionUpdates"`
+	LMChat         bool            `json:"lmChat"`
+}
+
+func parseClientCaps(c protocol.ClientCapabilities) clientCaps {
+	out := clientCaps{}
+	if c.Window != nil {
+		out.workDoneProgress = c.Window.WorkDoneProgress
+	}
+	if c.Workspace != nil {
+		out.applyEdit = c.Workspace.ApplyEdit
+		out.dynamicCommands = c.Workspace.ExecuteCommand != nil && c.Workspace.ExecuteCommand.DynamicRegistration
+	}
+	if c.Experimental == nil {
+		return out
+	}
+	raw, err := json.Marshal(c.Experimental)
+	if err != nil {
+		return out
+	}
+	var exp struct {
+		RxBridge *rxClientCaps `json:"rxBridge"`
+	}
+	if json.Unmarshal(raw, &exp) == nil && exp.RxBridge != nil && exp.RxBridge.Version >= RxVersion {
+		out.rx = exp.RxBridge
+	}
+	return out
+}
+
+// supports reports whether the editor renders a UI kind natively.
+func (c clientCaps) supports(k editorui.Kind) bool { return c.rx != nil && c.rx.UI[string(k)] }
+
+func (c clientCaps) sessionUpdates() bool { return c.rx != nil && c.rx.SessionUpdates }
+
+func (c clientCaps) lmChat() bool { return c.rx != nil && c.rx.LMChat }
+
+// rxServerCaps is the server's experimental.rxBridge.
+type rxServerCaps struct {
+	Version       int           `json:"version"`
+	BridgeVersion string        `json:"bridgeVersion"`
+	ProtocolID    string        `json:"protocolId"`
+	ProtocolMajor int           `json:"protocolMajor"`
+	Home          string        `json:"home"`
+	Generation    int64         `json:"generation"`
+	Plugins       []pluginBrief `json:"plugins"`
+	Models        []string      `json:"models"`
+	HookPoints    []string      `json:"hookPoints"`
+}
+
+// pluginBrief is one installed plugin in the initialize result.
+type pluginBrief struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Runtime bool   `json:"runtime"`
+	Enabled bool   `json:"enabled"`
+}
+
+// The commands of workspace/executeCommand.
+const (
+	cmdRunAction = "rx.runAction"
+	cmdReload    = "rx.reload"
+)
+
+var commands = []string{cmdRunAction, cmdReload}

@@ -1,0 +1,113 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/agent/tools"
+)
+
+// editLabel labels every agent edit in the editor's undo history. The
+// built-in apply_edit is the only tool that edits files.
+const editLabel = "Reasonix: apply_edit"
+
+// agentEditor implements agent.Editor over LSP.
+type agentEditor struct{ s *Server }
+
+var _ agent.Editor = (*agentEditor)(nil)
+
+// Document returns an open buffer's text.
+func (e *agentEditor) Document(_ context.Context, path string) (string, bool, error) {
+	text, _, open := e.s.document(path)
+	return text, open, nil
+}
+
+// workspaceEdit is a WorkspaceEdit whose documentChanges mix CreateFile
+// and TextDocumentEdit, which go.lsp.dev/protocol's type cannot hold.
+type workspaceEdit struct {
+	DocumentChanges []any `json:"documentChanges"`
+}
+
+type applyEditParams struct {
+	Label string        `json:"label"`
+	Edit  workspaceEdit `json:"edit"`
+}
+
+// ApplyEdit sends the edit as workspace/applyEdit, so it lands in the
+// editor's buffer with undo; an editor without workspace.applyEdit gets
+// it written to disk.
+func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error {
+	s := e.s
+	if !s.client.applyEdit {
+		return tools.WriteToDisk(edit)
+	}
+	text, version, open := s.document(edit.Path)
+	u := protocol.DocumentURI(uri.File(edit.Path))
+	var changes []any
+	exists := open
+	if !open {
+		data, err := os.ReadFile(edit.Path)
+		switch {
+		case err == nil:
+			exists, text = true, string(data)
+		case !errors.Is(err, os.ErrNotExist):
+			return err
+		}
+	}
+	if !exists {
+		changes = append(changes, protocol.CreateFile{Kind: "create", URI: u})
+	}
+	var edits []protocol.TextEdit
+	if edit.Whole {
+		edits = []protocol.TextEdit{{Range: protocol.Range{End: endOf(text)}, NewText: edit.Content}}
+	} else {
+		for _, te := range edit.Edits {
+			edits = append(edits, protocol.TextEdit{Range: lspRange(te.Range), NewText: te.NewText})
+		}
+	}
+	id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
+	if open {
+		id.Version = &version
+	}
+	changes = append(changes, protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
+	var res protocol.ApplyWorkspaceEditResponse
+	if err := s.call(ctx, "workspace/applyEdit", applyEditParams{Label: editLabel, Edit: workspaceEdit{DocumentChanges: changes}}, &res); err != nil {
+		return err
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return errors.New("the editor did not apply the edit: " + reason)
+	}
+	return nil
+}
+
+func lspRange(r agent.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+	}
+}
+
+// endOf is the position just past text's last character.
+func endOf(text string) protocol.Position {
+	var line, col uint32
+	for _, r := range text {
+		if r == '\n' {
+			line, col = line+1, 0
+			continue
+		}
+		col++
+		if r >= 0x10000 {
+			col++
+		}
+	}
+	return protocol.Position{Line: line, Character: col}
+}

@@ -1,0 +1,134 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/rx-bridge/rx-bridge/editorui"
+	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// initialize answers the LSP initialize request: it records what the
+// editor can do, picks the workspace, loads the home, and sets up the UI
+// hub, the plugin runtime and agent sessions. Plugins start only after
+// initialized.
+func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
+	var p protocol.InitializeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s.client = parseClientCaps(p.Capabilities)
+	if p.Trace == protocol.TraceVerbose {
+		s.trace.Store(traceVerbose)
+	}
+	ws, err := workspaceRoot(s.opts.Workspace, p)
+	if err != nil {
+		return nil, err
+	}
+	s.workspace = ws
+	home, err := manifest.LoadHome(s.opts.Home)
+	if err != nil {
+		return nil, fmt.Errorf("loading the bridge home: %w", err)
+	}
+	s.home = home
+	for _, w := range home.Warnings {
+		s.log.Warn(w)
+	}
+	s.session = newSessionID()
+	s.hub, err = editorui.NewHub(editorui.Options{
+		Editor:    &editorUI{s: s},
+		Redact:    redact.String,
+		SessionID: s.session,
+		Submit:    s.submitForm,
+		Warn:      func(msg string) { s.log.Warn(msg) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.rt, err = newRuntime(s, home); err != nil {
+		return nil, err
+	}
+	if err := s.newAgent(); err != nil {
+		return nil, err
+	}
+	return s.initializeResult(), nil
+}
+
+// workspaceRoot is --workspace, else the first workspace folder, else
+// rootUri, else rootPath, else the current directory.
+func workspaceRoot(flag string, p protocol.InitializeParams) (string, error) {
+	dir := flag
+	if dir == "" && len(p.WorkspaceFolders) > 0 {
+		dir = uri.URI(p.WorkspaceFolders[0].URI).Filename()
+	}
+	if dir == "" && p.RootURI != "" {
+		dir = uri.URI(p.RootURI).Filename()
+	}
+	if dir == "" {
+		dir = p.RootPath
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", invalidParams("workspace %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+func (s *Server) initializeResult() *protocol.InitializeResult {
+	caps := rxServerCaps{
+		Version:       RxVersion,
+		BridgeVersion: s.opts.Version,
+		ProtocolID:    xprotocol.ProtocolID,
+		ProtocolMajor: xprotocol.ProtocolMajor,
+		Home:          s.home.Dir,
+		Generation:    s.hub.Generation(),
+		Plugins:       []pluginBrief{},
+		Models:        []string{},
+		HookPoints:    []string{},
+	}
+	for _, r := range s.home.Records() {
+		b := pluginBrief{Name: r.Name, Version: r.Version, Enabled: s.home.Enabled(r)}
+		if m, err := manifest.Load(r.Dir()); err == nil {
+			b.Runtime = m.Runtime != nil
+		}
+		caps.Plugins = append(caps.Plugins, b)
+	}
+	for _, m := range s.rt.catalog(nil).Models() {
+		caps.Models = append(caps.Models, m.Ref)
+	}
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync:       protocol.TextDocumentSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
+			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: commands},
+			Experimental:           map[string]any{"rxBridge": caps},
+		},
+		ServerInfo: &protocol.ServerInfo{Name: "rx-bridge", Version: s.opts.Version},
+	}
+}
+
+// rawJSON marshals v for a trace or a log; it never fails loudly.
+func rawJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}

@@ -1,0 +1,118 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// lmChatParams is rx/lm/chat (EDITOR_PROTOCOL.md §4.2).
+type lmChatParams struct {
+	RequestID string                        `json:"requestId"`
+	Model     string                        `json:"model"`
+	Effort    string                        `json:"effort"`
+	Messages  []protocol.ProviderMessage    `json:"messages"`
+	Tools     []protocol.ProviderToolSchema `json:"tools"`
+	MaxTokens int                           `json:"maxTokens"`
+}
+
+type lmChunk struct {
+	RequestID string                 `json:"requestId"`
+	Chunk     protocol.ProviderChunk `json:"chunk"`
+}
+
+type lmChatResult struct {
+	Text         string                      `json:"text"`
+	Reasoning    string                      `json:"reasoning"`
+	ToolCalls    []protocol.ProviderToolCall `json:"toolCalls"`
+	Usage        protocol.ProviderUsage      `json:"usage"`
+	FinishReason string                      `json:"finishReason"`
+}
+
+// lmChat serves rx/lm/chat: one raw streamed completion, no hook points.
+// Chunks go out as rx/lm/chunk to editors that consume them; after a
+// cancellation none follows.
+func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
+	var p lmChatParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Model == "" {
+		return nil, invalidParams("rx/lm/chat needs a model")
+	}
+	if p.Messages == nil {
+		p.Messages = []protocol.ProviderMessage{}
+	}
+	g, release := s.rt.mgr.Acquire()
+	defer release()
+	cat := s.rt.catalog(g)
+	m, err := cat.Lookup(p.Model)
+	if err != nil {
+		return nil, err
+	}
+	body := protocol.ProviderRequest{MaxTokens: p.MaxTokens, Messages: p.Messages, Tools: p.Tools}
+	if err := body.Validate(); err != nil {
+		return nil, invalidParams("rx/lm/chat: %v", err)
+	}
+	plugin := ""
+	if m.Origin.Kind == providers.OriginPlugin {
+		plugin = m.Origin.ID
+		s.traceFrame(plugin, dirOut, protocol.MethodStreamOpen, map[string]any{"providerRef": p.Model, "effort": p.Effort, "request": body})
+	}
+	st, err := cat.Open(ctx, p.Model, p.Effort, body)
+	if err != nil {
+		return nil, s.lmError(ctx, err)
+	}
+	defer st.Close()
+	var a providers.Assembler
+	for {
+		ch, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, s.lmError(ctx, err)
+		}
+		if err := a.Add(ch); err != nil {
+			return nil, s.lmError(ctx, err)
+		}
+		if plugin != "" {
+			s.traceFrame(plugin, dirIn, protocol.MethodStreamChunk, ch)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if s.client.lmChat() {
+			s.notify("rx/lm/chunk", lmChunk{RequestID: p.RequestID, Chunk: ch})
+		}
+	}
+	r := a.Response()
+	out := lmChatResult{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls}
+	if out.ToolCalls == nil {
+		out.ToolCalls = []protocol.ProviderToolCall{}
+	}
+	if r.Usage != nil {
+		out.Usage = *r.Usage
+		out.FinishReason = r.Usage.FinishReason
+	}
+	if out.FinishReason == "" {
+		out.FinishReason = "stop"
+	}
+	return out, nil
+}
+
+// lmError keeps a cancellation a cancellation, and makes every provider
+// failure a -32000 with its reason and the redacted message.
+func (s *Server) lmError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if protocol.ReasonOf(err) == "" {
+		err = protocol.NewError(protocol.ReasonProviderFailed, redact.String(err.Error()))
+	}
+	return err
+}

@@ -1,0 +1,287 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/bridge/internal/lspframe"
+	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// Options configure one serve run.
+type Options struct {
+	// Home is the bridge home (RX_BRIDGE_HOME). Required.
+	Home string
+	// Workspace overrides the workspace root the editor names.
+	Workspace string
+	// Version is the program version shown in serverInfo.
+	Version string
+	// Builtins adds the built-in providers configured in cfg to cat and
+	// returns their release; nil means none. It runs once per generation,
+	// so a reload also picks up config.toml changes.
+	Builtins func(cfg *manifest.Config, cat *providers.Catalog) (release func(), err error)
+	// Logger receives diagnostics for stderr; nil discards them.
+	Logger *slog.Logger
+	// ExitBudget bounds the shutdown of every plugin when the editor goes
+	// away without shutdown (stdin closed, a signal); default 1.5 s, so
+	// the bridge is gone within 2 s.
+	ExitBudget time.Duration
+	// MaxFrame is the largest inbound LSP body (default 64 MiB).
+	MaxFrame int
+}
+
+// Exit statuses of Serve.
+const (
+	ExitOK     = 0 // exit after shutdown
+	ExitNoShut = 1 // exit without shutdown, the editor gone, or a fatal error
+)
+
+// Server is one editor connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	conn jsonrpc2.Conn
+	life lifecycle
+
+	ctx    context.Context // ends when the connection is torn down
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // request handlers and background work
+
+	// Set by initialize.
+	client    clientCaps
+	home      *manifest.Home
+	workspace string
+	session   string // the hub's session id, the one every sidecar is told
+	hub       *editorui.Hub
+	rt        *runtime
+	agent     *agent.Agent
+
+	inflight inflight
+	docs     documents
+	trace    atomic.Int32
+	progress atomic.Int64
+	turns    turnGate
+	chat     chatText
+
+	exit     chan int
+	teardown sync.Once
+}
+
+// Serve runs the LSP server on in/out until exit, the end of in, or ctx
+// (a signal), and returns the process exit status. Every plugin is shut
+// down before it returns.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.ExitBudget <= 0 {
+		opts.ExitBudget = 1500 * time.Millisecond
+	}
+	s := &Server{opts: opts, exit: make(chan int, 1)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.log = slog.New(&editorLog{s: s, next: opts.Logger.Handler()})
+	s.docs.init()
+	s.inflight.init()
+	s.turns.init()
+	stream := lspframe.New(in, out, func() error {
+		if c, ok := in.(io.Closer); ok {
+			return c.Close()
+		}
+		return nil
+	}, lspframe.Options{MaxBody: opts.MaxFrame})
+	s.conn = jsonrpc2.NewConn(stream)
+	s.conn.Go(s.ctx, s.handle)
+
+	code := ExitNoShut
+	select {
+	case code = <-s.exit:
+		s.stop(opts.ExitBudget * 2)
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+			opts.Logger.Warn("editor connection ended", "err", err)
+		}
+		if s.life.shutDown() {
+			code = ExitOK
+		}
+		s.stop(opts.ExitBudget)
+	case <-ctx.Done():
+		if s.life.shutDown() {
+			code = ExitOK
+		}
+		s.stop(opts.ExitBudget)
+	}
+	_ = s.conn.Close()
+	return code
+}
+
+// stop ends everything the server runs: open requests are cancelled,
+// agent sessions closed, every plugin shut down. It waits at most budget;
+// sidecars still running then die with the process (the host starts them
+// with a parent-death signal).
+func (s *Server) stop(budget time.Duration) {
+	s.teardown.Do(func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.shutdownAll()
+			s.cancel()
+			s.wg.Wait()
+		}()
+		select {
+		case <-done:
+		case <-time.After(budget):
+			s.opts.Logger.Warn("plugins did not shut down in time; exiting anyway", "budget", budget)
+			s.cancel()
+		}
+	})
+}
+
+// shutdownAll cancels open requests, closes sessions, the UI hub and
+// every plugin generation. It is safe to call more than once.
+func (s *Server) shutdownAll() {
+	s.inflight.cancelAll()
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ExitBudget)
+	defer cancel()
+	if s.agent != nil {
+		if err := s.agent.Close(ctx); err != nil {
+			s.opts.Logger.Warn("closing agent sessions", "err", err)
+		}
+	}
+	if s.hub != nil {
+		s.hub.Close()
+	}
+	if s.rt != nil {
+		s.rt.close()
+	}
+}
+
+// handle is the connection's handler. It runs on the read loop, so it
+// never blocks: notifications that must keep their order (document
+// changes, cancellation) are applied here; every request runs on its own
+// goroutine and may wait on the editor (a quick-pick) without stalling
+// anything else.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	call, isCall := req.(*jsonrpc2.Call)
+	if !isCall {
+		s.notification(req.Method(), req.Params())
+		return nil
+	}
+	method := req.Method()
+	if err := s.life.admit(method); err != nil {
+		return reply(s.ctx, nil, err)
+	}
+	h, ok := requests[method]
+	if !ok {
+		return reply(s.ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method))
+	}
+	if method == "initialize" {
+		// Synchronous: nothing may run before its answer is out.
+		res, err := s.initialize(s.ctx, req.Params())
+		return reply(s.ctx, res, wireError(err))
+	}
+	rctx, done := s.inflight.add(s.ctx, call.ID(), method)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer done()
+		res, err := h(s, rctx, req.Params())
+		if err == nil && rctx.Err() != nil && method != "shutdown" {
+			err = rctx.Err()
+		}
+		if rerr := reply(s.ctx, res, wireError(err)); rerr != nil {
+			s.opts.Logger.Debug("reply failed", "method", method, "err", rerr)
+		}
+	}()
+	return nil
+}
+
+// handler serves one request.
+type handler func(s *Server, ctx context.Context, params []byte) (any, error)
+
+// requests maps every request method the bridge serves.
+var requests = map[string]handler{
+	"initialize":               nil, // handled synchronously in handle
+	"shutdown":                 (*Server).shutdown,
+	"workspace/executeCommand": (*Server).executeCommand,
+	"rx/actions":               (*Server).actions,
+	"rx/plugins":               (*Server).plugins,
+	"rx/models":                (*Server).models,
+	"rx/lm/chat":               (*Server).lmChat,
+	"rx/ui/submit":             (*Server).uiSubmit,
+	"rx/session/new":           (*Server).sessionNew,
+	"rx/session/prompt":        (*Server).sessionPrompt,
+	"rx/session/setModel":      (*Server).sessionSetModel,
+	"rx/session/list":          (*Server).sessionList,
+	"rx/session/load":          (*Server).sessionLoad,
+	"rx/session/close":         (*Server).sessionClose,
+	"rx/session/delete":        (*Server).sessionDelete,
+}
+
+// notification applies one notification in arrival order. Before
+// initialize only exit counts; unknown notifications are ignored, as LSP
+// says.
+func (s *Server) notification(method string, params []byte) {
+	if method == "exit" {
+		code := ExitNoShut
+		if s.life.shutDown() {
+			code = ExitOK
+		}
+		select {
+		case s.exit <- code:
+		default:
+		}
+		return
+	}
+	if !s.life.initialized() || s.life.shutDown() {
+		return
+	}
+	switch method {
+	case "initialized":
+		s.background(s.startPlugins)
+	case "$/cancelRequest":
+		s.cancelRequest(params)
+	case "$/setTrace":
+		s.setTrace(params)
+	case "textDocument/didOpen":
+		s.didOpen(params)
+	case "textDocument/didChange":
+		s.didChange(params)
+	case "textDocument/didClose":
+		s.didClose(params)
+	case "rx/session/cancel":
+		s.sessionCancel(params)
+	}
+}
+
+// background runs fn on a goroutine the server waits for at teardown.
+func (s *Server) background(fn func(ctx context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn(s.ctx)
+	}()
+}
+
+// shutdown answers the LSP shutdown request once every plugin is down.
+func (s *Server) shutdown(context.Context, []byte) (any, error) {
+	s.shutdownAll()
+	return nil, nil
+}
+
+func newSessionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "rx-" + hex.EncodeToString(b[:])
+}

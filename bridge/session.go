@@ -1,0 +1,236 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+)
+
+func (s *Server) newAgent() error {
+	a, err := agent.NewAgent(agent.Options{
+		Home:     s.home.Dir,
+		Config:   s.home.Config,
+		Runtime:  s.rt.mgr,
+		Models:   s.rt.models,
+		Editor:   &agentEditor{s: s},
+		OnUpdate: s.onUpdate,
+		Logger:   s.log,
+	})
+	s.agent = a
+	return err
+}
+
+// chatText collects each session's answer of the running turn, for the
+// prompt's result.
+type chatText struct {
+	mu   sync.Mutex
+	text map[string]*strings.Builder
+}
+
+func (c *chatText) start(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.text == nil {
+		c.text = map[string]*strings.Builder{}
+	}
+	c.text[id] = &strings.Builder{}
+}
+
+func (c *chatText) add(id, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.text[id]; b != nil {
+		b.WriteString(text)
+	}
+}
+
+func (c *chatText) take(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.text[id]
+	delete(c.text, id)
+	if b == nil {
+		return ""
+	}
+	return b.String()
+}
+
+// onUpdate forwards a session's updates to the editor in order.
+func (s *Server) onUpdate(id string, u agent.Update) {
+	if u.Kind == agent.UpdateAgentMessage {
+		s.chat.add(id, u.Text)
+	}
+	if !s.client.sessionUpdates() {
+		return
+	}
+	if body := wireUpdate(u); body != nil {
+		s.notify("rx/session/update", sessionUpdate{SessionID: id, Update: body})
+	}
+}
+
+type sessionRef struct {
+	SessionID string `json:"sessionId"`
+	Model     string `json:"model,omitempty"`
+}
+
+func (s *Server) openSession(raw []byte) (*agent.Session, error) {
+	var p sessionRef
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q (rx/session/load reopens a stored one)", p.SessionID)
+	}
+	return sess, nil
+}
+
+func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
+	var p struct {
+		Model string `json:"model"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.agent.New(ctx, s.workspace, p.Model)
+	if err != nil {
+		return nil, sessionError(err)
+	}
+	return sessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
+}
+
+type promptResult struct {
+	StopReason agent.StopReason `json:"stopReason"`
+	Text       string           `json:"text"`
+}
+
+// sessionPrompt runs one turn; $/cancelRequest (or rx/session/cancel)
+// ends it as cancelled.
+func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Prompt    string `json:"prompt"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	s.turns.begin()
+	defer s.turns.end()
+	done := s.beginProgress("Reasonix: " + sess.Model())
+	s.chat.start(sess.ID())
+	res, err := sess.Prompt(ctx, p.Prompt)
+	text := s.chat.take(sess.ID())
+	if err != nil {
+		done("failed")
+		if errors.Is(err, context.Canceled) {
+			return promptResult{StopReason: agent.StopCancelled, Text: text}, nil
+		}
+		return nil, domainError(err)
+	}
+	if res.Block != nil {
+		reason := "extension " + res.Block.Plugin + " blocked " + string(res.Block.Point)
+		if res.Block.Reason != "" {
+			reason += ": " + res.Block.Reason
+		}
+		s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: reason})
+		text = reason
+	}
+	done(string(res.Stop))
+	return promptResult{StopReason: res.Stop, Text: text}, nil
+}
+
+func (s *Server) sessionCancel(raw []byte) {
+	sess, err := s.openSession(raw)
+	if err == nil {
+		sess.Cancel()
+	}
+}
+
+func (s *Server) sessionSetModel(_ context.Context, raw []byte) (any, error) {
+	var p sessionRef
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	if err := sess.SetModel(p.Model); err != nil {
+		return nil, sessionError(err)
+	}
+	return struct{}{}, nil
+}
+
+type sessionInfo struct {
+	SessionID string    `json:"sessionId"`
+	Title     string    `json:"title"`
+	Model     string    `json:"model"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+func (s *Server) sessionList(context.Context, []byte) (any, error) {
+	infos, err := s.agent.List(s.workspace)
+	if err != nil {
+		return nil, err
+	}
+	out := []sessionInfo{}
+	for _, i := range infos {
+		out = append(out, sessionInfo{SessionID: i.ID, Title: i.Title, Model: i.Model, UpdatedAt: i.Updated.UTC()})
+	}
+	return map[string]any{"sessions": out}, nil
+}
+
+func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
+	var p sessionRef
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.agent.Load(ctx, p.SessionID)
+	if err != nil {
+		return nil, sessionError(err)
+	}
+	return sessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
+}
+
+func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
+	sess, err := s.openSession(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
+	var p sessionRef
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
+		return nil, sessionError(err)
+	}
+	return struct{}{}, nil
+}
+
+// sessionError makes the registry's and the catalog's refusals -32602 and
+// keeps a plugin's failure a -32000.
+func sessionError(err error) error {
+	switch {
+	case errors.Is(err, agent.ErrNoSession), errors.Is(err, agent.ErrSessionOpen), errors.Is(err, agent.ErrBusy), errors.Is(err, agent.ErrSessionClosed):
+		return invalidParams("%s", err.Error())
+	case protocol.ReasonOf(err) != "":
+		return domainError(err)
+	}
+	return err
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/rx-bridge/rx-bridge/bridge"
+	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// runServe is `rx-bridge serve [--workspace DIR] [--home DIR]`: the LSP
+// server an editor launches, on stdin and stdout. SIGINT and SIGTERM end it
+// like a closed stdin: every plugin is shut down first.
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	flags := flag.NewFlagSet("serve", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	workspace := flags.String("workspace", "", "workspace root (default: the editor's first workspace folder)")
+	homeFlag := flags.String("home", "", "bridge home (default $RX_BRIDGE_HOME, else $XDG_CONFIG_HOME/rx-bridge, else ~/.config/rx-bridge)")
+	verbose := flags.Bool("v", false, "log debug diagnostics to stderr")
+	if err := flags.Parse(args); err != nil {
+		return exitUsage
+	}
+	if flags.NArg() != 0 {
+		fmt.Fprintf(stderr, "rx-bridge serve: unexpected argument %q\n", flags.Arg(0))
+		return exitUsage
+	}
+	home := *homeFlag
+	if home == "" {
+		h, err := manifest.ResolveHome(getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "rx-bridge serve: %v\n", err)
+			return 1
+		}
+		home = h
+	}
+	home, err := filepath.Abs(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "rx-bridge serve: %v\n", err)
+		return 1
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return bridge.Serve(ctx, stdin, stdout, bridge.Options{
+		Home:      home,
+		Workspace: *workspace,
+		Version:   version,
+		Builtins:  addBuiltins(home),
+		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	})
+}
+
+// addBuiltins adds the [[providers.openai]] servers of the home's
+// config.toml to cat, exactly as the one-shot verbs do, and returns their
+// release.
+func addBuiltins(home string) func(*manifest.Config, *providers.Catalog) (func(), error) {
+	return func(cfg *manifest.Config, cat *providers.Catalog) (func(), error) {
+		rt := &hostRuntime{catalog: cat}
+		err := rt.addBuiltins(cfg, filepath.Join(home, manifest.ConfigFile))
+		return rt.Close, err
+	}
+}
