@@ -264,6 +264,10 @@ func (ps *ProviderStream) onEnd(p *protocol.StreamEndParams) {
 		}
 		return
 	}
+	if delivered := ps.next - 1; p.LastSeq < delivered {
+		ps.failLocked(ps.interrupted("stream/end lastSeq %d is below chunk %d, already delivered", p.LastSeq, delivered), false)
+		return
+	}
 	for seq := range ps.pending {
 		if seq > p.LastSeq {
 			ps.failLocked(ps.interrupted("chunk %d is beyond stream/end lastSeq %d", seq, p.LastSeq), false)
