@@ -7,9 +7,9 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate examples vscode-test vsix
+.PHONY: test check fmt-check vet staticcheck gotest build fuzz bench generate examples vscode-test vsix nvim-test
 
-test: check gotest vscode-test
+test: check gotest vscode-test nvim-test
 
 check: fmt-check vet staticcheck
 
@@ -64,3 +64,8 @@ vscode-test:
 # The extension package: vscode-client/dist/rx-bridge.vsix.
 vsix:
 	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm run vsix
+
+# The Neovim plugin (nvim/): headless tests against a scripted bridge;
+# fetches Neovim 0.10 once into ~/.cache/rx-bridge-nvim (nvim/scripts/fetch-nvim.sh).
+nvim-test:
+	GO=$(GO) nvim/scripts/test.sh unit

@@ -1,0 +1,373 @@
+-- Plugin actions (/<plugin>:<action>), reload, and the plugins and models
+-- views. Everything here runs in a coroutine (async.run).
+local async = require("rx_bridge.async")
+local client_mod = require("rx_bridge.client")
+local state = require("rx_bridge.state")
+local text = require("rx_bridge.text")
+
+local M = {}
+
+-- How long an action waits for the first generation (plugins starting).
+local FIRST_GENERATION_TIMEOUT = 15000
+
+local function err_text(err)
+  local msg = text.clean(type(err) == "table" and err.message or tostring(err))
+  local reason = type(err) == "table" and type(err.data) == "table" and err.data.reason
+  if type(reason) == "string" and reason ~= "" then
+    msg = msg .. " (" .. text.line(reason) .. ")"
+  end
+  return msg
+end
+M.err_text = err_text
+
+local function fail(msg)
+  vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
+end
+
+--- Accepts "/hello:greet", "hello:greet".
+function M.normalize(name)
+  if type(name) ~= "string" then
+    return nil
+  end
+  if not vim.startswith(name, "/") then
+    name = "/" .. name
+  end
+  if not name:match("^/[%w._-]+:[a-z0-9-]+$") then
+    return nil
+  end
+  return name
+end
+
+--- The client and state of the current root, initialized, with the first
+--- generation up (waits for it). Returns client, st or nil after notifying.
+function M.ready(opts)
+  opts = opts or {}
+  local c, st = client_mod.ready(opts.root)
+  if not c then
+    fail(st)
+    return nil
+  end
+  if opts.generation ~= false and st.generation == 0 then
+    if not state.wait_generation(st, opts.timeout or FIRST_GENERATION_TIMEOUT) then
+      fail("the plugins have not started yet (generation 0); see :Rx log")
+      return nil
+    end
+  end
+  return c, st
+end
+
+--- Fetches rx/actions; updates the cache. Returns the list or nil.
+function M.fetch(c, st)
+  local err, res = async.request(c, "rx/actions", vim.empty_dict())
+  if err then
+    fail("rx/actions failed: " .. err_text(err))
+    return nil
+  end
+  if type(res) ~= "table" then
+    return {}
+  end
+  state.bump(st, res.generation)
+  if type(res.generation) ~= "number" or res.generation >= st.generation then
+    st.actions = type(res.actions) == "table" and res.actions or {}
+  end
+  return st.actions
+end
+
+function M.run_with(c, name, args)
+  local arguments = { name }
+  if args and next(args) then
+    arguments[2] = args
+  end
+  local err, res = async.request(c, "workspace/executeCommand", { command = "rx.runAction", arguments = arguments })
+  if err then
+    fail(err_text(err))
+    return false
+  end
+  if type(res) == "table" and type(res.message) == "string" and res.message ~= "" then
+    vim.notify(text.clean(res.message), vim.log.levels.INFO, { title = "rx-bridge" })
+  end
+  return true
+end
+
+--- :Rx /plugin:action [key=value ...]
+function M.run(name, args)
+  async.run(function()
+    local n = M.normalize(name)
+    if not n then
+      fail(("%q is not an action name; actions look like /<plugin>:<action> (:Rx actions lists them)"):format(tostring(name)))
+      return
+    end
+    local c = M.ready()
+    if c then
+      M.run_with(c, n, args)
+    end
+  end)
+end
+
+--- Runs an action on a given client (card actions).
+function M.run_on(client_id, name)
+  async.run(function()
+    local c = vim.lsp.get_client_by_id(client_id)
+    if not c then
+      fail("the bridge of this card is gone")
+      return
+    end
+    M.run_with(c, name)
+  end)
+end
+
+function M.label(a)
+  local label = text.line(a.label)
+  local name = text.line(a.name)
+  if label == "" then
+    return name
+  end
+  return label .. "  " .. name
+end
+
+--- :Rx actions
+function M.pick()
+  async.run(function()
+    local c, st = M.ready()
+    if not c then
+      return
+    end
+    local list = M.fetch(c, st)
+    if not list then
+      return
+    end
+    if #list == 0 then
+      vim.notify("rx-bridge: no plugin declares an action", vim.log.levels.INFO)
+      return
+    end
+    local choice = async.exclusive(function()
+      return require("rx_bridge.ui").select(list, {
+        prompt = "Reasonix action",
+        kind = "rx_bridge.action",
+        format_item = M.label,
+      })
+    end)
+    if choice then
+      M.run_with(c, choice.name)
+    end
+  end)
+end
+
+--- Action names for completion: the cached list of the current root's
+--- bridge (asked once, briefly, when nothing is cached yet).
+function M.names()
+  local c = client_mod.current()
+  if not c then
+    c = client_mod.ensure()
+    if not c then
+      return {}
+    end
+  end
+  local st = state.get(c.id)
+  if not st then
+    return {}
+  end
+  if #st.actions == 0 and st.initialized then
+    local compat = require("rx_bridge.compat")
+    local res = compat.request_sync(c, "rx/actions", vim.empty_dict(), 1000)
+    if res and res.result and type(res.result.actions) == "table" then
+      state.bump(st, res.result.generation)
+      st.actions = res.result.actions
+    end
+  end
+  local out = {}
+  for _, a in ipairs(st.actions) do
+    if type(a.name) == "string" then
+      out[#out + 1] = a.name
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+--- :Rx reload
+function M.reload()
+  async.run(function()
+    local c, st = M.ready({ generation = false })
+    if not c then
+      return
+    end
+    local err, res = async.request(c, "workspace/executeCommand", { command = "rx.reload", arguments = {} })
+    if err then
+      fail("reload failed: " .. err_text(err))
+      return
+    end
+    res = type(res) == "table" and res or {}
+    state.bump(st, res.generation)
+    local warnings = type(res.warnings) == "table" and res.warnings or {}
+    vim.notify(("rx-bridge: plugins reloaded (generation %s%s)"):format(
+      tostring(res.generation), #warnings > 0 and (", " .. #warnings .. " warnings") or ""), vim.log.levels.INFO)
+    for _, w in ipairs(warnings) do
+      vim.notify("rx-bridge: " .. text.clean(w), vim.log.levels.WARN)
+    end
+  end)
+end
+
+local function yesno(b)
+  return b and "yes" or "no"
+end
+
+--- The lines of :Rx plugins.
+function M.plugin_lines(res, st)
+  local lines = {
+    ("rx-bridge plugins for %s (generation %d)"):format(st.root, st.generation),
+    "",
+  }
+  local plugins = type(res) == "table" and type(res.plugins) == "table" and res.plugins or {}
+  if #plugins == 0 then
+    lines[#lines + 1] = "No plugins installed in " .. text.line(st.info.home or "the bridge home") .. "."
+  end
+  for _, p in ipairs(plugins) do
+    local head = text.line(p.name)
+    if p.version and p.version ~= "" then
+      head = head .. " " .. text.line(p.version)
+    end
+    lines[#lines + 1] = head
+    if p.description and p.description ~= "" then
+      lines[#lines + 1] = "  " .. text.line(p.description)
+    end
+    lines[#lines + 1] = ("  enabled: %s   running: %s   generation: %s"):format(
+      yesno(p.enabled), yesno(p.running), tostring(p.generation))
+    lines[#lines + 1] = "  manifest: " .. text.line(p.manifestKind)
+    if p.source and p.source ~= "" then
+      lines[#lines + 1] = "  source: " .. text.line(p.source)
+    end
+    lines[#lines + 1] = "  root: " .. text.line(p.root)
+    if type(p.runtime) == "table" then
+      local r = p.runtime
+      local cmdline = text.line(r.command)
+      if type(r.args) == "table" and #r.args > 0 then
+        local args = {}
+        for _, a in ipairs(r.args) do
+          args[#args + 1] = text.line(a)
+        end
+        cmdline = cmdline .. " " .. table.concat(args, " ")
+      end
+      lines[#lines + 1] = "  runtime: " .. cmdline
+    else
+      lines[#lines + 1] = "  runtime: none"
+    end
+    if type(p.trust) == "string" and p.trust ~= "" then
+      for _, l in ipairs(text.lines(p.trust)) do
+        lines[#lines + 1] = "  | " .. l
+      end
+    end
+    if p.error and p.error ~= "" then
+      lines[#lines + 1] = "  error: " .. text.line(p.error)
+    end
+    lines[#lines + 1] = ""
+  end
+  return lines
+end
+
+--- :Rx plugins
+function M.plugins()
+  async.run(function()
+    local c, st = M.ready({ generation = false })
+    if not c then
+      return
+    end
+    local err, res = async.request(c, "rx/plugins", vim.empty_dict())
+    if err then
+      fail("rx/plugins failed: " .. err_text(err))
+      return
+    end
+    require("rx_bridge.view").scratch("plugins", M.plugin_lines(res, st), { filetype = "rxbridgeplugins" })
+  end)
+end
+
+--- Fetches rx/models (cached per generation). Returns the result or nil.
+function M.fetch_models(c, st)
+  local err, res = async.request(c, "rx/models", vim.empty_dict())
+  if err then
+    fail("rx/models failed: " .. err_text(err))
+    return nil
+  end
+  st.models = type(res) == "table" and res or { models = {} }
+  return st.models
+end
+
+--- Model refs for completion.
+function M.model_refs()
+  local c = client_mod.current()
+  local st = c and state.get(c.id)
+  if not st then
+    return {}
+  end
+  if not st.models and st.initialized then
+    local res = require("rx_bridge.compat").request_sync(c, "rx/models", vim.empty_dict(), 1000)
+    if res and type(res.result) == "table" then
+      st.models = res.result
+    end
+  end
+  local out = {}
+  local models = st.models and st.models.models or {}
+  for _, m in ipairs(models) do
+    if type(m.ref) == "string" then
+      out[#out + 1] = m.ref
+    end
+  end
+  if #out == 0 and type(st.info.models) == "table" then
+    for _, r in ipairs(st.info.models) do
+      if type(r) == "string" then
+        out[#out + 1] = r
+      end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+function M.model_lines(res)
+  local lines = { "Models (<CR> opens a chat with the one under the cursor)", "" }
+  local rows = {}
+  for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
+    local origin = type(m.origin) == "table" and (text.line(m.origin.kind) .. (m.origin.id and (" " .. text.line(m.origin.id)) or "")) or ""
+    local caps = {}
+    if m.tools then caps[#caps + 1] = "tools" end
+    if m.vision then caps[#caps + 1] = "vision" end
+    if m.reasoning then caps[#caps + 1] = "reasoning" end
+    local line = ("%s %s"):format(m.ref == res.default and "*" or " ", text.line(m.ref))
+    local extra = {}
+    if m.displayName and m.displayName ~= "" then extra[#extra + 1] = text.line(m.displayName) end
+    if origin ~= "" then extra[#extra + 1] = origin end
+    if type(m.contextWindow) == "number" and m.contextWindow > 0 then extra[#extra + 1] = ("context %d"):format(m.contextWindow) end
+    if #caps > 0 then extra[#extra + 1] = table.concat(caps, ",") end
+    if #extra > 0 then line = line .. "  (" .. table.concat(extra, "; ") .. ")" end
+    lines[#lines + 1] = line
+    rows[#lines] = m.ref
+  end
+  if vim.tbl_isempty(rows) then
+    lines[#lines + 1] = "No models."
+  end
+  return lines, rows
+end
+
+--- :Rx models
+function M.models()
+  async.run(function()
+    local c, st = M.ready()
+    if not c then
+      return
+    end
+    local res = M.fetch_models(c, st)
+    if not res then
+      return
+    end
+    local lines, rows = M.model_lines(res)
+    local buf = require("rx_bridge.view").scratch("models", lines, { filetype = "rxbridgemodels" })
+    vim.keymap.set("n", "<CR>", function()
+      local ref = rows[vim.api.nvim_win_get_cursor(0)[1]]
+      if ref then
+        require("rx_bridge.chat").open(ref)
+      end
+    end, { buffer = buf, desc = "chat with this model" })
+  end)
+end
+
+return M

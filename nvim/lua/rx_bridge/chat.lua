@@ -1,0 +1,452 @@
+-- :RxChat: an agent session (rx/session/*) in a prompt buffer. The prompt
+-- line is the last line; the answer streams in above it with tool calls and
+-- permission questions inline. <CR> sends, <C-c> cancels the running turn.
+local async = require("rx_bridge.async")
+local config = require("rx_bridge.config")
+local log = require("rx_bridge.log")
+local text = require("rx_bridge.text")
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("rx_bridge.chat")
+local PROMPT = "> "
+
+-- "<client_id>\0<sessionId>" -> chat
+M.chats = {}
+local counter = 0
+
+local function key(client_id, session_id)
+  return tostring(client_id) .. "\0" .. tostring(session_id)
+end
+
+local function set_hl()
+  local links = {
+    RxBridgeChatMeta = "Comment",
+    RxBridgeChatTool = "Special",
+    RxBridgeChatThought = "Comment",
+    RxBridgeChatNotice = "WarningMsg",
+    RxBridgeChatError = "ErrorMsg",
+    RxBridgeChatPermission = "Question",
+  }
+  for group, link in pairs(links) do
+    vim.api.nvim_set_hl(0, group, { link = link, default = true })
+  end
+end
+
+local function valid(chat)
+  return chat.buf and vim.api.nvim_buf_is_valid(chat.buf)
+end
+
+-- Row (0-based) of the prompt line, the buffer's last.
+local function prompt_row(chat)
+  return vim.api.nvim_buf_line_count(chat.buf) - 1
+end
+
+local function highlight(chat, first, last, group)
+  if not group then
+    return
+  end
+  for row = first, last do
+    vim.api.nvim_buf_set_extmark(chat.buf, ns, row, 0, { end_row = row + 1, end_col = 0, hl_group = group })
+  end
+end
+
+local function mark(chat, row, id)
+  return vim.api.nvim_buf_set_extmark(chat.buf, ns, row, 0, { id = id, right_gravity = true })
+end
+
+local function mark_row(chat, id)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(chat.buf, ns, id, {})
+  return pos[1]
+end
+
+local function scroll(chat)
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    if win ~= vim.api.nvim_get_current_win() or vim.fn.mode() ~= "i" then
+      pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(chat.buf), 0 })
+    end
+  end
+end
+
+--- Inserts whole lines above the prompt; returns their first row.
+local function out(chat, lines, group)
+  if not valid(chat) then
+    return nil
+  end
+  chat.stream = nil
+  local row = prompt_row(chat)
+  vim.api.nvim_buf_set_lines(chat.buf, row, row, false, lines)
+  highlight(chat, row, row + #lines - 1, group)
+  vim.bo[chat.buf].modified = false
+  scroll(chat)
+  return row
+end
+
+--- Appends streamed text of a kind ("answer", "thought") above the prompt.
+local function stream(chat, kind, s)
+  if not valid(chat) or s == "" then
+    return
+  end
+  local pieces = text.lines(s)
+  local prefix = kind == "thought" and "· " or ""
+  if chat.stream and chat.stream.kind == kind then
+    local row = mark_row(chat, chat.stream.mark)
+    local current = vim.api.nvim_buf_get_lines(chat.buf, row, row + 1, false)[1] or ""
+    pieces[1] = current .. pieces[1]
+    for i = 2, #pieces do
+      pieces[i] = prefix .. pieces[i]
+    end
+    vim.api.nvim_buf_set_lines(chat.buf, row, row + 1, false, pieces)
+    if kind == "thought" then
+      highlight(chat, row, row + #pieces - 1, "RxBridgeChatThought")
+    end
+    chat.stream.mark = mark(chat, row + #pieces - 1, chat.stream.mark)
+  else
+    for i = 1, #pieces do
+      pieces[i] = prefix .. pieces[i]
+    end
+    local row = out(chat, pieces, kind == "thought" and "RxBridgeChatThought" or nil)
+    chat.stream = { kind = kind, mark = mark(chat, row + #pieces - 1) }
+  end
+  vim.bo[chat.buf].modified = false
+  scroll(chat)
+end
+
+local function tool_line(t)
+  return ("⚙ %s%s [%s]"):format(t.title, t.kind ~= "" and (" (" .. t.kind .. ")") or "", t.status)
+end
+
+local function content_text(content)
+  local parts = {}
+  if type(content) ~= "table" then
+    return ""
+  end
+  for _, c in ipairs(content) do
+    if type(c) == "table" then
+      local inner = c.content
+      if type(inner) == "table" and inner.type == "text" then
+        parts[#parts + 1] = text.clean(inner.text)
+      elseif c.type == "text" then
+        parts[#parts + 1] = text.clean(c.text)
+      elseif c.type == "diff" and c.path then
+        parts[#parts + 1] = "diff " .. text.line(c.path)
+      end
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+local function on_tool_call(chat, u)
+  local id = text.line(u.toolCallId)
+  local t = chat.tools[id]
+  if not t then
+    t = { title = text.line(u.title), kind = text.line(u.kind), status = text.line(u.status or "pending"), preview = 0 }
+    chat.tools[id] = t
+    local row = out(chat, { tool_line(t) }, "RxBridgeChatTool")
+    t.mark = mark(chat, row)
+    return
+  end
+  if u.title then t.title = text.line(u.title) end
+  if u.kind then t.kind = text.line(u.kind) end
+  if u.status then t.status = text.line(u.status) end
+  local row = mark_row(chat, t.mark)
+  local lines = { tool_line(t) }
+  local body = content_text(u.content)
+  local n = config.values.chat.tool_output_lines
+  if body ~= "" and n > 0 then
+    local blines = text.lines(body)
+    for i = 1, math.min(n, #blines) do
+      lines[#lines + 1] = "    " .. blines[i]
+    end
+    if #blines > n then
+      lines[#lines + 1] = ("    … %d more lines"):format(#blines - n)
+    end
+  else
+    -- Keep the preview an earlier update showed.
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, row + 1, row + 1 + t.preview, false)) do
+      lines[#lines + 1] = l
+    end
+  end
+  vim.api.nvim_buf_set_lines(chat.buf, row, row + 1 + t.preview, false, lines)
+  t.mark = mark(chat, row, t.mark)
+  t.preview = #lines - 1
+  highlight(chat, row, row, "RxBridgeChatTool")
+  highlight(chat, row + 1, row + #lines - 1, "RxBridgeChatMeta")
+  chat.stream = nil
+  vim.bo[chat.buf].modified = false
+end
+
+--- rx/session/update
+function M.on_update(client_id, params)
+  local chat = M.chats[key(client_id, params.sessionId)]
+  local u = params.update
+  if not chat or type(u) ~= "table" then
+    return
+  end
+  local kind = u.sessionUpdate
+  if kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
+    if chat.cancelled then
+      return
+    end
+    local c = type(u.content) == "table" and u.content or {}
+    if c.type == "text" or c.type == nil then
+      if kind == "agent_message_chunk" then
+        chat.got_text = true
+      end
+      stream(chat, kind == "agent_message_chunk" and "answer" or "thought", text.clean(c.text))
+    end
+  elseif kind == "tool_call" or kind == "tool_call_update" then
+    on_tool_call(chat, u)
+  elseif kind == "usage" then
+    chat.usage = type(u.usage) == "table" and u.usage or nil
+  elseif kind == "notice" then
+    out(chat, { "! " .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
+  elseif kind == "permission" then
+    if u.by ~= "user" then
+      out(chat, { ("  permission %s by %s"):format(text.line(u.outcome), text.line(u.by)) }, "RxBridgeChatPermission")
+    end
+  elseif kind == "user_message_chunk" then
+    -- A replayed transcript (rx/session/load).
+    local c = type(u.content) == "table" and u.content or {}
+    out(chat, vim.tbl_map(function(l)
+      return PROMPT .. l
+    end, text.lines(c.text)))
+  end
+end
+
+--- rx/session/requestPermission (inside the server request's coroutine).
+function M.on_permission(client_id, params)
+  local chat = M.chats[key(client_id, params.sessionId)]
+  local tc = type(params.toolCall) == "table" and params.toolCall or {}
+  local title = text.line(tc.title)
+  local options = {}
+  for _, o in ipairs(type(params.options) == "table" and params.options or {}) do
+    if type(o) == "table" and type(o.optionId) == "string" then
+      options[#options + 1] = o
+    end
+  end
+  if chat then
+    local lines = { ("? permission: %s%s"):format(title, tc.kind and (" (" .. text.line(tc.kind) .. ")") or "") }
+    if tc.rawInput ~= nil then
+      local ok, raw = pcall(vim.json.encode, tc.rawInput)
+      if ok then
+        raw = text.line(raw)
+        if #raw > 200 then
+          raw = raw:sub(1, 200) .. "…"
+        end
+        lines[#lines + 1] = "    " .. raw
+      end
+    end
+    out(chat, lines, "RxBridgeChatPermission")
+  end
+  if #options == 0 then
+    if chat then out(chat, { "  → no options offered; denied" }, "RxBridgeChatPermission") end
+    return { outcome = { outcome = "cancelled" } }
+  end
+  local choice = async.exclusive(function()
+    return require("rx_bridge.ui").select(options, {
+      prompt = "Reasonix asks to run: " .. title,
+      kind = "rx_bridge.permission",
+      format_item = function(o)
+        return text.line(o.name ~= nil and o.name or o.optionId)
+      end,
+    })
+  end)
+  if not choice then
+    if chat then out(chat, { "  → dismissed (denied)" }, "RxBridgeChatPermission") end
+    return { outcome = { outcome = "cancelled" } }
+  end
+  if chat then out(chat, { "  → " .. text.line(choice.name or choice.optionId) }, "RxBridgeChatPermission") end
+  return { outcome = { outcome = "selected", optionId = choice.optionId } }
+end
+
+local function client_of(chat)
+  return chat.client_id and vim.lsp.get_client_by_id(chat.client_id) or nil
+end
+
+local function finish_turn(chat, err, res)
+  chat.busy = false
+  if not valid(chat) then
+    return
+  end
+  if err then
+    out(chat, vim.tbl_map(function(l)
+      return "error: " .. l
+    end, text.lines(require("rx_bridge.actions").err_text(err))), "RxBridgeChatError")
+  else
+    res = type(res) == "table" and res or {}
+    if not chat.got_text and not chat.cancelled and type(res.text) == "string" and res.text ~= "" then
+      stream(chat, "answer", text.clean(res.text))
+    end
+    local reason = chat.cancelled and "cancelled" or text.line(res.stopReason or "end_turn")
+    local foot = "— " .. reason
+    if chat.usage and type(chat.usage.totalTokens) == "number" then
+      foot = foot .. (" · %d tokens"):format(chat.usage.totalTokens)
+    end
+    out(chat, { foot }, reason == "end_turn" and "RxBridgeChatMeta" or "RxBridgeChatNotice")
+  end
+  chat.cancelled = false
+end
+
+--- Sends a prompt (the prompt buffer's callback).
+function M.submit(chat, prompt)
+  if prompt:match("^%s*$") then
+    return
+  end
+  local c = client_of(chat)
+  if not c then
+    out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
+    return
+  end
+  if chat.busy then
+    out(chat, { "(a turn is running; <C-c> cancels it)" }, "RxBridgeChatMeta")
+    return
+  end
+  chat.busy = true
+  chat.cancelled = false
+  chat.got_text = false
+  chat.usage = nil
+  chat.stream = nil
+  async.run(function()
+    local err, res = async.request(c, "rx/session/prompt", { sessionId = chat.session_id, prompt = prompt })
+    finish_turn(chat, err, res)
+  end)
+end
+
+--- Cancels the running turn (<C-c>).
+function M.cancel(chat)
+  if not chat.busy or chat.cancelled then
+    return
+  end
+  local c = client_of(chat)
+  if not c then
+    return
+  end
+  chat.cancelled = true
+  require("rx_bridge.compat").notify(c, "rx/session/cancel", { sessionId = chat.session_id })
+  out(chat, { "(cancelling…)" }, "RxBridgeChatMeta")
+end
+
+local function open_window(buf)
+  local how = config.values.chat.open
+  if how == "vsplit" then
+    vim.cmd("botright vsplit")
+  elseif how == "split" then
+    vim.cmd("botright split")
+  elseif how == "tab" then
+    vim.cmd("tabnew")
+  end
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.wo.wrap = true
+  vim.wo.linebreak = true
+end
+
+local function create_buffer(chat)
+  counter = counter + 1
+  local buf = vim.api.nvim_create_buf(true, true)
+  chat.buf = buf
+  vim.api.nvim_buf_set_name(buf, ("rx-chat://%d"):format(counter))
+  vim.bo[buf].buftype = "prompt"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modeline = false
+  vim.bo[buf].filetype = "rxbridgechat"
+  vim.fn.prompt_setprompt(buf, PROMPT)
+  vim.fn.prompt_setcallback(buf, function(input)
+    M.submit(chat, input)
+  end)
+  vim.fn.prompt_setinterrupt(buf, function()
+    M.cancel(chat)
+  end)
+  vim.keymap.set("n", "<C-c>", function()
+    M.cancel(chat)
+  end, { buffer = buf, desc = "cancel the running turn" })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      M.chats[key(chat.client_id, chat.session_id)] = nil
+      local c = client_of(chat)
+      if c then
+        if chat.busy then
+          require("rx_bridge.compat").notify(c, "rx/session/cancel", { sessionId = chat.session_id })
+        end
+        require("rx_bridge.compat").request(c, "rx/session/close", { sessionId = chat.session_id }, function() end)
+      end
+    end,
+  })
+  out(chat, {
+    ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
+    "<CR> sends the prompt line · <C-c> cancels the running turn",
+    "",
+  }, "RxBridgeChatMeta")
+  return buf
+end
+
+--- :RxChat [model]. Calls on_open(chat) once the buffer is up (tests).
+function M.open(model, on_open)
+  set_hl()
+  async.run(function()
+    local actions = require("rx_bridge.actions")
+    local c, st = actions.ready({ generation = false })
+    if not c then
+      return
+    end
+    -- Plugin models exist once the first generation is up.
+    if st.generation == 0 then
+      require("rx_bridge.state").wait_generation(st, 15000)
+    end
+    local params = vim.empty_dict()
+    if model and model ~= "" then
+      params = { model = model }
+    end
+    local err, res = async.request(c, "rx/session/new", params)
+    if err then
+      vim.notify("rx-bridge: cannot start a chat: " .. actions.err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    if type(res) ~= "table" or type(res.sessionId) ~= "string" then
+      vim.notify("rx-bridge: rx/session/new returned no sessionId", vim.log.levels.ERROR)
+      return
+    end
+    local chat = {
+      client_id = c.id,
+      session_id = res.sessionId,
+      model = res.model or model or "",
+      tools = {},
+      busy = false,
+    }
+    M.chats[key(c.id, res.sessionId)] = chat
+    local buf = create_buffer(chat)
+    open_window(buf)
+    vim.cmd("startinsert")
+    log.add("info", "chat", ("session %s on %s"):format(text.line(res.sessionId), text.line(chat.model)))
+    if on_open then
+      on_open(chat)
+    end
+  end)
+end
+
+--- The chat shown in buffer buf, if any.
+function M.for_buffer(buf)
+  for _, chat in pairs(M.chats) do
+    if chat.buf == buf then
+      return chat
+    end
+  end
+  return nil
+end
+
+--- The bridge of these chats exited.
+function M.forget(client_id)
+  for k, chat in pairs(M.chats) do
+    if chat.client_id == client_id then
+      M.chats[k] = nil
+      chat.busy = false
+      out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
+      chat.client_id = nil
+    end
+  end
+end
+
+return M

@@ -1,0 +1,299 @@
+-- Starting and finding `rx-bridge serve`: one LSP client per workspace
+-- root, with the rx/ capabilities and handlers. On Neovim 0.11+ file
+-- buffers attach through vim.lsp.config/vim.lsp.enable; on 0.10 through
+-- vim.lsp.start from our own autocommands.
+local compat = require("rx_bridge.compat")
+local config = require("rx_bridge.config")
+local log = require("rx_bridge.log")
+local state = require("rx_bridge.state")
+local text = require("rx_bridge.text")
+
+local M = {}
+
+M.NAME = "rx_bridge"
+-- The editor protocol version (experimental.rxBridge.version) this client speaks.
+M.PROTOCOL_VERSION = 1
+
+local function normalize(path)
+  path = vim.fs.normalize(path)
+  return vim.uv.fs_realpath(path) or path
+end
+
+--- The workspace root for a buffer: config.root_dir(bufnr), else the nearest
+--- ancestor with a root marker, else the current directory (or, for a file
+--- outside it, the file's directory).
+function M.root_for(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if config.values.root_dir then
+    local r = config.values.root_dir(bufnr)
+    if type(r) == "string" and r ~= "" then
+      return normalize(r)
+    end
+  end
+  local cwd = normalize(vim.fn.getcwd())
+  local name = vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_get_name(bufnr) or ""
+  local is_file = name ~= "" and vim.bo[bufnr].buftype == ""
+  local start = is_file and vim.fs.dirname(normalize(name)) or cwd
+  local found = vim.fs.root(start, config.values.root_markers)
+  if found then
+    return normalize(found)
+  end
+  if is_file and not vim.startswith(start .. "/", cwd .. "/") then
+    return start
+  end
+  return cwd
+end
+
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  return vim.tbl_deep_extend("force", caps, {
+    window = {
+      workDoneProgress = true,
+      showMessage = { messageActionItem = { additionalPropertiesSupport = false } },
+    },
+    workspace = { applyEdit = true, executeCommand = { dynamicRegistration = true } },
+    experimental = {
+      rxBridge = {
+        version = M.PROTOCOL_VERSION,
+        ui = {
+          select = true,
+          multiselect = true,
+          input = true,
+          confirm = true,
+          form = true,
+          notification = true,
+          status = true,
+          card = true,
+        },
+        sessionUpdates = true,
+        lmChat = false,
+      },
+    },
+  })
+end
+
+local function on_init(client, result)
+  local st = state.get(client.id) or state.new(client.id, client.root_dir or client.config.root_dir)
+  local exp = result and result.capabilities and result.capabilities.experimental
+  local info = type(exp) == "table" and exp.rxBridge or nil
+  if type(info) ~= "table" then
+    state.set_error(("%s is not rx-bridge: its initialize result has no experimental.rxBridge"):format(
+      table.concat(client.config.cmd or {}, " ")), st.root)
+    vim.notify("rx-bridge: the server started by `cmd` is not rx-bridge serve", vim.log.levels.ERROR)
+    compat.stop(client)
+    return
+  end
+  if info.version ~= M.PROTOCOL_VERSION then
+    local msg = ("rx-bridge speaks editor protocol version %s; this plugin speaks %d (update one of them)"):format(
+      tostring(info.version), M.PROTOCOL_VERSION)
+    state.set_error(msg, st.root)
+    vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
+    compat.stop(client)
+    return
+  end
+  st.info = info
+  st.initialized = true
+  state.last_start = os.time()
+  state.bump(st, info.generation)
+  log.add("info", "bridge", ("started for %s (rx-bridge %s, generation %s)"):format(
+    st.root, text.line(info.bridgeVersion), tostring(info.generation)))
+end
+
+local function on_exit(code, signal, client_id)
+  local st = state.get(client_id)
+  local root = st and st.root or "?"
+  if code ~= 0 or signal ~= 0 then
+    local when = (st and st.initialized) and "" or " before it initialized"
+    local msg = ("rx-bridge serve for %s exited with code %d%s%s (see :Rx log and :LspLog)"):format(
+      root, code, signal ~= 0 and (", signal " .. signal) or "", when)
+    vim.schedule(function()
+      state.set_error(msg, root)
+      if not (st and st.initialized) then
+        vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
+      end
+    end)
+  else
+    vim.schedule(function()
+      log.add("info", "bridge", ("rx-bridge serve for %s exited"):format(root))
+    end)
+  end
+  vim.schedule(function()
+    require("rx_bridge.status").forget(client_id)
+    require("rx_bridge.card").forget(client_id)
+    require("rx_bridge.chat").forget(client_id)
+    state.remove(client_id)
+  end)
+end
+
+local function on_error(code, err)
+  local name = vim.lsp.rpc.client_errors[code] or tostring(code)
+  log.add("error", "rpc", ("%s: %s"):format(name, vim.inspect(err)))
+end
+
+--- The client configuration for a root.
+function M.build(root)
+  return {
+    name = M.NAME,
+    cmd = config.serve_cmd(),
+    cmd_env = config.values.cmd_env,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    capabilities = M.capabilities(),
+    handlers = require("rx_bridge.handlers").table(),
+    trace = config.values.trace,
+    flags = { exit_timeout = false },
+    on_init = on_init,
+    on_exit = on_exit,
+    on_error = on_error,
+  }
+end
+
+--- A clear message when the program of `cmd` cannot be found; nil if it can.
+function M.missing_binary()
+  local exe = config.values.cmd[1]
+  if vim.fn.executable(exe) == 1 then
+    return nil
+  end
+  return ("cannot start %q: it is not an executable%s. Install it (`go install ./cmd/rx-bridge` in the rx-bridge repository) or set cmd in require(\"rx_bridge\").setup({ cmd = { \"/path/to/rx-bridge\", \"serve\" } })"):format(
+    exe, exe:find("/") and "" or " on $PATH")
+end
+
+local missing_notified = {}
+
+--- The running client for root, or nil.
+function M.get(root)
+  for _, c in ipairs(vim.lsp.get_clients({ name = M.NAME, _uninitialized = true })) do
+    if c.root_dir == root and not compat.is_stopped(c) then
+      return c
+    end
+  end
+  return nil
+end
+
+--- The running client of the current buffer's root, or nil.
+function M.current()
+  return M.get(M.root_for(0))
+end
+
+--- The client for root (default: the current buffer's), started if needed.
+--- Returns client or nil, message.
+function M.ensure(root)
+  root = root or M.root_for(0)
+  local c = M.get(root)
+  if c then
+    return c
+  end
+  local missing = M.missing_binary()
+  if missing then
+    state.set_error(missing, root)
+    if not missing_notified[config.values.cmd[1]] then
+      missing_notified[config.values.cmd[1]] = true
+      vim.notify("rx-bridge: " .. missing, vim.log.levels.ERROR)
+    end
+    return nil, missing
+  end
+  local cfg = M.build(root)
+  local id, err
+  if compat.has_011 then
+    id = vim.lsp.start(cfg, { attach = false, silent = true })
+  else
+    id, err = vim.lsp.start_client(cfg)
+  end
+  if not id then
+    local msg = ("cannot start %s: %s"):format(table.concat(cfg.cmd, " "), tostring(err or "vim.lsp.start failed"))
+    state.set_error(msg, root)
+    vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
+    return nil, msg
+  end
+  if not state.get(id) then
+    state.new(id, root)
+  end
+  return vim.lsp.get_client_by_id(id)
+end
+
+--- Attaches a file buffer to the bridge of its root.
+function M.attach(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
+    return
+  end
+  local c = M.ensure(M.root_for(bufnr))
+  if c and not vim.lsp.buf_is_attached(bufnr, c.id) then
+    vim.lsp.buf_attach_client(bufnr, c.id)
+  end
+end
+
+--- Waits (in a coroutine) for the client of root to be initialized.
+--- Returns client, state or nil, message.
+function M.ready(root, timeout)
+  local c, err = M.ensure(root)
+  if not c then
+    return nil, err
+  end
+  local st = state.get(c.id) or state.new(c.id, c.root_dir)
+  if not state.wait_initialized(st, timeout or 10000) then
+    return nil, ("rx-bridge for %s did not initialize"):format(st.root)
+  end
+  return c, st
+end
+
+local group = vim.api.nvim_create_augroup("rx_bridge.client", { clear = true })
+
+-- vim.lsp's own VimLeavePre handler (registered before ours, see setup)
+-- sends shutdown to every client; a second shutdown would be answered
+-- InvalidRequest and make vim.lsp kill the bridge before its plugins are
+-- down. So this only waits, bounded, for the bridges to exit.
+local function wait_for_exit()
+  local ours = vim.lsp.get_clients({ name = M.NAME, _uninitialized = true })
+  if #ours == 0 then
+    return
+  end
+  vim.wait(config.values.exit_timeout, function()
+    for _, c in ipairs(ours) do
+      if not compat.is_stopped(c) then
+        return false
+      end
+    end
+    return true
+  end, 20)
+end
+
+--- Installs the autocommands (and on 0.11 the vim.lsp.config entry).
+function M.setup()
+  -- Loading vim.lsp registers its exit handler, which must run before ours.
+  require("vim.lsp")
+  vim.api.nvim_clear_autocmds({ group = group })
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    group = group,
+    desc = "rx-bridge: wait for the bridges to shut their plugins down",
+    callback = wait_for_exit,
+  })
+  if not config.values.autostart then
+    return
+  end
+  if compat.has_011 then
+    local cfg = M.build(vim.fn.getcwd())
+    cfg.root_dir = function(bufnr, on_dir)
+      if vim.bo[bufnr].buftype == "" and vim.api.nvim_buf_get_name(bufnr) ~= "" and not M.missing_binary() then
+        on_dir(M.root_for(bufnr))
+      end
+    end
+    cfg.workspace_folders = nil
+    vim.lsp.config(M.NAME, cfg)
+    vim.lsp.enable(M.NAME)
+  else
+    vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+      group = group,
+      desc = "rx-bridge: attach file buffers",
+      callback = function(ev)
+        M.attach(ev.buf)
+      end,
+    })
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) then
+        M.attach(b)
+      end
+    end
+  end
+end
+
+return M

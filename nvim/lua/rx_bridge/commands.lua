@@ -1,0 +1,101 @@
+-- :Rx and :RxChat.
+local M = {}
+
+local subcommands = {
+  actions = function()
+    require("rx_bridge.actions").pick()
+  end,
+  reload = function()
+    require("rx_bridge.actions").reload()
+  end,
+  plugins = function()
+    require("rx_bridge.actions").plugins()
+  end,
+  models = function()
+    require("rx_bridge.actions").models()
+  end,
+  log = function()
+    require("rx_bridge.log").open()
+  end,
+}
+
+M.subcommand_names = { "actions", "log", "models", "plugins", "reload" }
+
+--- key=value words to an args object (string values only).
+local function parse_args(words)
+  local args = {}
+  for _, w in ipairs(words) do
+    local k, v = w:match("^([^=]+)=(.*)$")
+    if not k then
+      return nil, ("%q is not key=value"):format(w)
+    end
+    args[k] = v
+  end
+  return args
+end
+
+function M.rx(opts)
+  require("rx_bridge").ensure_setup()
+  local words = opts.fargs
+  local first = words[1] or "actions"
+  local sub = subcommands[first]
+  if sub then
+    if #words > 1 then
+      vim.notify(("rx-bridge: :Rx %s takes no arguments"):format(first), vim.log.levels.ERROR)
+      return
+    end
+    sub()
+    return
+  end
+  local args, err = parse_args(vim.list_slice(words, 2))
+  if not args then
+    vim.notify("rx-bridge: " .. err, vim.log.levels.ERROR)
+    return
+  end
+  require("rx_bridge.actions").run(first, args)
+end
+
+function M.complete_rx(arglead, cmdline)
+  require("rx_bridge").ensure_setup()
+  local before = cmdline:match("^%s*%S+%s+(.*)$") or ""
+  -- Only the first argument completes.
+  if before:find("%s") then
+    return {}
+  end
+  local out = {}
+  if not vim.startswith(arglead, "/") then
+    for _, s in ipairs(M.subcommand_names) do
+      if vim.startswith(s, arglead) then
+        out[#out + 1] = s
+      end
+    end
+  end
+  for _, name in ipairs(require("rx_bridge.actions").names()) do
+    if vim.startswith(name, arglead) or vim.startswith(name, "/" .. arglead) then
+      out[#out + 1] = name
+    end
+  end
+  return out
+end
+
+function M.chat(opts)
+  require("rx_bridge").ensure_setup()
+  if #opts.fargs > 1 then
+    vim.notify("rx-bridge: :RxChat takes one model ref at most", vim.log.levels.ERROR)
+    return
+  end
+  require("rx_bridge.chat").open(opts.fargs[1])
+end
+
+function M.complete_chat(arglead)
+  require("rx_bridge").ensure_setup()
+  local out = {}
+  for _, ref in ipairs(require("rx_bridge.actions").model_refs()) do
+    if vim.startswith(ref, arglead) then
+      out[#out + 1] = ref
+    end
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,31 @@
+-- rx_bridge.nvim: the :Rx and :RxChat commands. Loading this file starts
+-- nothing; require("rx_bridge").setup() (or the first command) does.
+if vim.g.loaded_rx_bridge then
+  return
+end
+vim.g.loaded_rx_bridge = true
+
+if vim.fn.has("nvim-0.10") ~= 1 then
+  vim.api.nvim_err_writeln("rx_bridge.nvim needs Neovim 0.10 or newer")
+  return
+end
+
+vim.api.nvim_create_user_command("Rx", function(opts)
+  require("rx_bridge.commands").rx(opts)
+end, {
+  nargs = "*",
+  desc = "Reasonix: run /<plugin>:<action>, or actions | reload | plugins | models | log",
+  complete = function(arglead, cmdline)
+    return require("rx_bridge.commands").complete_rx(arglead, cmdline)
+  end,
+})
+
+vim.api.nvim_create_user_command("RxChat", function(opts)
+  require("rx_bridge.commands").chat(opts)
+end, {
+  nargs = "?",
+  desc = "Reasonix: open an agent chat [model]",
+  complete = function(arglead)
+    return require("rx_bridge.commands").complete_chat(arglead)
+  end,
+})

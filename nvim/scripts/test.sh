@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs the Neovim plugin's headless tests: `unit` against the scripted fake
+# bridge (tests/fake), `e2e` against a freshly built `rx-bridge serve` with
+# examples/hello and examples/echo-provider installed in a temporary home.
+# Fetches Neovim 0.10 itself (scripts/fetch-nvim.sh, cached).
+#
+#   nvim/scripts/test.sh [unit|e2e|all]   (default: all)
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+nvim_dir="$(dirname "$here")"
+repo="$(dirname "$nvim_dir")"
+suite="${1:-all}"
+
+nvim="$("$here/fetch-nvim.sh")"
+export RX_TEST_NVIM="$nvim"
+
+specs=()
+case "$suite" in
+  unit|all) specs+=("$nvim_dir"/tests/unit/*_spec.lua) ;;
+esac
+
+work=""
+cleanup() { [ -n "$work" ] && rm -rf "$work"; }
+trap cleanup EXIT
+
+if [ "$suite" = e2e ] || [ "$suite" = all ]; then
+  work="$(mktemp -d "${TMPDIR:-/tmp}/rx-nvim-e2e.XXXXXX")"
+  export RX_E2E_BIN="$work/bin/rx-bridge"
+  export RX_BRIDGE_HOME="$work/home"
+  (cd "$repo" && ${GO:-go} build -o "$RX_E2E_BIN" ./cmd/rx-bridge)
+  for ex in hello echo-provider; do
+    if [ -x "$repo/examples/$ex/build.sh" ]; then
+      "$repo/examples/$ex/build.sh" >/dev/null
+    fi
+    "$RX_E2E_BIN" plugin install "$repo/examples/$ex" --yes >/dev/null
+  done
+  specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
+fi
+
+exec "$nvim" --clean -l "$nvim_dir/tests/run.lua" "${specs[@]}"
