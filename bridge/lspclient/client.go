@@ -1,0 +1,282 @@
+// Package lspclient is a small scripted LSP client: it starts a server
+// (normally `rx-bridge serve`) as a child process, speaks the base
+// protocol to it over the child's stdin and stdout, answers the server's
+// requests with handlers the script registers, and records every
+// notification so the script can wait for one. The bridge's tests and
+// `rx-bridge demo` play the editor with it.
+//
+// Server requests are answered on goroutines of their own, so a handler
+// that takes its time (a slow user at a quick-pick) never holds up the
+// notifications behind it — as in a real editor.
+package lspclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/rx-bridge/rx-bridge/bridge/internal/lspframe"
+)
+
+// Handler answers one server request.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Message is a notification or request the server sent.
+type Message struct {
+	Method string
+	Params json.RawMessage
+	At     time.Time
+}
+
+// Client is one connection to a server.
+type Client struct {
+	conn  jsonrpc2.Conn
+	stdin io.WriteCloser
+	cmd   *exec.Cmd
+
+	mu       sync.Mutex
+	handlers map[string]Handler
+	log      []Message // notifications and requests, in arrival order
+	dropped  []string  // bodies the stream could not decode
+	changed  chan struct{}
+	wg       sync.WaitGroup
+
+	exited  chan struct{}
+	exitErr error
+}
+
+// Start runs cmd with its stdin and stdout connected to the client. The
+// child's stderr is left as cmd has it.
+func Start(cmd *exec.Cmd) (*Client, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := New(stdout, stdin)
+	c.cmd = cmd
+	go func() {
+		// Wait only after the reader has seen EOF: Wait closes stdout.
+		<-c.conn.Done()
+		c.exitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+// New connects a client to a server's output r and input w.
+func New(r io.Reader, w io.WriteCloser) *Client {
+	c := &Client{stdin: w, handlers: map[string]Handler{}, changed: make(chan struct{}), exited: make(chan struct{})}
+	stream := lspframe.New(r, w, w.Close, lspframe.Options{OnDrop: func(body []byte, err error) {
+		c.mu.Lock()
+		c.dropped = append(c.dropped, string(body))
+		c.signalLocked()
+		c.mu.Unlock()
+	}})
+	c.conn = jsonrpc2.NewConn(stream)
+	c.conn.Go(context.Background(), c.handle)
+	return c
+}
+
+func (c *Client) signalLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// Handle registers the answer to a server request method. Requests
+// without a handler are answered with null.
+func (c *Client) Handle(method string, h Handler) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.handlers[method] = h
+}
+
+func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	c.mu.Lock()
+	c.log = append(c.log, Message{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...), At: time.Now()})
+	c.signalLocked()
+	h := c.handlers[req.Method()]
+	c.mu.Unlock()
+	if _, isCall := req.(*jsonrpc2.Call); !isCall {
+		return nil
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		var res any
+		var err error
+		if h != nil {
+			res, err = h(ctx, req.Params())
+		}
+		if err != nil {
+			var je *jsonrpc2.Error
+			if !errors.As(err, &je) {
+				je = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+			}
+			err = je
+		}
+		_ = reply(context.Background(), res, err)
+	}()
+	return nil
+}
+
+// Call sends a request and decodes the result into result (nil to
+// ignore it). A server error is a *jsonrpc2.Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	var raw json.RawMessage
+	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
+		return err
+	}
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, result)
+}
+
+// CallAsync sends a request and returns at once; the channel yields its
+// result and error.
+func (c *Client) CallAsync(ctx context.Context, method string, params any) <-chan Result {
+	out := make(chan Result, 1)
+	go func() {
+		var raw json.RawMessage
+		_, err := c.conn.Call(ctx, method, params, &raw)
+		out <- Result{Raw: raw, Err: err}
+	}()
+	return out
+}
+
+// Result is the answer to a CallAsync.
+type Result struct {
+	Raw json.RawMessage
+	Err error
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	return c.conn.Notify(ctx, method, params)
+}
+
+// WriteRaw writes bytes to the server's input as they are, for malformed
+// input tests.
+func (c *Client) WriteRaw(b []byte) error {
+	_, err := c.stdin.Write(b)
+	return err
+}
+
+// CloseInput closes the server's stdin: the editor went away.
+func (c *Client) CloseInput() error { return c.stdin.Close() }
+
+// Messages returns what the server sent with method ("" for all), in order.
+func (c *Client) Messages(method string) []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Message
+	for _, m := range c.log {
+		if method == "" || m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Dropped returns the server bodies the client could not decode (the
+// server's answers to malformed input carry id null).
+func (c *Client) Dropped() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.dropped...)
+}
+
+// Wait returns the first message of method after the first skip ones for
+// which match (nil: any) holds, waiting until ctx ends.
+func (c *Client) Wait(ctx context.Context, method string, match func(json.RawMessage) bool) (Message, error) {
+	for {
+		c.mu.Lock()
+		for _, m := range c.log {
+			if m.Method == method && (match == nil || match(m.Params)) {
+				c.mu.Unlock()
+				return m, nil
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Message{}, fmt.Errorf("waiting for %s: %w", method, ctx.Err())
+		case <-c.conn.Done():
+			return Message{}, fmt.Errorf("waiting for %s: the server closed the connection", method)
+		}
+	}
+}
+
+// WaitDropped waits until the server sent a body that is not a message
+// (its answer to malformed input) and returns it.
+func (c *Client) WaitDropped(ctx context.Context) (string, error) {
+	for {
+		c.mu.Lock()
+		if len(c.dropped) > 0 {
+			d := c.dropped[0]
+			c.mu.Unlock()
+			return d, nil
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-c.conn.Done():
+			return "", errors.New("the server closed the connection")
+		}
+	}
+}
+
+// Exited is closed once the child process has exited.
+func (c *Client) Exited() <-chan struct{} { return c.exited }
+
+// ExitCode waits for the child to exit (at most d) and returns its
+// status; -1 if it did not exit in time.
+func (c *Client) ExitCode(d time.Duration) int {
+	select {
+	case <-c.exited:
+	case <-time.After(d):
+		return -1
+	}
+	var ee *exec.ExitError
+	if errors.As(c.exitErr, &ee) {
+		return ee.ExitCode()
+	}
+	if c.exitErr != nil {
+		return -1
+	}
+	return 0
+}
+
+// Close closes the connection, kills a child still running, and waits
+// for the handlers.
+func (c *Client) Close() {
+	_ = c.conn.Close()
+	if c.cmd != nil && c.cmd.Process != nil {
+		select {
+		case <-c.exited:
+		case <-time.After(5 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.exited
+		}
+	}
+	c.wg.Wait()
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/examples/examplestest"
+	"github.com/rx-bridge/rx-bridge/manifest"
+)
+
+// serveHelperEnv marks a test binary started to act as `rx-bridge serve`.
+const serveHelperEnv = "RX_BRIDGE_SERVE_TEST_HELPER"
+
+// TestServeHelperProcess is not a test: with serveHelperEnv set it runs
+// the real dispatcher on the arguments after "--" and exits with its
+// status.
+func TestServeHelperProcess(t *testing.T) {
+	if os.Getenv(serveHelperEnv) != "1" {
+		return
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
+}
+
+// serveEnv is one bridge home and workspace for `rx-bridge serve` runs.
+type serveEnv struct {
+	t        *testing.T
+	home, ws string
+}
+
+func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
+	t.Helper()
+	e := &serveEnv{t: t, home: t.TempDir(), ws: t.TempDir()}
+	for _, p := range plugins {
+		if p == "uikit" {
+			e.installUIKit()
+			continue
+		}
+		examplestest.Install(t, e.home, p)
+	}
+	return e
+}
+
+// writeConfig writes the home's config.toml.
+func (e *serveEnv) writeConfig(toml string) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.home, manifest.ConfigFile), []byte(toml), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// installUIKit installs this test binary, re-executed, as the uikit plugin.
+func (e *serveEnv) installUIKit() {
+	t := e.t
+	src := t.TempDir()
+	man := map[string]any{
+		"apiVersion": "reasonix.io/plugin/v1",
+		"name":       "uikit",
+		"version":    "0.0.1",
+		"runtime": map[string]any{
+			"command":      os.Args[0],
+			"args":         []string{"-test.run=^TestServeSidecarHelper$"},
+			"env":          map[string]string{sidecarEnv: "uikit"},
+			"capabilities": []string{"ui"},
+		},
+	}
+	b, _ := json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := &manifest.Store{Dir: e.home}
+	plan, err := store.Plan(manifest.InstallOptions{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Install(plan); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start runs `rx-bridge serve` for this env as a child process.
+func (e *serveEnv) start(extra ...string) *lspclient.Client {
+	e.t.Helper()
+	args := append([]string{"-test.run=^TestServeHelperProcess$", "--", "serve", "--home", e.home, "--workspace", e.ws}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), serveHelperEnv+"=1")
+	logs := &lockedWriter{b: &strings.Builder{}}
+	cmd.Stderr = logs
+	c, err := lspclient.Start(cmd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		c.Close()
+		if e.t.Failed() {
+			e.t.Logf("rx-bridge serve stderr:\n%s", logs.String())
+		}
+	})
+	return c
+}
+
+// clientCaps builds initialize capabilities: rx nil means a plain LSP
+// client.
+func clientCaps(rx map[string]any, extra map[string]any) map[string]any {
+	caps := map[string]any{}
+	for k, v := range extra {
+		caps[k] = v
+	}
+	if rx != nil {
+		caps["experimental"] = map[string]any{"rxBridge": rx}
+	}
+	return caps
+}
+
+// fullRx is a client that renders everything natively.
+func fullRx() map[string]any {
+	return map[string]any{
+		"version": 1,
+		"ui": map[string]bool{"select": true, "multiselect": true, "input": true, "confirm": true,
+			"form": true, "notification": true, "status": true, "card": true},
+		"sessionUpdates": true,
+		"lmChat":         true,
+	}
+}
+
+// initialized runs initialize and initialized and waits for the first
+// generation.
+func initialized(t *testing.T, c *lspclient.Client, caps map[string]any) initResult {
+	t.Helper()
+	var res initResult
+	if err := c.Call(ctxT(t), "initialize", map[string]any{"processId": os.Getpid(), "capabilities": caps}, &res); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+type initResult struct {
+	Capabilities struct {
+		TextDocumentSync       map[string]any `json:"textDocumentSync"`
+		ExecuteCommandProvider struct {
+			Commands []string `json:"commands"`
+		} `json:"executeCommandProvider"`
+		Experimental struct {
+			RxBridge struct {
+				Version    int      `json:"version"`
+				Generation int64    `json:"generation"`
+				Home       string   `json:"home"`
+				Models     []string `json:"models"`
+				Plugins    []struct {
+					Name    string `json:"name"`
+					Runtime bool   `json:"runtime"`
+					Enabled bool   `json:"enabled"`
+				} `json:"plugins"`
+			} `json:"rxBridge"`
+		} `json:"experimental"`
+	} `json:"capabilities"`
+	ServerInfo struct {
+		Name string `json:"name"`
+	} `json:"serverInfo"`
+}
+
+// shutdownExit runs shutdown and exit and checks the exit status 0.
+func shutdownExit(t *testing.T, c *lspclient.Client) {
+	t.Helper()
+	if err := c.Call(ctxT(t), "shutdown", nil, nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := c.Notify(ctxT(t), "exit", nil); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.ExitCode(10 * time.Second); code != 0 {
+		t.Fatalf("exit status %d, want 0", code)
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// sidecarsOf lists live processes started for a plugin of home.
+func sidecarsOf(home string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(b), "REASONIX_PLUGIN_ROOT="+home) {
+			if st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat")); err == nil && !strings.Contains(string(st), ") Z ") {
+				out = append(out, filepath.Base(filepath.Dir(p)))
+			}
+		}
+	}
+	return out
+}
+
+// waitNoSidecars fails unless every sidecar of home is gone within d.
+func waitNoSidecars(t *testing.T, home string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		left := sidecarsOf(home)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sidecar processes left: %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// answer registers a handler that answers with v.
+func answer(v any) lspclient.Handler {
+	return func(context.Context, json.RawMessage) (any, error) { return v, nil }
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+)
+
+// sidecarEnv selects the test plugin a re-executed test binary serves.
+const sidecarEnv = "RX_BRIDGE_TEST_SIDECAR"
+
+// TestServeSidecarHelper is not a test: with sidecarEnv=uikit the test
+// binary is the "uikit" plugin sidecar, which exercises every host UI
+// kind.
+func TestServeSidecarHelper(t *testing.T) {
+	if os.Getenv(sidecarEnv) != "uikit" {
+		return
+	}
+	sdk.Main(uikitPlugin(), sdk.Options{})
+	os.Exit(0)
+}
+
+// uikitPlugin asks and shows everything the host UI has.
+func uikitPlugin() *sdk.Plugin {
+	p := &sdk.Plugin{Name: "uikit", Version: "0.0.1"}
+	p.Action("ask-all", "Ask every kind", askAll)
+	p.Action("show-all", "Show every surface", showAll)
+	p.Action("ask-big", "Ask a select with many options", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+		v, err := sdk.HostFrom(ctx).Select(ctx, "Pick a number", []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"})
+		return "picked " + v, err
+	})
+	p.Action("confirm", "Ask yes or no", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+		ok, err := sdk.HostFrom(ctx).Confirm(ctx, "Proceed?")
+		return fmt.Sprintf("confirmed %v", ok), err
+	})
+	p.Action("pick", "Ask one select", func(ctx context.Context, a *protocol.UIActionParams) (string, error) {
+		v, err := sdk.HostFrom(ctx).Select(ctx, "Which one?", []string{"red", "green"})
+		return "picked " + v, err
+	})
+	p.Action("pick-then-publish", "Ask, then publish whatever happened", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+		h := sdk.HostFrom(ctx)
+		v, err := h.Select(ctx, "Which one?", []string{"red", "green"})
+		ok, perr := h.Publish(ctx, "after", protocol.UIStatusPayload{Label: "after the question"})
+		return fmt.Sprintf("picked=%q err=%v publish accepted=%v %v", v, err, ok, perr), nil
+	})
+	p.Action("secret", "Show a secret", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+		_, err := sdk.HostFrom(ctx).Publish(ctx, "leak", protocol.UINotificationPayload{Title: "key", Body: "api_key=sk-abcdefghijklmnopqrstuvwxyz0123"})
+		return "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", err
+	})
+	p.OnSubmit(func(ctx context.Context, s *protocol.UISubmitParams) error {
+		keys := make([]string, 0, len(s.Values))
+		for k, v := range s.Values {
+			keys = append(keys, k+"="+string(v))
+		}
+		sort.Strings(keys)
+		_, err := sdk.HostFrom(ctx).Publish(ctx, "submitted", protocol.UINotificationPayload{Title: "submitted " + s.SurfaceID, Body: strings.Join(keys, " ")})
+		return err
+	})
+	return p
+}
+
+func askAll(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+	h := sdk.HostFrom(ctx)
+	var out []string
+	style, err := h.Select(ctx, "Style?", []string{"a", "b"})
+	if err != nil {
+		return "", err
+	}
+	out = append(out, "select="+style)
+	many, err := h.MultiSelect(ctx, "Which?", []string{"x", "y", "z"})
+	if err != nil {
+		return "", err
+	}
+	out = append(out, "multiselect="+strings.Join(many, ","))
+	name, err := h.Input(ctx, "Name?", "")
+	if err != nil {
+		return "", err
+	}
+	out = append(out, "input="+name)
+	ok, err := h.Confirm(ctx, "Sure?")
+	if err != nil {
+		return "", err
+	}
+	out = append(out, fmt.Sprintf("confirm=%v", ok))
+	values, err := h.Request(ctx, "profile", protocol.RequestInput, protocol.UIFormPayload{Title: "Profile", Fields: []protocol.UIFormField{
+		{Key: "city", Label: "City", Kind: protocol.FieldInput, Required: true},
+		{Key: "pet", Label: "Pet", Kind: protocol.FieldSelect, Options: []string{"cat", "dog"}},
+	}})
+	if err != nil {
+		return "", err
+	}
+	out = append(out, "form.city="+string(values["city"]), "form.pet="+string(values["pet"]))
+	return strings.Join(out, " "), nil
+}
+
+func showAll(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+	h := sdk.HostFrom(ctx)
+	half := 0.5
+	for _, s := range []struct {
+		id string
+		p  protocol.SurfacePayload
+	}{
+		{"st", protocol.UIStatusPayload{Label: "working", Detail: "half", Progress: &half}},
+		{"st", protocol.UIStatusPayload{Label: "working", Detail: "done", Severity: protocol.SeverityWarn}},
+		{"note", protocol.UINotificationPayload{Title: "Heads up", Body: "body", Severity: protocol.SeverityWarn}},
+		{"card", protocol.UICardPayload{Title: "Card", Markdown: "**bold**", Fields: []protocol.UIKeyValue{{Key: "k", Value: "v"}},
+			Actions: []protocol.UIActionRef{{ActionID: "ask-all", Label: "Ask"}, {ActionID: "undeclared", Label: "Nope"}}}},
+		{"f-1", protocol.UIFormPayload{Title: "Feedback", Fields: []protocol.UIFormField{{Key: "stars", Label: "Stars", Kind: protocol.FieldSelect, Options: []string{"1", "5"}}}}},
+	} {
+		if ok, err := h.Publish(ctx, s.id, s.p); err != nil || !ok {
+			return "", fmt.Errorf("publish %s: accepted=%v err=%v", s.id, ok, err)
+		}
+	}
+	return "shown", nil
+}
