@@ -36,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "hook":
 		return runHook(args[1:], stdout, stderr, os.Getenv)
+	case "chat":
+		return runChat(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -57,6 +59,8 @@ commands:
                      plugins (rx-bridge plugin help)
   hook <point> --payload '<json>' [--workspace DIR] [--json]
                      run one hook point through the installed runtimes
+  chat [--model REF] [--workspace DIR] [--prompt TEXT]... [--json]
+                     an agent session on the terminal (rx-bridge chat -h)
   serve [--workspace DIR] [--home DIR]
                      speak LSP on stdin/stdout: what an editor launches
 `)

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/providers"
+)
+
+// chatSessionID is the session the runtime's handshakes and the plugin UI
+// hub are stamped with: chat runs one session per process.
+const chatSessionID = "chat"
+
+// promptList collects repeated --prompt flags.
+type promptList []string
+
+func (p *promptList) String() string     { return strings.Join(*p, " | ") }
+func (p *promptList) Set(v string) error { *p = append(*p, v); return nil }
+
+// runChat is `rx-bridge chat [--model REF] [--workspace DIR] [--prompt
+// TEXT]... [--session ID] [--json] [--yes|--no] [--approval MODE]`: an
+// agent session on the terminal. Without --prompt it reads prompts from
+// stdin, one per line (/model REF switches the model, /exit ends); with
+// --prompt it runs those turns and exits, for scripts and tests.
+// Permission and plugin questions are asked on stderr and answered on
+// stdin, unless --yes or --no answers every permission question.
+func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model `ref` (default: the workspace's, else config.toml's model)")
+	workspace := fs.String("workspace", "", "workspace `dir` (default: the current directory)")
+	var prompts promptList
+	fs.Var(&prompts, "prompt", "run this prompt as a turn and exit (repeatable)")
+	session := fs.String("session", "", "continue the stored session `id` (its history is shown first)")
+	asJSON := fs.Bool("json", false, "print every session update as one JSON line")
+	yes := fs.Bool("yes", false, "allow every tool call the approval mode asks about")
+	no := fs.Bool("no", false, "deny every tool call the approval mode asks about")
+	approval := fs.String("approval", "", "tool approval `mode` for this run: ask, auto or yolo (default: config.toml's)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: rx-bridge chat [--model REF] [--workspace DIR] [--prompt TEXT]... [--session ID] [--json] [--yes|--no] [--approval MODE]`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 || (*yes && *no) {
+		fs.Usage()
+		return exitUsage
+	}
+	switch manifest.ApprovalMode(*approval) {
+	case "", manifest.ApproveAsk, manifest.ApproveAuto, manifest.ApproveYolo:
+	default:
+		fmt.Fprintf(stderr, "rx-bridge chat: unknown approval mode %q (want ask, auto or yolo)\n", *approval)
+		return exitUsage
+	}
+	answer := agent.PermissionOutcome("")
+	if *yes {
+		answer = agent.PermissionAllow
+	} else if *no {
+		answer = agent.PermissionDeny
+	}
+	term := newTerminal(stdin, stderr, answer, inputTerminal(stdin))
+	c := &chat{term: term, out: newRenderer(stdout, *asJSON, isTerminal(stdout)), stderr: stderr}
+	if err := c.start(getenv, *workspace, manifest.ApprovalMode(*approval)); err != nil {
+		fmt.Fprintf(stderr, "rx-bridge chat: %v\n", redact.String(err.Error()))
+		return 1
+	}
+	defer c.close()
+	if err := c.open(*session, *model); err != nil {
+		fmt.Fprintf(stderr, "rx-bridge chat: %v\n", redact.String(err.Error()))
+		return 1
+	}
+	if len(prompts) > 0 {
+		return c.scripted(prompts)
+	}
+	return c.interactive()
+}
+
+// chat is one terminal session and the runtime under it.
+type chat struct {
+	term   *terminal
+	out    *renderer
+	stderr io.Writer
+	rt     *hostRuntime
+	hub    *editorui.Hub
+	agent  *agent.Agent
+	s      *agent.Session
+	ws     string
+}
+
+// start loads the home, starts its plugin runtimes with the terminal as
+// their UI, and builds the agent over built-in and plugin models.
+func (c *chat) start(getenv func(string) string, workspace string, approval manifest.ApprovalMode) error {
+	dir, err := manifest.ResolveHome(getenv)
+	if err != nil {
+		return err
+	}
+	home, err := manifest.LoadHome(dir)
+	if err != nil {
+		return err
+	}
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if c.ws, err = filepath.Abs(workspace); err != nil {
+		return err
+	}
+	c.hub, err = editorui.NewHub(editorui.Options{Editor: c.term, Redact: redact.String, SessionID: chatSessionID, Warn: c.warn})
+	if err != nil {
+		return err
+	}
+	// The one-shot verbs' startRuntime has no UI services; chat needs
+	// the terminal as the plugins' UI, so it assembles the same pieces.
+	c.rt = &hostRuntime{home: home, catalog: &providers.Catalog{}}
+	if err := c.rt.addBuiltins(home.Config, filepath.Join(dir, manifest.ConfigFile)); err != nil {
+		return err
+	}
+	plugins, problems := exthost.PluginsFromHome(home)
+	c.rt.mgr = exthost.NewManager(exthost.ManagerOptions{
+		SessionID:     chatSessionID,
+		WorkspaceRoot: c.ws,
+		UIHost:        protocol.UIHostTUI,
+		Services: exthost.Services{
+			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
+				return c.hub.Request(ctx, s.Plugin.ID, p)
+			},
+			UIPublish: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error) {
+				return c.hub.Publish(ctx, s.Plugin.ID, p)
+			},
+		},
+		Audit:  func(note string) { c.warn("audit: " + note) },
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	c.rt.cleanup = append(c.rt.cleanup, c.rt.mgr.Close)
+	c.rt.gen = c.rt.mgr.Current()
+	if len(plugins) > 0 {
+		if c.rt.gen, err = c.rt.mgr.Load(context.Background(), plugins); err != nil {
+			return err
+		}
+	}
+	for _, p := range append(append(home.Warnings, problems...), c.rt.gen.Warnings...) {
+		c.warn(p)
+	}
+	var actions []editorui.Action
+	for _, a := range c.rt.gen.Actions {
+		actions = append(actions, editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
+	}
+	c.hub.Bind(c.rt.gen.ID, actions)
+	if err := providers.AddGeneration(context.Background(), c.rt.catalog, c.rt.gen); err != nil {
+		return err
+	}
+	cfg := *home.Config
+	if approval != "" {
+		cfg.ToolApproval = approval
+	}
+	c.agent, err = agent.NewAgent(agent.Options{
+		Home:     dir,
+		Config:   &cfg,
+		Runtime:  c.rt.mgr,
+		Models:   agent.StaticModels(c.rt.catalog),
+		Editor:   c.term,
+		OnUpdate: c.out.update,
+	})
+	return err
+}
+
+// open starts a new session or loads a stored one (showing its history).
+func (c *chat) open(id, model string) error {
+	var err error
+	if id == "" {
+		c.s, err = c.agent.New(context.Background(), c.ws, model)
+		if err == nil {
+			c.out.started(c.s)
+		}
+		return err
+	}
+	c.out.replay(true)
+	c.s, err = c.agent.Load(context.Background(), id)
+	c.out.replay(false)
+	if err != nil {
+		return err
+	}
+	c.out.started(c.s)
+	if model == "" {
+		return nil
+	}
+	return c.s.SetModel(model)
+}
+
+// turn runs one prompt; Ctrl-C cancels the turn instead of the process.
+func (c *chat) turn(text string) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			c.s.Cancel()
+		case <-done:
+		}
+	}()
+	_, err := c.s.Prompt(context.Background(), text)
+	close(done)
+	signal.Stop(sig)
+	return err
+}
+
+func (c *chat) scripted(prompts []string) int {
+	code := 0
+	for _, p := range prompts {
+		if err := c.turn(p); err != nil {
+			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+func (c *chat) interactive() int {
+	code := 0
+	for {
+		line, err := c.term.prompt("> ")
+		if errors.Is(err, io.EOF) {
+			return code
+		}
+		if err != nil {
+			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+			return 1
+		}
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			continue
+		case line == "/exit" || line == "/quit":
+			return code
+		case strings.HasPrefix(line, "/model"):
+			ref := strings.TrimSpace(strings.TrimPrefix(line, "/model"))
+			if ref == "" {
+				fmt.Fprintf(c.stderr, "model: %s\n", c.s.Model())
+			} else if err := c.s.SetModel(ref); err != nil {
+				fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+			}
+			continue
+		}
+		if err := c.turn(line); err != nil {
+			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+			code = 1
+		}
+	}
+}
+
+func (c *chat) warn(msg string) { fmt.Fprintf(c.stderr, "rx-bridge chat: %s\n", redact.String(msg)) }
+
+// close ends the session (session.end), then the hub and the runtime.
+func (c *chat) close() {
+	if c.agent != nil {
+		if err := c.agent.Close(context.Background()); err != nil {
+			c.warn(err.Error())
+		}
+	}
+	if c.hub != nil {
+		c.hub.Close()
+	}
+	if c.rt != nil {
+		c.rt.Close()
+	}
+}
+
+// inputTerminal reports whether r is a terminal (a character device).
+func inputTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
