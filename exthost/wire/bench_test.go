@@ -1,3 +1,5 @@
+//go:build unix
+
 package wire
 
 import (
@@ -98,8 +100,16 @@ func rawLoop(b *testing.B, w io.Writer, r io.Reader) {
 	cpu.report(b)
 }
 
+// callCtx is the context of every benchmarked call: one with a deadline,
+// as the host's intercepts have.
+func callCtx(b *testing.B) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	b.Cleanup(cancel)
+	return ctx
+}
+
 func connLoop(b *testing.B, c *Conn) {
-	ctx := context.Background()
+	ctx := callCtx(b)
 	b.ReportAllocs()
 	cpu := startCPU()
 	for b.Loop() {
@@ -110,24 +120,23 @@ func connLoop(b *testing.B, c *Conn) {
 	cpu.report(b)
 }
 
-// startChild re-executes the test binary as an echo child.
+// startChild re-executes the test binary as an echo child. Its stdio are
+// plain os.Pipe ends, so our side can use write deadlines, as the host's
+// do.
 func startChild(b *testing.B, mode string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode)
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	inR, inW := pipe(b)
+	outR, outW := pipe(b)
+	cmd.Stdin, cmd.Stdout = inR, outW
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	return cmd, stdin, stdout
+	inR.Close()
+	outW.Close()
+	return cmd, inW, outR
 }
 
 // reportChild waits for the child and reports its CPU per call (user +

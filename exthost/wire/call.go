@@ -70,12 +70,14 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	c.mu.Unlock()
 
 	c.releaseRole(ctx)
-	if err := c.enqueue(ctx, f); err != nil {
-		if c.take(id) == nil {
-			<-pc.ch // fail already answered it
+	if !c.tryInline(ctx, f, token) {
+		if err := c.enqueue(ctx, f); err != nil {
+			if c.take(id) == nil {
+				<-pc.ch // fail already answered it
+			}
+			c.recycle(pc)
+			return nil, fmt.Errorf("wire: call %q: %w", method, err)
 		}
-		c.recycle(pc)
-		return nil, fmt.Errorf("wire: call %q: %w", method, err)
 	}
 
 	select {

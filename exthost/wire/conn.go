@@ -34,6 +34,15 @@ type Conn struct {
 	out    chan *frameBuf
 	queued atomic.Int64 // frames sent on out and not yet written or skipped
 	wmu    sync.Mutex   // held for every physical write
+	// partial is a frame whose inline write timed out part-way (guarded by
+	// wmu); the writer finishes it before anything else. kick wakes the
+	// writer for it.
+	partial    *frameBuf
+	partialOff int
+	kick       chan struct{}
+	// try is a non-blocking write attempt on w, when w is a pollable
+	// file (tryWrite in trywrite_unix.go); nil otherwise.
+	try *tryWriter
 	// readRole hands the reading role to an idle goroutine (unbuffered:
 	// a send succeeds only when one is waiting; see read.go).
 	readRole      chan *readState
@@ -87,7 +96,9 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 		pending:    make(map[int64]*pendingCall),
 		done:       make(chan struct{}),
 		epoch:      time.Now(),
+		kick:       make(chan struct{}, 1),
 	}
+	c.try = newTryWriter(w)
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(context.Background(), connKey{}, c))
 	c.errQueueFull = fmt.Errorf("%w (limit %d)", ErrQueueFull, o.EventSlots)
 

@@ -1,8 +1,9 @@
+//go:build unix
+
 package wire
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func (r *rawClient) roundTrip(b *testing.B) {
 // pids[0] for raw, pids[1] for conn; with a single 0 both are in process.
 func ratioLoop(b *testing.B, raw *rawClient, c *Conn, pids ...int) {
 	const block = 256
-	ctx := context.Background()
+	ctx := callCtx(b)
 	rawPid, connPid := 0, 0
 	if len(pids) == 2 {
 		rawPid, connPid = pids[0], pids[1]

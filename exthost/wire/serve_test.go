@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"strings"
 	"testing"
 )
 
@@ -103,3 +106,74 @@ func TestManyConcurrentCalls(t *testing.T) {
 type mismatch struct{ got, want string }
 
 func (m *mismatch) Error() string { return "got " + m.got + ", want " + m.want }
+
+// TestInlineWriteHandsOverPartialFrame: a caller's own write attempt that
+// times out part-way (the peer is not reading) leaves the frame to the
+// writer, which completes it before anything else; the call still gets
+// its answer once the peer reads.
+func TestInlineWriteHandsOverPartialFrame(t *testing.T) {
+	t.Parallel()
+	inR, inW := pipe(t)
+	outR, outW := pipe(t)
+	handedOver := make(chan struct{}, 1)
+	logger := slog.New(&signalHandler{msg: "wire: peer slow to read; the writer finishes a call frame", ch: handedOver})
+	c := New(inR, outW, Options{Logger: logger})
+	defer c.Close()
+	if c.try == nil {
+		t.Skip("no non-blocking pipe writes here")
+	}
+	big := json.RawMessage(`{"p":"` + strings.Repeat("b", 1<<20) + `"}`)
+	ctx := testCtx(t) // cancellable: the non-blocking attempt
+	type result struct {
+		got json.RawMessage
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		got, err := c.Call(ctx, "big", big)
+		res <- result{got, err}
+	}()
+	<-handedOver // the caller's attempt wrote part of the frame and gave up
+	notified := make(chan error, 1)
+	go func() { notified <- c.Notify(ctx, "after", nil) }()
+	br := bufio.NewReaderSize(outR, 4<<20)
+	first, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"method":"big","params":` + string(big) + "}\n"; first != want {
+		t.Fatalf("first frame is %d bytes, want the intact %d-byte call", len(first), len(want))
+	}
+	second, err := br.ReadString('\n')
+	if err != nil || second != `{"jsonrpc":"2.0","method":"after"}`+"\n" {
+		t.Fatalf("second frame %q, %v", second, err)
+	}
+	if err := <-notified; err != nil {
+		t.Fatal(err)
+	}
+	inW.WriteString(`{"jsonrpc":"2.0","id":1,"result":"ok"}` + "\n")
+	r := <-res
+	if r.err != nil || string(r.got) != `"ok"` {
+		t.Fatalf("call: %s %v", r.got, r.err)
+	}
+}
+
+// signalHandler is a slog.Handler that signals when a given message is
+// logged.
+type signalHandler struct {
+	msg string
+	ch  chan struct{}
+}
+
+func (h *signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *signalHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *signalHandler) WithGroup(string) slog.Handler            { return h }
+func (h *signalHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		select {
+		case h.ch <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}

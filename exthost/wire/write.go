@@ -2,19 +2,30 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
 // The writer. Frames are written one at a time under wmu, in queue order,
-// so they never interleave. Callers queue frames on c.out for the writer
-// goroutine; that keeps a caller's context in charge of how long it waits
-// (a cancelled call's unstarted frame is simply skipped). A handler's
-// answer may instead be written directly by the handler's goroutine, but
-// only when nothing is queued or being written, so order is unchanged and
-// the writer goroutine's wake-up is saved on the hot path. Large frames
-// are written in chunks so the stall watchdog measures progress, not the
-// time an 8 MiB frame takes on a slow pipe.
+// so they never interleave. Who performs a write:
+//
+//   - the writer goroutine, for everything queued on c.out;
+//   - a handler's goroutine, for its answer, when nothing is queued or
+//     being written (its goroutine has no deadline to overrun; the stall
+//     watchdog bounds it);
+//   - a caller of Call, for its request, when nothing is queued or being
+//     written, as a non-blocking attempt (one write syscall on a
+//     non-blocking pipe, which never waits). If the pipe has no room, a
+//     frame not yet started goes to the queue as usual (so cancelling the
+//     call still withdraws it), and a frame written part-way is finished
+//     by the writer goroutine before anything else. Either way the caller
+//     then waits under its context. When w cannot be written without
+//     blocking, only callers whose context can never end write directly.
+//
+// The direct paths save a goroutine wake-up (a thread wake-up on a loaded
+// machine) per frame on the hot path; queue order is unchanged because
+// they only run when the queue is empty.
 
 // writeChunk is the largest single physical write.
 const writeChunk = 64 << 10
@@ -55,31 +66,74 @@ func (c *Conn) enqueue(ctx context.Context, f *frameBuf) error {
 	}
 }
 
-// sendDirect writes an answer on the calling goroutine when the writer is
-// idle (nothing queued, nothing being written), and queues it otherwise.
-// Only the Conn's own goroutines use it: they have no deadline that a
-// blocked write could overrun (the stall watchdog bounds them).
-func (c *Conn) sendDirect(f *frameBuf) {
-	if c.queued.Load() == 0 && c.wmu.TryLock() {
-		if c.queued.Load() == 0 && !c.isDone() {
-			f.queue()
-			c.write(f)
-			c.wmu.Unlock()
-			return
-		}
+// idleWriter takes wmu if nothing is queued, half-written or being
+// written, and the connection is up; the caller then writes and unlocks.
+func (c *Conn) idleWriter() bool {
+	if c.queued.Load() != 0 || !c.wmu.TryLock() {
+		return false
+	}
+	if c.queued.Load() != 0 || c.partial != nil || c.isDone() {
 		c.wmu.Unlock()
+		return false
+	}
+	return true
+}
+
+// sendDirect writes a handler's answer on the handler's goroutine when
+// the writer is idle, and queues it otherwise.
+func (c *Conn) sendDirect(f *frameBuf) {
+	if c.idleWriter() {
+		f.queue()
+		c.write(f)
+		c.wmu.Unlock()
+		return
 	}
 	// An error means the connection is gone: there is nobody to answer.
 	_ = c.send(context.Background(), f)
 }
 
-func (c *Conn) isDone() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
+// tryInline is a caller's attempt to write its own frame f (still in the
+// queued state, with token) without waiting. It reports whether f is taken
+// care of: written, failed with the connection, or handed to the writer
+// part-way. false leaves f untouched, for the queue.
+func (c *Conn) tryInline(ctx context.Context, f *frameBuf, token uint64) bool {
+	blocking := c.try == nil
+	if blocking && ctx.Done() != nil {
+		return false // a blocked write would outlive the caller's context
+	}
+	if !c.idleWriter() {
 		return false
 	}
+	defer c.wmu.Unlock()
+	if !f.take() {
+		return false // cannot happen: f is not visible to anyone else yet
+	}
+	var n int
+	var err error
+	if blocking {
+		n, err = c.writeBytes(f.b)
+	} else {
+		n, err = c.try.write(f.b)
+	}
+	switch {
+	case err == nil:
+		c.release(f)
+	case !errors.Is(err, errWouldBlock):
+		c.release(f)
+		c.fail(fmt.Errorf("wire: write: %w", err), false)
+	case n == 0:
+		f.state.Store(token) // not started: the queue takes it, cancellable
+		return false
+	default:
+		// Started: it must complete, and before any other frame.
+		c.opts.Logger.Debug("wire: peer slow to read; the writer finishes a call frame", "written", n, "bytes", len(f.b))
+		c.partial, c.partialOff = f, n
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+	return true
 }
 
 func (c *Conn) writeLoop() {
@@ -89,9 +143,16 @@ func (c *Conn) writeLoop() {
 		select {
 		case f := <-c.out:
 			c.wmu.Lock()
-			ok := c.write(f)
+			ok := c.finishPartial() && c.write(f)
 			c.wmu.Unlock()
 			c.queued.Add(-1)
+			if !ok {
+				return
+			}
+		case <-c.kick:
+			c.wmu.Lock()
+			ok := c.finishPartial()
+			c.wmu.Unlock()
 			if !ok {
 				return
 			}
@@ -101,12 +162,30 @@ func (c *Conn) writeLoop() {
 			c.mu.Unlock()
 			if drain {
 				c.wmu.Lock()
-				c.flush()
+				if c.finishPartial() {
+					c.flush()
+				}
 				c.wmu.Unlock()
 			}
 			return
 		}
 	}
+}
+
+// finishPartial completes a frame a caller started inline; the caller
+// holds wmu. false means the connection can no longer write.
+func (c *Conn) finishPartial() bool {
+	f := c.partial
+	if f == nil {
+		return true
+	}
+	c.partial = nil
+	defer c.release(f)
+	if _, err := c.writeBytes(f.b[c.partialOff:]); err != nil {
+		c.fail(fmt.Errorf("wire: write: %w", err), false)
+		return false
+	}
+	return true
 }
 
 // flush writes what is still queued at teardown, within DrainTimeout (the
@@ -132,19 +211,29 @@ func (c *Conn) write(f *frameBuf) bool {
 	if !f.take() {
 		return true
 	}
-	b := f.b
+	if _, err := c.writeBytes(f.b); err != nil {
+		c.fail(fmt.Errorf("wire: write: %w", err), false)
+		return false
+	}
+	return true
+}
+
+// writeBytes is the physical write, in chunks, under the watchdog. It
+// returns how much was written.
+func (c *Conn) writeBytes(b []byte) (int, error) {
+	total := 0
 	for len(b) > 0 {
 		n := min(len(b), writeChunk)
 		c.writeStart.Store(c.now())
 		k, err := c.w.Write(b[:n])
 		c.writeStart.Store(0)
+		total += k
 		if err != nil {
-			c.fail(fmt.Errorf("wire: write: %w", err), false)
-			return false
+			return total, err
 		}
 		b = b[k:]
 	}
-	return true
+	return total, nil
 }
 
 func (c *Conn) release(f *frameBuf) {
@@ -172,5 +261,14 @@ func (c *Conn) watchdog() {
 				return
 			}
 		}
+	}
+}
+
+func (c *Conn) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
 	}
 }
