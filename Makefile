@@ -57,9 +57,16 @@ fuzz:
 		done; \
 	done
 
-# The VS Code extension (vscode-client/): type check and unit tests.
-vscode-test:
-	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm test
+# The VS Code extension (vscode-client/): type check, unit tests (a fake
+# vscode against scripted and real `rx-bridge serve` children), then the
+# end-to-end test in code-server + headless Chromium; its setup script
+# installs code-server, Node 24 and Chromium once into ~/.cache/rx-bridge-e2e.
+# Screenshots and logs: vscode-client/out/e2e/.
+vscode-test: examples
+	$(GO) build -o $(BIN)/rx-bridge ./cmd/rx-bridge
+	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error
+	cd vscode-client && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm test
+	cd vscode-client && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm run e2e
 
 # The extension package: vscode-client/dist/rx-bridge.vsix.
 vsix:

@@ -32,7 +32,8 @@ await esbuild.build({
 });
 
 if (args.has('--tests')) {
-	rmSync('out', { recursive: true, force: true });
+	// out/e2e holds the last end-to-end run's screenshots and logs: kept.
+	for (const d of ['out/src', 'out/test']) rmSync(d, { recursive: true, force: true });
 	await esbuild.build({
 		entryPoints: [...tsFiles('src'), ...tsFiles('test')],
 		outdir: 'out',

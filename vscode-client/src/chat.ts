@@ -73,7 +73,8 @@ export class ChatSessions implements vscode.Disposable {
 		let model = previous.model;
 		if (!sessionId) {
 			stream.progress('Starting a Reasonix session…');
-			const r = await this.rx.request<SessionNewResult>(Method.sessionNew, wanted ? { model: wanted } : {});
+			const m = wanted ?? (await this.defaultModel());
+			const r = await this.rx.request<SessionNewResult>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
 			model = r.model;
 			this.live.add(sessionId);
@@ -115,11 +116,22 @@ export class ChatSessions implements vscode.Disposable {
 		}
 	}
 
-	/** The model asked for: the chat's own model picker when it is ours, else `@reasonix /model`'s choice. */
+	/**
+	 * The model asked for: the chat's own model picker when it is ours, else
+	 * `@reasonix /model`'s choice; the caller falls back to rx/models' default.
+	 */
 	private wantedModel(request: vscode.ChatRequest): string | undefined {
 		const m = (request as { model?: vscode.LanguageModelChat }).model;
 		if (m && m.vendor === VENDOR && m.id) return m.id;
 		return this.memento.get<string>(MODEL_KEY) || undefined;
+	}
+
+	private async defaultModel(): Promise<string | undefined> {
+		try {
+			return (await this.rx.models()).default || undefined;
+		} catch {
+			return undefined;
+		}
 	}
 
 	private async chooseModel(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {

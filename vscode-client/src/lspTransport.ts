@@ -84,8 +84,11 @@ export class LanguageClientTransport implements Transport {
 		return {
 			info,
 			closed,
-			sendRequest: <R>(method: string, params: unknown, token?: Token) =>
-				client.sendRequest<R>(method, params, token as vscode.CancellationToken | undefined),
+			// An undefined token must not be passed on: the rest parameters
+			// would turn `params` into a by-position array.
+			sendRequest: <R>(method: string, params: unknown, token?: Token) => (token
+				? client.sendRequest<R>(method, params, token as vscode.CancellationToken)
+				: client.sendRequest<R>(method, params)),
 			sendNotification: (method: string, params: unknown) => client.sendNotification(method, params),
 			stop: () => {
 				stopping ??= client.dispose(2000).catch((err) => {

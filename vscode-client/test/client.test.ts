@@ -160,7 +160,8 @@ describe('chat participant', () => {
 		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Allow' : undefined);
 		const stream = new RecordingStream();
 		const r = await h.chat.handle(chatRequest('read the readme'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
-		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'plugin/echo-provider/echo/small', stopReason: 'end_turn' } satisfies ChatMetadata);
+		// No model of ours in the chat: the session gets rx/models' default.
+		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'builtin/default', stopReason: 'end_turn' } satisfies ChatMetadata);
 		const text = stream.text();
 		assert.ok(stream.parts.some((p) => p.kind === 'progress' && p.value === 'Thinking…'));
 		assert.match(text, /\$\(tools\) read\\_file README\\\.md/);

@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import {
-	CancellationToken, createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter, Trace,
+	CancellationToken, createMessageConnection, ResponseError, MessageConnection, StreamMessageReader, StreamMessageWriter, Trace,
 } from 'vscode-jsonrpc/node';
 import type { Connection, HandlerTable, Token, Transport } from '../../src/bridge';
 import { rxClientCapabilities, ServerInfo } from '../../src/protocol';
@@ -81,13 +81,15 @@ export class StreamTransport implements Transport {
 			trace: 'verbose',
 		}), 15000, 'initialize') as { capabilities?: { experimental?: { rxBridge?: ServerInfo } } };
 		await conn.sendNotification('initialized', {});
+		await conn.sendNotification('$/setTrace', { value: 'verbose' });
 		const info = init.capabilities?.experimental?.rxBridge ?? {};
 		let stopping: Promise<void> | undefined;
 		return {
 			info,
 			closed,
-			sendRequest: <R>(method: string, params: unknown, token?: Token) =>
-				conn.sendRequest(method, params, token as CancellationToken | undefined) as Promise<R>,
+			sendRequest: <R>(method: string, params: unknown, token?: Token) => (token
+				? conn.sendRequest(method, params, token as CancellationToken)
+				: conn.sendRequest(method, params)) as Promise<R>,
 			sendNotification: (method: string, params: unknown) => conn.sendNotification(method, params),
 			stop: () => {
 				stopping ??= (async () => {
@@ -155,8 +157,17 @@ export class FakeServer {
 			return { capabilities: { textDocumentSync: { openClose: true, change: 2 }, executeCommandProvider: { commands: ['rx.runAction', 'rx.reload'] }, experimental: { rxBridge: this.info } }, serverInfo: { name: 'rx-bridge', version: 'fake' } };
 		});
 		conn.onRequest('shutdown', () => null);
+		// The bridge takes named parameters only; so does the fake.
+		const onRequest = conn.onRequest.bind(conn) as (m: string, h: (...a: unknown[]) => unknown) => unknown;
+		(conn as { onRequest: unknown }).onRequest = (m: string, handler: (...a: unknown[]) => unknown) => onRequest(m, (...args: unknown[]) => {
+			const last = args[args.length - 1];
+			const params = args.slice(0, -1);
+			if (params.length > 1) throw new ResponseError(-32602, `${m}: by-position params ${JSON.stringify(params)}`);
+			return handler(params[0], last);
+		});
 		conn.onNotification('exit', () => { this.received.push({ method: 'exit', params: undefined }); conn.dispose(); toClient.end(); exit(); });
 		conn.onNotification((method: string, params: unknown) => { this.received.push({ method, params }); });
+		conn.onRequest('rx/models', () => ({ models: [{ ref: 'builtin/default' }], default: 'builtin/default' }));
 		for (const f of this.setups) f(conn);
 		conn.listen();
 		this.kill = () => { conn.dispose(); toClient.end(); toServer.end(); exit(); };

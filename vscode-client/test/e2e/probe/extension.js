@@ -37,7 +37,8 @@ function activate(context) {
 	context.subscriptions.push(vscode.commands.registerCommand('rxE2e.startSession', async () => {
 		try {
 			const a = await api();
-			const r = await a.rx.request('rx/session/new', {});
+			const models = await a.rx.request('rx/models', {});
+			const r = await a.rx.request('rx/session/new', models.default ? { model: models.default } : {});
 			write('probe-session.json', r);
 			vscode.window.showInformationMessage(`RX E2E: session ${r.sessionId} on ${r.model}`);
 		} catch (err) {

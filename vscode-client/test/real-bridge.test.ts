@@ -1,0 +1,180 @@
+// The extension's parts against a real `rx-bridge serve` child with the
+// examples hello and echo-provider installed in a temporary home. Needs the
+// binary (RX_BRIDGE_BIN, default ../.bin/rx-bridge) and the built examples
+// (make examples); `make vscode-test` provides both. Missing pieces fail.
+import './support/setup';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { CommandId, PLUGINS_DOC } from '../src/commands';
+import { ChatMetadata } from '../src/chat';
+import { Method, ModelsResult } from '../src/protocol';
+import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
+import { childIO, StreamTransport } from './support/rpc';
+import * as vscode from './support/vscode';
+import { CancellationTokenSource, fake, FakeStatusBarItem } from './support/vscode';
+
+const CLIENT = path.resolve(__dirname, '..', '..');
+const REPO = path.resolve(CLIENT, '..');
+const BIN = path.resolve(process.env.RX_BRIDGE_BIN || path.join(REPO, '.bin', 'rx-bridge'));
+const ECHO = 'plugin/echo-provider/echo/small';
+
+let tmp: string;
+let home: string;
+let workspace: string;
+let transport: StreamTransport;
+let h: ReturnType<typeof harness>;
+const stderr: string[] = [];
+
+function need(p: string, why: string): void {
+	if (!fs.existsSync(p)) throw new Error(`${p} is missing: ${why}`);
+}
+
+before(async () => {
+	need(BIN, 'build rx-bridge (make vscode-test does) or set RX_BRIDGE_BIN');
+	for (const ex of ['hello', 'echo-provider']) need(path.join(REPO, 'examples', ex, 'bin', ex), 'run make examples');
+	tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-vscode-unit-'));
+	home = path.join(tmp, 'home');
+	workspace = path.join(tmp, 'ws');
+	fs.mkdirSync(workspace, { recursive: true });
+	fs.writeFileSync(path.join(workspace, 'README.md'), '# test workspace\n');
+	const env = { ...process.env, RX_BRIDGE_HOME: home };
+	for (const ex of ['hello', 'echo-provider']) {
+		execFileSync(BIN, ['plugin', 'install', path.join(REPO, 'examples', ex), '--yes'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+	}
+	fake.reset();
+	transport = new StreamTransport(childIO(BIN, ['serve', '--workspace', workspace], env, stderr), workspace);
+	h = harness(transport);
+	h.bridge.start();
+	await h.bridge.ready();
+	await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'rx/actionsChanged with /hello:greet', 30000);
+});
+
+after(async () => {
+	await h?.bridge.stop();
+	if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+	fake.events = [];
+	fake.answer = () => undefined;
+});
+
+function failure(what: string): string {
+	return `${what}\n--- rx-bridge stderr ---\n${stderr.join('').slice(-4000)}`;
+}
+
+describe('real rx-bridge serve', () => {
+	it('answers initialize as §1.2 says', () => {
+		const info = h.bridge.connection!.info;
+		assert.equal(info.version, 1);
+		assert.equal(info.protocolId, 'reasonix.extension.v1');
+		assert.equal(info.protocolMajor, 1);
+		assert.equal(info.home, home);
+		assert.equal(typeof info.generation, 'number');
+		assert.deepEqual(info.plugins?.map((p) => p.name).sort(), ['echo-provider', 'hello']);
+	});
+
+	it('lists /hello:greet with its label after rx/actionsChanged', () => {
+		const greet = h.rx.actions.find((a) => a.name === '/hello:greet');
+		assert.deepEqual(greet, { name: '/hello:greet', plugin: 'hello', actionId: 'greet', label: 'Greet me' });
+		assert.ok(h.rx.generations.current >= 1, `generation ${h.rx.generations.current}`);
+	});
+
+	it('runs /hello:greet: the select and the input are answered, the notification is shown', async () => {
+		fake.answer = (e) => {
+			if (e.type === 'createQuickPick') {
+				void eventually(() => !e.input.busy, 'actions').then(() => e.input.pick('/hello:greet'));
+				return undefined;
+			}
+			if (e.type === 'quickPick') return e.items.find((i: { option: string }) => i.option === 'pirate');
+			if (e.type === 'inputBox') return 'Ada';
+			return undefined;
+		};
+		await vscode.commands.executeCommand(CommandId.runAction);
+		const pick = fake.events.find((e) => e.type === 'quickPick') as { items: { option: string }[]; options: { placeHolder: string } };
+		assert.ok(pick, failure(`no quick-pick: ${fake.messages().join('\n')}`));
+		assert.deepEqual(pick.items.map((i) => i.option).sort(), ['formal', 'friendly', 'pirate']);
+		assert.equal(pick.options.placeHolder, 'How should I greet you?');
+		const input = fake.events.find((e) => e.type === 'inputBox') as { options: { prompt: string } };
+		assert.equal(input.options.prompt, 'Your name');
+		await eventually(() => fake.messages().includes('hello: Ahoy, Ada! — Greeted by the hello example plugin.'), failure(`the notification; saw ${fake.messages().join(' | ')}`));
+	});
+
+	it('does not hang when the plugin question is dismissed', async () => {
+		fake.answer = () => undefined;
+		await h.commands.runAction('/hello:greet');
+		assert.ok(fake.messages().length > 0, 'the outcome is reported');
+	});
+
+	it('reports an unknown action with the available ones', async () => {
+		await h.commands.runAction('/nope:x');
+		assert.ok(fake.messages().some((m) => m.includes('unknown action "/nope:x"; available: /hello:greet')), fake.messages().join('\n'));
+	});
+
+	it('shows plugins with the FULL TRUST block', async () => {
+		await vscode.commands.executeCommand(CommandId.showPlugins);
+		const text = h.docs.get(PLUGINS_DOC) ?? '';
+		assert.match(text, /^echo-provider 0\.1\.0/m);
+		assert.match(text, /^hello 0\.1\.0/m);
+		assert.match(text, /FULL TRUST/);
+	});
+
+	it('lists the echo models and streams an rx/lm/chat through the language model provider', async () => {
+		const models = await h.rx.request<ModelsResult>(Method.models, {});
+		assert.ok(models.models.some((m) => m.ref === ECHO), JSON.stringify(models));
+		const info = await h.models.provideLanguageModelChatInformation({ silent: true }, new CancellationTokenSource().token as never);
+		assert.ok(info.some((m) => m.id === ECHO));
+		const parts: vscode.LanguageModelTextPart[] = [];
+		await h.models.provideLanguageModelChatResponse(
+			info.find((m) => m.id === ECHO)!, [vscode.LanguageModelChatMessage.User('hello there general kenobi')] as never,
+			{ toolMode: 1 } as never, { report: (p: unknown) => parts.push(p as vscode.LanguageModelTextPart) }, new CancellationTokenSource().token as never);
+		assert.ok(parts.length >= 2, `streamed in ${parts.length} parts`);
+		assert.match(parts.map((p) => p.value).join(''), /hello there general kenobi/);
+	});
+
+	it('runs an agent turn in the chat participant: session.start shows the plugin status, the answer streams', async () => {
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('hello there', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		const md = r.metadata as ChatMetadata;
+		assert.equal(md.model, ECHO);
+		assert.equal(md.stopReason, 'end_turn');
+		assert.ok(stream.parts.filter((p) => p.kind === 'markdown').length >= 2, `streamed: ${JSON.stringify(stream.parts)}`);
+		assert.match(stream.text(), /hello there/);
+		await eventually(() => fake.statusItems.some((i) => (i as FakeStatusBarItem).text.includes('hello: ready') && i.visible), 'the hello status item');
+	});
+
+	it('traces plugin frames with $/logTrace when the trace is verbose', async () => {
+		await eventually(() => transport.logTraces.length > 0, 'a $/logTrace');
+		assert.ok(transport.logTraces.some((t) => /^[a-z0-9-]+ (<-|->) \S+( id=\S+)?$/.test(t.message)), JSON.stringify(transport.logTraces.slice(0, 5)));
+	});
+
+	it('reloads into a newer generation and forgets the older surfaces', async () => {
+		const before = h.rx.generations.current;
+		fake.statusItems.length = 0;
+		h.ui.surface({ plugin: 'hello', surfaceId: 'probe', generation: before, kind: 'status', payload: { label: 'old' } });
+		await vscode.commands.executeCommand(CommandId.reload);
+		assert.ok(fake.messages().some((m) => /plugins reloaded \(generation \d+\)/.test(m)), fake.messages().join('\n'));
+		await eventually(() => h.rx.generations.current > before, 'a newer generation');
+		assert.equal((fake.statusItems[0] as FakeStatusBarItem).disposed, true);
+		assert.ok(h.rx.actions.some((a) => a.name === '/hello:greet'));
+	});
+
+	it('restarts the bridge after it died', async () => {
+		const starts = transport.starts;
+		const pid = findChildPid();
+		process.kill(pid, 'SIGKILL');
+		await eventually(() => transport.starts === starts + 1 && h.bridge.state === 'running', 'a restarted bridge', 20000);
+		await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
+	});
+});
+
+function findChildPid(): number {
+	const out = execFileSync('pgrep', ['-P', String(process.pid), '-f', `${BIN} serve`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+	assert.equal(out.length, 1, `one rx-bridge serve child, found ${out.join(',')}`);
+	return Number(out[0]);
+}
