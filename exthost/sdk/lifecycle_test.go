@@ -128,11 +128,10 @@ func TestUnknownMethod(t *testing.T) {
 func TestStrictFrameViolations(t *testing.T) {
 	t.Parallel()
 	h := startRaw(t, minimalPlugin())
-	// Reasonix's SDK echoes the id of the two jsonrpc cases; wire checks
-	// jsonrpc before the id and answers id:null ("" skips the id check).
+	// As Reasonix's SDK, the two jsonrpc cases echo their valid ids.
 	for _, tc := range []struct{ line, id string }{
-		{`{"jsonrpc":"1.0","id":1,"method":"extension/initialize","params":{}}`, ""},
-		{`{"id":2,"method":"extension/initialize","params":{}}`, ""},
+		{`{"jsonrpc":"1.0","id":1,"method":"extension/initialize","params":{}}`, "1"},
+		{`{"id":2,"method":"extension/initialize","params":{}}`, "2"},
 		{`{"jsonrpc":"2.0","id":"s","method":"extension/initialize","params":{}}`, "null"},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"extension/initialize","params":{}}`, "null"},
 		{`{"jsonrpc":"2.0","id":3,"method":"extension/initialize","params":[]}`, "3"},
@@ -142,7 +141,7 @@ func TestStrictFrameViolations(t *testing.T) {
 		h.send(tc.line)
 		l := h.next()
 		f := parseFrame(t, l)
-		if f.Error == nil || f.Error.Code != protocol.CodeInvalidRequest || (tc.id != "" && !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+tc.id+`,`)) {
+		if f.Error == nil || f.Error.Code != protocol.CodeInvalidRequest || !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+tc.id+`,`) {
 			t.Errorf("%s answered %s", tc.line, l)
 		}
 	}

@@ -157,14 +157,11 @@ func (p *parser) parse(line []byte) (message, rejection, bool) {
 		return m, invalid("duplicate envelope member"), false
 	}
 
-	// Rule 3.
-	if !isVersion(env.jsonrpc) {
-		return m, invalid(`jsonrpc is not "2.0"`), false
-	}
-
-	// Rule 4: integers only. "null" is legal only on an error response
-	// (JSON-RPC's "id could not be determined"); on anything else it is
-	// an invalid id.
+	// Rule 4 is read before rule 3 is judged, so a request with a valid
+	// id and a wrong jsonrpc gets its id echoed (PROTOCOL_DETAILS §11.1,
+	// StrictFrameViolations); the order of the verdicts is unchanged.
+	// Integers only: "null" is legal only on an error response (JSON-RPC's
+	// "id could not be determined"); on anything else it is an invalid id.
 	idOK := false
 	if env.id != nil {
 		if string(env.id) == "null" {
@@ -172,9 +169,19 @@ func (p *parser) parse(line []byte) (message, rejection, bool) {
 		} else if c := env.id[0]; c == '-' || isDigit(c) {
 			m.id, idOK = parseInt(env.id)
 		}
-		if !idOK && !m.nullID {
-			return m, invalid("id is not an integer"), false
+	}
+
+	// Rule 3.
+	if !isVersion(env.jsonrpc) {
+		rej := invalid(`jsonrpc is not "2.0"`)
+		if env.method != nil && idOK {
+			rej.echo, rej.id = true, m.id
 		}
+		m.nullID = false
+		return m, rej, false
+	}
+	if env.id != nil && !idOK && !m.nullID {
+		return m, invalid("id is not an integer"), false
 	}
 
 	// Rule 5: a request or notification.

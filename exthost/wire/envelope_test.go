@@ -80,10 +80,14 @@ var rejectionCases = []frameCase{
 	{"duplicate/id", `{"jsonrpc":"2.0","id":7,"id":8,"method":"m"}`, replyInvalidNull},
 	{"duplicate/method", `{"jsonrpc":"2.0","id":7,"method":"m","method":"n"}`, replyInvalidNull},
 	// Rule 3: jsonrpc.
-	{"jsonrpc/missing", `{"id":7,"method":"m"}`, replyInvalidNull},
-	{"jsonrpc/1.0", `{"jsonrpc":"1.0","id":7,"method":"m"}`, replyInvalidNull},
-	{"jsonrpc/number", `{"jsonrpc":2.0,"id":7,"method":"m"}`, replyInvalidNull},
-	{"jsonrpc/case", `{"JSONRPC":"2.0","id":7,"method":"m"}`, replyInvalidNull},
+	// A wrong or missing jsonrpc on a request with a valid id echoes the id
+	// (PROTOCOL_DETAILS §11.1 StrictFrameViolations); on a response it is
+	// never echoed.
+	{"jsonrpc/missing-on-response", `{"id":7,"result":{}}`, replyInvalidNull},
+	{"jsonrpc/missing", `{"id":7,"method":"m"}`, replyInvalidEcho7},
+	{"jsonrpc/1.0", `{"jsonrpc":"1.0","id":7,"method":"m"}`, replyInvalidEcho7},
+	{"jsonrpc/number", `{"jsonrpc":2.0,"id":7,"method":"m"}`, replyInvalidEcho7},
+	{"jsonrpc/case", `{"JSONRPC":"2.0","id":7,"method":"m"}`, replyInvalidEcho7},
 	// Rule 4: ids are integers; an invalid id is never echoed.
 	{"id/string", `{"jsonrpc":"2.0","id":"7","method":"m"}`, replyInvalidNull},
 	{"id/fraction", `{"jsonrpc":"2.0","id":7.5,"method":"m"}`, replyInvalidNull},
