@@ -393,3 +393,14 @@ export const env = {
 };
 
 export const version = '1.139.0';
+
+// Base classes vscode-languageclient extends when it loads.
+export class CallHierarchyItem {}
+export class CodeLens {}
+export class CompletionItem {}
+export class DocumentLink {}
+export class InlayHint {}
+export class SymbolInformation {}
+export class TypeHierarchyItem {}
+export class CodeAction {}
+export class Diagnostic {}

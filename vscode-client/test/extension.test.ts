@@ -1,0 +1,100 @@
+// activate() as VS Code calls it, on the fake vscode: vscode-languageclient
+// runs for real, against a real `rx-bridge serve` (RX_BRIDGE_BIN) with the
+// examples installed, or against a missing binary.
+import './support/setup';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { CommandId } from '../src/commands';
+import { activate, Api, INSTALL_BUTTON, SETTINGS_BUTTON } from '../src/extension';
+import { eventually, Memento } from './support/harness';
+import * as vscode from './support/vscode';
+import { fake } from './support/vscode';
+
+const CLIENT = path.resolve(__dirname, '..', '..');
+const REPO = path.resolve(CLIENT, '..');
+const BIN = path.resolve(process.env.RX_BRIDGE_BIN || path.join(REPO, '.bin', 'rx-bridge'));
+
+function context() {
+	return { subscriptions: [] as { dispose(): unknown }[], workspaceState: new Memento(), extensionUri: vscode.Uri.file('/ext') };
+}
+
+async function deactivate(ctx: ReturnType<typeof context>, api: Api): Promise<void> {
+	for (const s of ctx.subscriptions) s.dispose();
+	await api.bridge.stop();
+}
+
+describe('activate', () => {
+	const cleanups: (() => Promise<void>)[] = [];
+	after(async () => { for (const c of cleanups) await c(); });
+
+	it('reports a missing rx-bridge with buttons for the install instructions and the setting', async () => {
+		fake.reset();
+		fake.config['rxBridge.path'] = '/nonexistent/dir/rx-bridge';
+		let clicks = 0;
+		fake.answer = (e) => (e.type === 'message' && e.severity === 'error' ? (clicks++ === 0 ? INSTALL_BUTTON : SETTINGS_BUTTON) : undefined);
+		const ctx = context();
+		const api = activate(ctx as never);
+		const err = await fake.waitFor((e) => e.type === 'message' && e.severity === 'error') as { message: string; buttons: string[] };
+		assert.match(err.message, /rx-bridge was not found \(looked for \/nonexistent\/dir\/rx-bridge\)/);
+		assert.match(err.message, /rxBridge\.path/);
+		assert.deepEqual(err.buttons, [INSTALL_BUTTON, SETTINGS_BUTTON]);
+		const preview = await fake.waitFor((e) => e.type === 'command' && e.command === 'markdown.showPreview') as { args: { path: string }[] };
+		assert.equal(preview.args[0].path, '/ext/README.md');
+		assert.equal(api.bridge.state, 'failed');
+		// Restarting tries again (and fails the same way): the settings button this time.
+		await vscode.commands.executeCommand(CommandId.restart);
+		await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openSettings');
+		await deactivate(ctx, api);
+	});
+
+	it('starts the real bridge through vscode-languageclient with the rxBridge capabilities, and runs an action', async () => {
+		if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: build rx-bridge (make vscode-test does) or set RX_BRIDGE_BIN`);
+		const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-vscode-ext-'));
+		cleanups.push(async () => fs.rmSync(tmp, { recursive: true, force: true }));
+		const home = path.join(tmp, 'home');
+		for (const ex of ['hello', 'echo-provider']) {
+			execFileSync(BIN, ['plugin', 'install', path.join(REPO, 'examples', ex), '--yes'], { env: { ...process.env, RX_BRIDGE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+		}
+		fake.reset();
+		fake.config['rxBridge.path'] = BIN;
+		fake.config['rxBridge.home'] = home;
+		fake.config['rxBridge.trace.server'] = 'verbose';
+		const ctx = context();
+		const api = activate(ctx as never);
+		cleanups.push(() => deactivate(ctx, api));
+		await api.bridge.ready();
+		assert.equal(api.bridge.connection!.info.home, home);
+		await eventually(() => api.rx.actions.some((a) => a.name === '/hello:greet'), 'rx/actionsChanged', 30000);
+		const log = () => fake.output[0].lines.join('\n');
+		// The initialize params carry experimental.rxBridge (the protocol trace shows them).
+		const init = log().slice(log().indexOf("Sending request 'initialize"));
+		const params = JSON.parse(init.slice(init.indexOf('{'), init.indexOf("\n}") + 2));
+		assert.deepEqual(params.capabilities.experimental.rxBridge.ui, { select: true, multiselect: true, input: true, confirm: true, form: true, notification: true, status: true, card: true });
+		assert.equal(params.capabilities.experimental.rxBridge.sessionUpdates, true);
+		assert.equal(params.capabilities.experimental.rxBridge.lmChat, true);
+		assert.equal(params.capabilities.workspace.executeCommand.dynamicRegistration, true);
+		assert.equal(params.capabilities.window.workDoneProgress, true);
+		// The bridge re-registers its commands after the first generation; that must not fail.
+		await eventually(() => /Sending response 'client\/registerCapability/.test(log()), 'client/registerCapability answered');
+		assert.doesNotMatch(log(), /already exists/);
+		fake.answer = (e) => {
+			if (e.type === 'createQuickPick') {
+				void eventually(() => !e.input.busy, 'actions').then(() => e.input.pick('/hello:greet'));
+				return undefined;
+			}
+			if (e.type === 'quickPick') return e.items.find((i: { option: string }) => i.option === 'formal');
+			if (e.type === 'inputBox') return 'Grace';
+			return undefined;
+		};
+		await vscode.commands.executeCommand(CommandId.runAction);
+		await eventually(() => fake.messages().includes('hello: Good day, Grace. — Greeted by the hello example plugin.'), `the notification; saw ${fake.messages().join(' | ')}`);
+		// trace.server verbose: plugin frames are in the log.
+		await eventually(() => /\[trace\] hello -> extension\/ui\/action/.test(log()), 'a traced plugin frame');
+		await vscode.commands.executeCommand(CommandId.showLog);
+		assert.equal(fake.output[0].shown, true);
+	});
+});
