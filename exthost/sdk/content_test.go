@@ -88,7 +88,7 @@ func TestExternalizedPayloadViolations(t *testing.T) {
 	wantReason(t, send("null", expired), protocol.ReasonContentRefExpired)
 	tampered := h.PutContent(payload)
 	tamperRef = tampered.ContentRef
-	if pe := wantReason(t, send("null", tampered), protocol.ReasonProtocolError); !strings.Contains(pe.Message, "SHA-256") {
+	if pe := wantReason(t, send("null", tampered), protocol.ReasonProtocolError); !strings.Contains(pe.Message, "reassembled bytes do not match sha256") {
 		t.Errorf("tampered page: %q", pe.Message)
 	}
 }
