@@ -1,0 +1,67 @@
+import './support/setup';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { resolveBinary } from '../src/binary';
+import { Generations } from '../src/generation';
+import { escapeMarkdown, noIcons, safeMarkdown } from '../src/text';
+
+describe('resolveBinary', () => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bin-'));
+	const exe = path.join(dir, 'rx-bridge');
+	fs.writeFileSync(exe, '#!/bin/sh\n', { mode: 0o755 });
+	const plain = path.join(dir, 'not-executable');
+	fs.writeFileSync(plain, '', { mode: 0o644 });
+
+	it('looks the default name up on PATH', async () => {
+		assert.deepEqual(await resolveBinary('', { PATH: `/nonexistent:${dir}` }), { path: exe, searched: 'rx-bridge on PATH' });
+		assert.equal((await resolveBinary(undefined, { PATH: dir })).path, exe);
+	});
+
+	it('takes a path as is and checks that it is an executable file', async () => {
+		assert.equal((await resolveBinary(exe, {})).path, exe);
+		assert.equal((await resolveBinary(plain, {})).path, undefined);
+		assert.equal((await resolveBinary(dir, {})).path, undefined);
+	});
+
+	it('says where it looked when nothing is found', async () => {
+		const r = await resolveBinary('rx-bridge', { PATH: '/a:/b' });
+		assert.equal(r.path, undefined);
+		assert.equal(r.searched, 'rx-bridge on PATH (/a:/b)');
+	});
+});
+
+describe('Generations', () => {
+	it('only moves forward, and starts afresh for a new bridge process', () => {
+		const g = new Generations();
+		const seen: number[] = [];
+		g.onDidAdvance((n) => seen.push(n));
+		g.advance(2);
+		g.advance(1);
+		g.advance(undefined);
+		assert.equal(g.current, 2);
+		assert.equal(g.isStale(1), true);
+		assert.equal(g.isStale(2), false);
+		assert.equal(g.isStale(undefined), false);
+		g.reset(0);
+		assert.equal(g.isStale(1), false);
+		assert.deepEqual(seen, [2, 0]);
+	});
+});
+
+describe('plugin text', () => {
+	it('keeps $(icons) from rendering', () => {
+		assert.equal(noIcons('a $(zap) b'), 'a $\u200b(zap) b');
+	});
+	it('escapes Markdown', () => {
+		assert.equal(escapeMarkdown('*x* [l](u) <b>'), '\\*x\\* \\[l\\]\\(u\\) \\<b\\>');
+	});
+	it('keeps plugin Markdown but neither HTML nor command links', () => {
+		assert.equal(safeMarkdown('**b** <img src=x>'), '**b** &lt;img src=x>');
+		assert.equal(safeMarkdown('[x](command:foo)'), '[x](#blocked-command:foo)');
+		assert.equal(safeMarkdown('[x]: command:foo'), '[x]: #blocked-command:foo');
+		assert.equal(safeMarkdown('[x](https://example.com)'), '[x](https://example.com)');
+	});
+});
