@@ -148,6 +148,30 @@ describe('real rx-bridge serve', () => {
 		await eventually(() => fake.statusItems.some((i) => (i as FakeStatusBarItem).text.includes('hello: ready') && i.visible), 'the hello status item');
 	});
 
+	it('streams a tool call of the agent (read_file) and the answer built on its result', async () => {
+		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Allow' : undefined);
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		const text = stream.text();
+		assert.match(text, /\$\(tools\) Read README\\\.md/, text);
+		assert.match(text, /\$\(check\) Read README\\\.md done/, text);
+		assert.match(text, /The tool returned: "?# test workspace/, text);
+	});
+
+	it('asks permission for a command the agent wants to run, and passes the denial on', async () => {
+		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Deny' : undefined);
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('call run_command {"command":["echo","hi"]}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		const modal = fake.events.find((e) => e.type === 'message' && e.options?.modal) as { message: string; buttons: string[] } | undefined;
+		assert.ok(modal, `a permission question; streamed: ${stream.text()}`);
+		assert.match(modal.message, /Reasonix wants to run: .*echo/);
+		assert.ok(modal.buttons.includes('Deny') && modal.buttons.includes('Allow'), JSON.stringify(modal.buttons));
+		assert.match(stream.text(), /Permission asked/);
+		assert.match(stream.text(), /denied/);
+	});
+
 	it('traces plugin frames with $/logTrace when the trace is verbose', async () => {
 		await eventually(() => transport.logTraces.length > 0, 'a $/logTrace');
 		assert.ok(transport.logTraces.some((t) => /^[a-z0-9-]+ (<-|->) \S+( id=\S+)?$/.test(t.message)), JSON.stringify(transport.logTraces.slice(0, 5)));
