@@ -43,6 +43,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
+	pending  map[string]context.CancelFunc // server requests being answered, by id
 	log      []Message // notifications and requests, in arrival order
 	dropped  []string  // bodies the stream could not decode
 	changed  chan struct{}
@@ -79,7 +80,7 @@ func Start(cmd *exec.Cmd) (*Client, error) {
 
 // New connects a client to a server's output r and input w.
 func New(r io.Reader, w io.WriteCloser) *Client {
-	c := &Client{stdin: w, handlers: map[string]Handler{}, changed: make(chan struct{}), exited: make(chan struct{})}
+	c := &Client{stdin: w, handlers: map[string]Handler{}, pending: map[string]context.CancelFunc{}, changed: make(chan struct{}), exited: make(chan struct{})}
 	stream := lspframe.New(r, w, w.Close, lspframe.Options{OnDrop: func(body []byte, err error) {
 		c.mu.Lock()
 		c.dropped = append(c.dropped, string(body))
@@ -110,12 +111,27 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	c.signalLocked()
 	h := c.handlers[req.Method()]
 	c.mu.Unlock()
-	if _, isCall := req.(*jsonrpc2.Call); !isCall {
+	call, isCall := req.(*jsonrpc2.Call)
+	if !isCall {
+		if req.Method() == "$/cancelRequest" {
+			c.cancel(req.Params())
+		}
 		return nil
 	}
+	key := fmt.Sprintf("%v", call.ID())
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.pending[key] = cancel
+	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		defer func() {
+			cancel()
+			c.mu.Lock()
+			delete(c.pending, key)
+			c.mu.Unlock()
+		}()
 		var res any
 		var err error
 		if h != nil {
@@ -131,6 +147,27 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		_ = reply(context.Background(), res, err)
 	}()
 	return nil
+}
+
+// cancel serves the server's $/cancelRequest: the handler's context ends.
+func (c *Client) cancel(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	key := string(p.ID)
+	var s string
+	if json.Unmarshal(p.ID, &s) == nil {
+		key = s
+	}
+	c.mu.Lock()
+	cancel := c.pending[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // Call sends a request and decodes the result into result (nil to
@@ -267,8 +304,13 @@ func (c *Client) ExitCode(d time.Duration) int {
 }
 
 // Close closes the connection, kills a child still running, and waits
-// for the handlers.
+// for the handlers (whose contexts it cancels).
 func (c *Client) Close() {
+	c.mu.Lock()
+	for _, cancel := range c.pending {
+		cancel()
+	}
+	c.mu.Unlock()
 	_ = c.conn.Close()
 	if c.cmd != nil && c.cmd.Process != nil {
 		select {
