@@ -44,8 +44,8 @@ type Client struct {
 	mu       sync.Mutex
 	handlers map[string]Handler
 	pending  map[string]context.CancelFunc // server requests being answered, by id
-	log      []Message // notifications and requests, in arrival order
-	dropped  []string  // bodies the stream could not decode
+	log      []Message                     // notifications and requests, in arrival order
+	dropped  []string                      // bodies the stream could not decode
 	changed  chan struct{}
 	wg       sync.WaitGroup
 
