@@ -96,5 +96,19 @@ describe('activate', () => {
 		await eventually(() => /\[trace\] hello -> extension\/ui\/action/.test(log()), 'a traced plugin frame');
 		await vscode.commands.executeCommand(CommandId.showLog);
 		assert.equal(fake.output[0].shown, true);
+
+		// A crash: the supervisor starts a new LanguageClient after the backoff,
+		// whose command registrations must not collide with the dead one's.
+		const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', `${BIN} serve`], { encoding: 'utf8' }).trim().split('\n');
+		assert.equal(pids.length, 1, `one rx-bridge child: ${pids}`);
+		process.kill(Number(pids[0]), 'SIGKILL');
+		await eventually(() => api.bridge.state !== 'running', 'the crash to be noticed', 10000);
+		await eventually(() => api.bridge.state === 'running', 'the restarted bridge', 20000);
+		await eventually(() => api.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
+		assert.match(log(), /restarting rx-bridge in 1000 ms/);
+		assert.doesNotMatch(log(), /already exists/);
+		fake.events = [];
+		await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+		await eventually(() => fake.messages().some((m) => m.startsWith('hello: Good day, Grace.')), `the notification after the restart; saw ${fake.messages().join(' | ')}`);
 	});
 });
