@@ -47,6 +47,9 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if p.Messages == nil {
 		p.Messages = []protocol.ProviderMessage{}
 	}
+	if p.Tools == nil {
+		p.Tools = []protocol.ProviderToolSchema{}
+	}
 	g, release := s.rt.mgr.Acquire()
 	defer release()
 	cat := s.rt.catalog(g)

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+)
+
+const echoSmall = "plugin/echo-provider/echo/small"
+
+func TestServeModelsAndLMChat(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	var models struct {
+		Models []struct {
+			Ref    string
+			Origin struct{ Kind, ID string }
+			Tools  bool
+		}
+		Default string
+	}
+	if err := c.Call(ctxT(t), "rx/models", nil, &models); err != nil {
+		t.Fatal(err)
+	}
+	if len(models.Models) != 2 || models.Models[1].Ref != echoSmall || models.Models[1].Origin.Kind != "plugin" || models.Models[1].Origin.ID != "echo-provider" || models.Default != models.Models[0].Ref {
+		t.Fatalf("rx/models = %+v", models)
+	}
+	var res struct {
+		Text         string
+		FinishReason string
+		Usage        struct{ TotalTokens int }
+	}
+	err := c.Call(ctxT(t), "rx/lm/chat", map[string]any{"requestId": "lm-1", "model": echoSmall, "messages": []map[string]string{{"role": "user", "content": "hello there"}}}, &res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "hello there" || res.FinishReason != "stop" || res.Usage.TotalTokens == 0 {
+		t.Fatalf("rx/lm/chat = %+v", res)
+	}
+	var text strings.Builder
+	for _, m := range c.Messages("rx/lm/chunk") {
+		var ch struct {
+			RequestID string
+			Chunk     struct{ Type, Text string }
+		}
+		_ = json.Unmarshal(m.Params, &ch)
+		if ch.RequestID != "lm-1" {
+			t.Errorf("chunk for %q", ch.RequestID)
+		}
+		text.WriteString(ch.Chunk.Text)
+	}
+	if text.String() != "hello there" {
+		t.Errorf("chunks spell %q", text.String())
+	}
+	err = c.Call(ctxT(t), "rx/lm/chat", map[string]any{"model": "plugin/nope/x/y", "messages": []any{}}, nil)
+	if rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), `"plugin/nope/x/y"`) || !strings.Contains(err.Error(), echoSmall) {
+		t.Errorf("unknown model: %v", err)
+	}
+	shutdownExit(t, c)
+}
+
+// permissionUI allows every tool call and records what it was asked.
+type permissionUI struct {
+	mu    sync.Mutex
+	asked []string
+	edits []json.RawMessage
+}
+
+func (p *permissionUI) install(c *lspclient.Client) {
+	c.Handle("rx/session/requestPermission", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r struct {
+			ToolCall struct{ Title, Kind string }
+			Options  []struct{ OptionID string }
+		}
+		_ = json.Unmarshal(raw, &r)
+		p.mu.Lock()
+		p.asked = append(p.asked, r.ToolCall.Kind+" "+r.ToolCall.Title)
+		p.mu.Unlock()
+		return map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": "allow"}}, nil
+	})
+	c.Handle("workspace/applyEdit", func(_ context.Context, raw json.RawMessage) (any, error) {
+		p.mu.Lock()
+		p.edits = append(p.edits, raw)
+		p.mu.Unlock()
+		return map[string]any{"applied": true}, nil
+	})
+}
+
+type promptResult struct {
+	StopReason string
+	Text       string
+}
+
+func prompt(t *testing.T, c *lspclient.Client, id, text string) promptResult {
+	t.Helper()
+	var r promptResult
+	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": id, "prompt": text}, &r); err != nil {
+		t.Fatalf("prompt %q: %v", text, err)
+	}
+	return r
+}
+
+func updatesOf(c *lspclient.Client, id string) []string {
+	var out []string
+	for _, m := range c.Messages("rx/session/update") {
+		var u struct {
+			SessionID string
+			Update    map[string]any
+		}
+		_ = json.Unmarshal(m.Params, &u)
+		if u.SessionID == id {
+			out = append(out, u.Update["sessionUpdate"].(string))
+		}
+	}
+	return out
+}
+
+func TestServeSession(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"ask\"\n")
+	c := e.start()
+	ui := &permissionUI{}
+	ui.install(c)
+	initialized(t, c, clientCaps(fullRx(), map[string]any{"workspace": map[string]any{"applyEdit": true}, "window": map[string]any{"workDoneProgress": true}}))
+
+	var sess struct{ SessionID, Model string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	if sess.Model != echoSmall {
+		t.Fatalf("session = %+v", sess)
+	}
+	if r := prompt(t, c, sess.SessionID, "hello world"); r.StopReason != "end_turn" || r.Text != "hello world" {
+		t.Fatalf("prompt = %+v", r)
+	}
+	if got := strings.Join(updatesOf(c, sess.SessionID), " "); !strings.HasPrefix(got, "user_message_chunk agent_message_chunk agent_message_chunk usage") {
+		t.Errorf("updates = %s", got)
+	}
+
+	// An open, incrementally edited buffer is what read_file sees.
+	uri := "file://" + e.ws + "/notes.txt"
+	_ = c.Notify(ctxT(t), "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "text", "version": 1, "text": "on disk? no\n"}})
+	_ = c.Notify(ctxT(t), "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 8}}, "text": "only in the buffer"}}})
+	r := prompt(t, c, sess.SessionID, `call read_file {"path": "notes.txt"}`)
+	if r.StopReason != "end_turn" || !strings.Contains(r.Text, "only in the buffer no") {
+		t.Fatalf("read_file turn = %+v", r)
+	}
+	// A new file lands in the editor through workspace/applyEdit.
+	r = prompt(t, c, sess.SessionID, `call apply_edit {"path": "new.txt", "content": "made by the agent"}`)
+	if r.StopReason != "end_turn" {
+		t.Fatalf("apply_edit turn = %+v", r)
+	}
+	ui.mu.Lock()
+	asked, edits := strings.Join(ui.asked, "; "), ui.edits
+	ui.mu.Unlock()
+	if !strings.Contains(asked, "read ") || !strings.Contains(asked, "edit ") {
+		t.Errorf("permission asked for: %s", asked)
+	}
+	if len(edits) != 1 || !strings.Contains(string(edits[0]), `"kind":"create"`) || !strings.Contains(string(edits[0]), "made by the agent") || !strings.Contains(string(edits[0]), `"label":"Reasonix: apply_edit"`) {
+		t.Errorf("applyEdit = %s", edits)
+	}
+	kinds := strings.Join(updatesOf(c, sess.SessionID), " ")
+	for _, k := range []string{"tool_call", "tool_call_update", "permission"} {
+		if !strings.Contains(kinds, k) {
+			t.Errorf("no %s update in %s", k, kinds)
+		}
+	}
+	if len(c.Messages("$/progress")) == 0 {
+		t.Error("no $/progress for the turns")
+	}
+
+	// list, close, load (replays), delete.
+	var list struct {
+		Sessions []struct{ SessionID, Title, Model string }
+	}
+	if err := c.Call(ctxT(t), "rx/session/list", nil, &list); err != nil || len(list.Sessions) != 1 || list.Sessions[0].Title != "hello world" {
+		t.Fatalf("list = %+v %v", list, err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/close", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := len(updatesOf(c, sess.SessionID))
+	if err := c.Call(ctxT(t), "rx/session/load", map[string]any{"sessionId": sess.SessionID}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	if after := len(updatesOf(c, sess.SessionID)); after <= before {
+		t.Errorf("load replayed %d updates", after-before)
+	}
+	if err := c.Call(ctxT(t), "rx/session/setModel", map[string]any{"sessionId": sess.SessionID, "model": "plugin/echo-provider/echo/large"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/setModel", map[string]any{"sessionId": sess.SessionID, "model": "nope/x"}, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+		t.Errorf("unknown model: %v", err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/delete", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "x"}, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+		t.Errorf("prompt after delete: %v", err)
+	}
+	shutdownExit(t, c)
+}
+
+// TestServeSlowEditorDoesNotStallSessions: while the user sits on a
+// quick-pick, another session's turn streams and ends.
+func TestServeSlowEditorDoesNotStallSessions(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "hello", "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	release := make(chan struct{})
+	asked := make(chan struct{}, 4)
+	inputs := make(chan string, 1)
+	c.Handle("rx/ui/request", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if strings.Contains(string(raw), `"kind":"input"`) {
+			inputs <- string(raw)
+			return map[string]any{"cancelled": false, "values": map[string]any{"value": "Ada"}}, nil
+		}
+		asked <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return map[string]any{"cancelled": false, "values": map[string]any{"value": "formal"}}, nil
+	})
+	initialized(t, c, clientCaps(fullRx(), nil))
+	greet := c.CallAsync(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.runAction", "arguments": []any{"/hello:greet", map[string]string{"name": "Bo"}}})
+	<-asked
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	r := prompt(t, c, sess.SessionID, "streams while a quick-pick waits")
+	if r.Text != "streams while a quick-pick waits" {
+		t.Fatalf("prompt = %+v", r)
+	}
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("turn took %v behind a pending quick-pick", took)
+	}
+	select {
+	case <-greet:
+		t.Fatal("the action finished before its quick-pick was answered")
+	default:
+	}
+	close(release)
+	res := <-greet
+	if res.Err != nil || !strings.Contains(string(res.Raw), "Good day, Ada.") {
+		t.Fatalf("greet = %s %v", res.Raw, res.Err)
+	}
+	if in := <-inputs; !strings.Contains(in, `"default":"Bo"`) {
+		t.Errorf("the action's args did not pre-fill the input: %s", in)
+	}
+	shutdownExit(t, c)
+}
