@@ -72,7 +72,8 @@ vscode-test: examples
 vsix:
 	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm run vsix
 
-# The Neovim plugin (nvim/): headless tests against a scripted bridge;
+# The Neovim plugin (nvim/): headless tests against a scripted bridge and
+# the real `rx-bridge serve` with examples/hello and examples/echo-provider;
 # fetches Neovim 0.10 once into ~/.cache/rx-bridge-nvim (nvim/scripts/fetch-nvim.sh).
 nvim-test:
-	GO=$(GO) nvim/scripts/test.sh unit
+	GO=$(GO) nvim/scripts/test.sh all

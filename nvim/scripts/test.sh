@@ -29,11 +29,12 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   export RX_E2E_BIN="$work/bin/rx-bridge"
   export RX_BRIDGE_HOME="$work/home"
   (cd "$repo" && ${GO:-go} build -o "$RX_E2E_BIN" ./cmd/rx-bridge)
+  # Each example is built in a copy, so the work tree is left alone.
   for ex in hello echo-provider; do
-    if [ -x "$repo/examples/$ex/build.sh" ]; then
-      "$repo/examples/$ex/build.sh" >/dev/null
-    fi
-    "$RX_E2E_BIN" plugin install "$repo/examples/$ex" --yes >/dev/null
+    mkdir -p "$work/src/$ex/bin"
+    cp "$repo/examples/$ex/reasonix-plugin.json" "$work/src/$ex/"
+    (cd "$repo" && ${GO:-go} build -o "$work/src/$ex/bin/$ex" "./examples/$ex")
+    "$RX_E2E_BIN" plugin install "$work/src/$ex" --yes >/dev/null
   done
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi

@@ -211,11 +211,29 @@ function T.alive(pid)
   return st ~= nil and st ~= "Z" and st ~= "X"
 end
 
---- Every descendant pid of pid (from /proc).
+--- Every descendant pid of pid, from the ppid fields in /proc (the
+--- per-thread children files miss processes a Go program starts from
+--- another thread).
 function T.descendants(pid)
+  local children = {}
+  for name in vim.fs.dir("/proc") do
+    local p = tonumber(name)
+    if p then
+      local f = io.open("/proc/" .. name .. "/stat", "r")
+      if f then
+        local stat = f:read("*a") or ""
+        f:close()
+        local ppid = tonumber(stat:match("^%d+ %b() %a (%d+)"))
+        if ppid then
+          children[ppid] = children[ppid] or {}
+          table.insert(children[ppid], p)
+        end
+      end
+    end
+  end
   local out = {}
   local function walk(p)
-    for _, c in ipairs(vim.api.nvim_get_proc_children(p)) do
+    for _, c in ipairs(children[p] or {}) do
       out[#out + 1] = c
       walk(c)
     end

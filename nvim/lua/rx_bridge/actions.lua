@@ -83,10 +83,13 @@ function M.run_with(c, name, args)
     fail(err_text(err))
     return false
   end
+  local accepted = not (type(res) == "table" and res.accepted == false)
   if type(res) == "table" and type(res.message) == "string" and res.message ~= "" then
-    vim.notify(text.clean(res.message), vim.log.levels.INFO, { title = "rx-bridge" })
+    vim.notify(text.clean(res.message), accepted and vim.log.levels.INFO or vim.log.levels.WARN, { title = "rx-bridge" })
+  elseif not accepted then
+    vim.notify(("rx-bridge: %s did not run"):format(text.line(name)), vim.log.levels.WARN)
   end
-  return true
+  return accepted
 end
 
 --- :Rx /plugin:action [key=value ...]

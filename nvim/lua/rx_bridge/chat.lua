@@ -198,7 +198,10 @@ function M.on_update(client_id, params)
   elseif kind == "tool_call" or kind == "tool_call_update" then
     on_tool_call(chat, u)
   elseif kind == "usage" then
-    chat.usage = type(u.usage) == "table" and u.usage or nil
+    -- One per model call; a turn with tool calls has several.
+    if type(u.usage) == "table" and type(u.usage.totalTokens) == "number" then
+      chat.tokens = (chat.tokens or 0) + u.usage.totalTokens
+    end
   elseif kind == "notice" then
     out(chat, { "! " .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
   elseif kind == "permission" then
@@ -206,7 +209,11 @@ function M.on_update(client_id, params)
       out(chat, { ("  permission %s by %s"):format(text.line(u.outcome), text.line(u.by)) }, "RxBridgeChatPermission")
     end
   elseif kind == "user_message_chunk" then
-    -- A replayed transcript (rx/session/load).
+    -- A live turn's prompt is already in the buffer (the prompt line the
+    -- user sent); only a replayed transcript (rx/session/load) shows it.
+    if chat.busy then
+      return
+    end
     local c = type(u.content) == "table" and u.content or {}
     out(chat, vim.tbl_map(function(l)
       return PROMPT .. l
@@ -278,10 +285,11 @@ local function finish_turn(chat, err, res)
     if not chat.got_text and not chat.cancelled and type(res.text) == "string" and res.text ~= "" then
       stream(chat, "answer", text.clean(res.text))
     end
-    local reason = chat.cancelled and "cancelled" or text.line(res.stopReason or "end_turn")
+    -- The bridge's stop reason, whatever <C-c> asked for.
+    local reason = text.line(res.stopReason or "end_turn")
     local foot = "— " .. reason
-    if chat.usage and type(chat.usage.totalTokens) == "number" then
-      foot = foot .. (" · %d tokens"):format(chat.usage.totalTokens)
+    if chat.tokens then
+      foot = foot .. (" · %d tokens"):format(chat.tokens)
     end
     out(chat, { foot }, reason == "end_turn" and "RxBridgeChatMeta" or "RxBridgeChatNotice")
   end
@@ -305,7 +313,7 @@ function M.submit(chat, prompt)
   chat.busy = true
   chat.cancelled = false
   chat.got_text = false
-  chat.usage = nil
+  chat.tokens = nil
   chat.stream = nil
   async.run(function()
     local err, res = async.request(c, "rx/session/prompt", { sessionId = chat.session_id, prompt = prompt })
@@ -402,7 +410,8 @@ function M.open(model, on_open)
     end
     local err, res = async.request(c, "rx/session/new", params)
     if err then
-      vim.notify("rx-bridge: cannot start a chat: " .. actions.err_text(err), vim.log.levels.ERROR)
+      local hint = (model and model ~= "") and "" or " (name a model: :RxChat <model>; :Rx models lists them)"
+      vim.notify("rx-bridge: cannot start a chat: " .. actions.err_text(err) .. hint, vim.log.levels.ERROR)
       return
     end
     if type(res) ~= "table" or type(res.sessionId) ~= "string" then
