@@ -86,4 +86,24 @@ T.test("a server speaking another editor protocol version is stopped with a mess
   T.wait(function() return #vim.lsp.get_clients({ name = "rx_bridge", _uninitialized = true }) == 0 end, "the client to stop")
 end)
 
+T.test("the help file has tags for the commands and the API", function()
+  local dir = os.getenv("RX_TEST_TMP") .. "/doc"
+  vim.fn.mkdir(dir, "p")
+  vim.fn.writefile(vim.fn.readfile(T.nvim_dir .. "/doc/rx_bridge.txt"), dir .. "/rx_bridge.txt")
+  vim.cmd("helptags " .. vim.fn.fnameescape(dir))
+  local tags = {}
+  for _, l in ipairs(vim.fn.readfile(dir .. "/tags")) do
+    tags[l:match("^[^\t]+")] = true
+  end
+  for _, t in ipairs({ "rx_bridge", ":Rx", ":RxChat", ":Rx-plugins", "rx_bridge.setup()", "rx_bridge.status()",
+    "RxBridgeStatus", "rx_bridge-health", "rx_bridge-chat" }) do
+    T.ok(tags[t], "tag " .. t)
+  end
+  vim.opt.rtp:prepend(vim.fn.fnamemodify(dir, ":h"))
+  vim.cmd("help :RxChat")
+  T.eq("rx_bridge.txt", vim.fn.expand("%:t"))
+  T.contains(vim.api.nvim_get_current_line(), "*:RxChat*")
+  vim.cmd("helpclose")
+end)
+
 T.run()
