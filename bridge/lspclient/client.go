@@ -44,6 +44,7 @@ type Client struct {
 	mu       sync.Mutex
 	handlers map[string]Handler
 	pending  map[string]context.CancelFunc // server requests being answered, by id
+	watch    func(Message)
 	log      []Message                     // notifications and requests, in arrival order
 	dropped  []string                      // bodies the stream could not decode
 	changed  chan struct{}
@@ -105,12 +106,25 @@ func (c *Client) Handle(method string, h Handler) {
 	c.handlers[method] = h
 }
 
-func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+// Watch registers fn to see every notification and request the server
+// sends, in arrival order, before any handler runs. It runs on the read
+// loop and must return promptly.
+func (c *Client) Watch(fn func(Message)) {
 	c.mu.Lock()
-	c.log = append(c.log, Message{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...), At: time.Now()})
+	defer c.mu.Unlock()
+	c.watch = fn
+}
+
+func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	m := Message{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...), At: time.Now()}
+	c.mu.Lock()
+	c.log = append(c.log, m)
 	c.signalLocked()
-	h := c.handlers[req.Method()]
+	h, watch := c.handlers[req.Method()], c.watch
 	c.mu.Unlock()
+	if watch != nil {
+		watch(m)
+	}
 	call, isCall := req.(*jsonrpc2.Call)
 	if !isCall {
 		if req.Method() == "$/cancelRequest" {

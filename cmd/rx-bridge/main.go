@@ -34,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runPlugin(args[1:], stdout, stderr, os.Getenv)
 	case "serve":
 		return runServe(args[1:], os.Stdin, stdout, stderr, os.Getenv)
+	case "demo":
+		return runDemo(args[1:], stdout, stderr)
 	case "hook":
 		return runHook(args[1:], stdout, stderr, os.Getenv)
 	case "chat":
@@ -63,5 +65,6 @@ commands:
                      an agent session on the terminal (rx-bridge chat -h)
   serve [--workspace DIR] [--home DIR]
                      speak LSP on stdin/stdout: what an editor launches
+  demo               play an editor against serve with the example plugins
 `)
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDemo runs the whole demo against this test binary acting as serve:
+// it must pass and print every step.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the examples and starts processes")
+	}
+	t.Parallel()
+	var out strings.Builder
+	err := demo(context.Background(), &out, demoOptions{serve: func(args ...string) (*exec.Cmd, error) {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestServeHelperProcess$", "--", "serve"}, args...)...)
+		cmd.Env = append(os.Environ(), serveHelperEnv+"=1")
+		return cmd, nil
+	}})
+	if err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"[1/6]", "[6/6]",
+		"rxBridge v1",
+		"action /hello:greet",
+		`quick-pick "How should I greet you?" [friendly formal pirate] -> pirate`,
+		`input box "Your name" -> Ada`,
+		`result: accepted=true message="Ahoy, Ada!"`,
+		`permission: may the agent run "Read README.md" (read)? [Allow Deny] -> Allow`,
+		"agent: The tool returned:",
+		"turn ended: end_turn",
+		"exit status 0, plugin processes left: 0",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
