@@ -45,8 +45,8 @@ type Client struct {
 	handlers map[string]Handler
 	pending  map[string]context.CancelFunc // server requests being answered, by id
 	watch    func(Message)
-	log      []Message                     // notifications and requests, in arrival order
-	dropped  []string                      // bodies the stream could not decode
+	log      []Message // notifications and requests, in arrival order
+	dropped  []string  // bodies the stream could not decode
 	changed  chan struct{}
 	wg       sync.WaitGroup
 
