@@ -45,7 +45,7 @@ func wireError(err error) *jsonrpc2.Error {
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) && pe.Reason != "" {
-		code := jsonrpc2.Code(pe.Code)
+		var code jsonrpc2.Code
 		switch pe.Reason {
 		case protocol.ReasonInvalidParams:
 			code = jsonrpc2.InvalidParams

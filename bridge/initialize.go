@@ -29,7 +29,9 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if p.Trace == protocol.TraceVerbose {
 		s.trace.Store(traceVerbose)
 	}
-	ws, err := workspaceRoot(s.opts.Workspace, p)
+	var roots legacyRoots
+	_ = decodeParams(raw, &roots)
+	ws, err := workspaceRoot(s.opts.Workspace, p.WorkspaceFolders, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -62,18 +64,25 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	return s.initializeResult(), nil
 }
 
+// legacyRoots are the workspace members LSP deprecated in favour of
+// workspaceFolders, which clients still send.
+type legacyRoots struct {
+	RootURI  string `json:"rootUri"`
+	RootPath string `json:"rootPath"`
+}
+
 // workspaceRoot is --workspace, else the first workspace folder, else
 // rootUri, else rootPath, else the current directory.
-func workspaceRoot(flag string, p protocol.InitializeParams) (string, error) {
+func workspaceRoot(flag string, folders []protocol.WorkspaceFolder, roots legacyRoots) (string, error) {
 	dir := flag
-	if dir == "" && len(p.WorkspaceFolders) > 0 {
-		dir = uri.URI(p.WorkspaceFolders[0].URI).Filename()
+	if dir == "" && len(folders) > 0 {
+		dir = uri.URI(folders[0].URI).Filename()
 	}
-	if dir == "" && p.RootURI != "" {
-		dir = uri.URI(p.RootURI).Filename()
+	if dir == "" && roots.RootURI != "" {
+		dir = uri.URI(roots.RootURI).Filename()
 	}
 	if dir == "" {
-		dir = p.RootPath
+		dir = roots.RootPath
 	}
 	if dir == "" {
 		wd, err := os.Getwd()

@@ -83,6 +83,10 @@ type Server struct {
 // (a signal), and returns the process exit status. Every plugin is shut
 // down before it returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
+	return newServer(opts).serve(ctx, in, out)
+}
+
+func newServer(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -95,6 +99,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	s.docs.init()
 	s.inflight.init()
 	s.turns.init()
+	return s
+}
+
+func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) int {
+	opts := s.opts
 	stream := lspframe.New(in, out, func() error {
 		if c, ok := in.(io.Closer); ok {
 			return c.Close()

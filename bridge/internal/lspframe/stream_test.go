@@ -16,9 +16,9 @@ func frame(body string) string {
 	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
 
-// readAll reads messages until an error and returns them, the error and
-// what the stream wrote back.
-func readAll(t *testing.T, input string, opts Options) ([]jsonrpc2.Message, error, string) {
+// readAll reads messages until an error and returns them, what the
+// stream wrote back, and the error.
+func readAll(t *testing.T, input string, opts Options) ([]jsonrpc2.Message, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	s := New(strings.NewReader(input), &out, nil, opts)
@@ -26,7 +26,7 @@ func readAll(t *testing.T, input string, opts Options) ([]jsonrpc2.Message, erro
 	for {
 		m, _, err := s.Read(context.Background())
 		if err != nil {
-			return msgs, err, out.String()
+			return msgs, out.String(), err
 		}
 		msgs = append(msgs, m)
 	}
@@ -66,7 +66,7 @@ func TestReadFrames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			msgs, err, reply := readAll(t, tt.input, tt.opts)
+			msgs, reply, err := readAll(t, tt.input, tt.opts)
 			if len(msgs) != tt.wantMsgs {
 				t.Errorf("got %d messages, want %d", len(msgs), tt.wantMsgs)
 			}

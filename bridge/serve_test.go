@@ -1,0 +1,125 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+)
+
+// inProcess runs a server on pipes and returns a client for it and the
+// server's exit status channel.
+func inProcess(t *testing.T) (*Server, *lspclient.Client, <-chan int) {
+	t.Helper()
+	s := newServer(Options{Home: t.TempDir(), Workspace: t.TempDir(), Version: "test"})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- s.serve(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	c := lspclient.New(outR, inW)
+	t.Cleanup(func() {
+		inW.Close()
+		c.Close()
+	})
+	return s, c, code
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func start(t *testing.T, c *lspclient.Client) {
+	t.Helper()
+	if err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServeInProcessShutdownExit(t *testing.T) {
+	_, c, code := inProcess(t)
+	start(t, c)
+	if err := c.Call(ctxT(t), "shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(ctxT(t), "exit", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-code:
+		if got != ExitOK {
+			t.Fatalf("status %d", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit")
+	}
+}
+
+func TestServeInProcessEOF(t *testing.T) {
+	_, c, code := inProcess(t)
+	start(t, c)
+	began := time.Now()
+	if err := c.CloseInput(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-code:
+		if got != ExitNoShut || time.Since(began) > 2*time.Second {
+			t.Fatalf("status %d after %v", got, time.Since(began))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no exit on EOF")
+	}
+}
+
+// TestReloadQueue: while a turn runs, a reload waits; a second queues and
+// a third joins it, so two builds happen for three requests.
+func TestReloadQueue(t *testing.T) {
+	s, c, _ := inProcess(t)
+	start(t, c)
+	s.turns.begin()
+	type res struct {
+		Generation int64 `json:"generation"`
+	}
+	results := make([]res, 3)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var raw json.RawMessage
+			if err := c.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.reload"}, &raw); err != nil {
+				t.Error(err)
+				return
+			}
+			_ = json.Unmarshal(raw, &results[i])
+		}()
+		time.Sleep(50 * time.Millisecond) // ordered arrival
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(c.Messages("rx/actionsChanged")); n != 1 {
+		t.Fatalf("a reload ran during a turn: %d actionsChanged", n)
+	}
+	s.turns.end()
+	wg.Wait()
+	if results[1].Generation != results[2].Generation || results[0].Generation >= results[1].Generation {
+		t.Fatalf("generations = %+v: want the second and third request to share one build after the first", results)
+	}
+	if n := len(c.Messages("rx/actionsChanged")); n != 3 {
+		t.Fatalf("%d actionsChanged, want 3 (start + two builds)", n)
+	}
+}
