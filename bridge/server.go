@@ -206,7 +206,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		defer s.wg.Done()
 		defer done()
 		res, err := h(s, rctx, req.Params())
-		if err == nil && rctx.Err() != nil && method != "shutdown" {
+		if err == nil && rctx.Err() != nil && !answersCancel[method] {
 			err = rctx.Err()
 		}
 		if rerr := reply(s.ctx, res, wireError(err)); rerr != nil {
@@ -237,6 +237,10 @@ var requests = map[string]handler{
 	"rx/session/close":         (*Server).sessionClose,
 	"rx/session/delete":        (*Server).sessionDelete,
 }
+
+// answersCancel are the requests whose handler answers a cancellation
+// itself (a cancelled prompt ends with stopReason "cancelled").
+var answersCancel = map[string]bool{"shutdown": true, "rx/session/prompt": true}
 
 // notification applies one notification in arrival order. Before
 // initialize only exit counts; unknown notifications are ignored, as LSP

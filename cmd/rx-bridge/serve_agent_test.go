@@ -264,3 +264,40 @@ func TestServeSlowEditorDoesNotStallSessions(t *testing.T) {
 	}
 	shutdownExit(t, c)
 }
+
+// TestServeSessionCancel: rx/session/cancel while the turn waits on a
+// permission prompt withdraws the prompt and ends the turn as cancelled.
+func TestServeSessionCancel(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"ask\"\n")
+	c := e.start()
+	asked := make(chan struct{}, 1)
+	c.Handle("rx/session/requestPermission", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		asked <- struct{}{}
+		<-ctx.Done()
+		return map[string]any{"outcome": map[string]string{"outcome": "cancelled"}}, nil
+	})
+	initialized(t, c, clientCaps(fullRx(), nil))
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": `call read_file {"path": "x"}`})
+	<-asked
+	if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sess.SessionID}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-turn:
+		if r.Err != nil || !strings.Contains(string(r.Raw), `"stopReason":"cancelled"`) {
+			t.Fatalf("cancelled prompt = %s %v", r.Raw, r.Err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the turn did not end on cancel")
+	}
+	if _, err := c.Wait(ctxT(t), "$/cancelRequest", nil); err != nil {
+		t.Errorf("the permission prompt was not withdrawn: %v", err)
+	}
+	shutdownExit(t, c)
+}
