@@ -156,7 +156,13 @@ function M.show(client_id, params)
     vim.bo[buf].swapfile = false
     vim.bo[buf].modeline = false
     set_lines(buf, lines)
-    vim.bo[buf].filetype = "markdown"
+    -- A broken markdown ftplugin or parser must not cost the card.
+    local ok, err = pcall(function()
+      vim.bo[buf].filetype = "markdown"
+    end)
+    if not ok then
+      require("rx_bridge.log").add("warn", "card", "markdown highlighting failed: " .. tostring(err))
+    end
     local win = vim.api.nvim_open_win(buf, true, win_config(lines, plugin))
     vim.wo[win].wrap = true
     vim.wo[win].linebreak = true
@@ -184,7 +190,7 @@ function M.show(client_id, params)
   c.action_rows = action_rows
   vim.api.nvim_buf_clear_namespace(c.buf, ns, 0, -1)
   for row in pairs(action_rows) do
-    vim.api.nvim_buf_add_highlight(c.buf, ns, "Special", row - 1, 0, -1)
+    vim.api.nvim_buf_set_extmark(c.buf, ns, row - 1, 0, { end_row = row, end_col = 0, hl_group = "Special" })
   end
   return c.buf
 end

@@ -247,9 +247,17 @@ local function wait_for_exit()
   if #ours == 0 then
     return
   end
+  if compat.has_011 then
+    -- 0.11+ marks a client it asked to stop; one it missed is stopped here.
+    for _, c in ipairs(ours) do
+      if not c._is_stopping and not compat.exited(c) then
+        compat.stop(c)
+      end
+    end
+  end
   vim.wait(config.values.exit_timeout, function()
     for _, c in ipairs(ours) do
-      if not compat.is_stopped(c) then
+      if not compat.exited(c) then
         return false
       end
     end

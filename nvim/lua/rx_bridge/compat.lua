@@ -39,4 +39,10 @@ function M.is_stopped(client)
   return client.is_stopped()
 end
 
+--- Whether the bridge process's pipes are closed (it exited). Unlike
+--- is_stopped() on 0.12, this is not true as soon as a stop was requested.
+function M.exited(client)
+  return client.rpc.is_closing()
+end
+
 return M

@@ -34,31 +34,41 @@ M.defaults = {
 
 M.values = vim.deepcopy(M.defaults)
 
+local function one_of(v, list)
+  return vim.tbl_contains(list, v)
+end
+
+-- name, check(value) -> ok, expectation
+local rules = {
+  { "cmd", function(v) return type(v) == "table" and type(v[1]) == "string" end, "a list of strings, the program first" },
+  { "cmd_env", function(v) return v == nil or type(v) == "table" end, "a table" },
+  { "home", function(v) return v == nil or type(v) == "string" end, "a string" },
+  { "root_markers", function(v) return type(v) == "table" end, "a list of file names" },
+  { "root_dir", function(v) return v == nil or type(v) == "function" end, "a function(bufnr) -> path" },
+  { "autostart", function(v) return type(v) == "boolean" end, "a boolean" },
+  { "trace", function(v) return one_of(v, { "off", "messages", "verbose" }) end, "off|messages|verbose" },
+  { "picker", function(v)
+    return type(v) == "function" or one_of(v, { "auto", "builtin", "telescope", "snacks", "fzf-lua" })
+  end, "auto|builtin|telescope|snacks|fzf-lua or a function" },
+  { "chat", function(v)
+    return type(v) == "table" and one_of(v.open, { "vsplit", "split", "tab", "current" })
+      and type(v.tool_output_lines) == "number"
+  end, "{ open = vsplit|split|tab|current, tool_output_lines = <number> }" },
+  { "card", function(v) return type(v) == "table" and type(v.max_width) == "number" end, "{ border = ..., max_width = <number> }" },
+  { "exit_timeout", function(v) return type(v) == "number" end, "a number (ms)" },
+  { "log_max", function(v) return type(v) == "number" and v > 0 end, "a positive number" },
+}
+
 local function check(opts)
-  local ok, err = pcall(vim.validate, {
-    cmd = { opts.cmd, "table" },
-    cmd_env = { opts.cmd_env, "table", true },
-    home = { opts.home, "string", true },
-    root_markers = { opts.root_markers, "table" },
-    root_dir = { opts.root_dir, "function", true },
-    autostart = { opts.autostart, "boolean" },
-    trace = { opts.trace, function(v) return v == "off" or v == "messages" or v == "verbose" end, "off|messages|verbose" },
-    picker = { opts.picker, function(v)
-      return type(v) == "function" or vim.tbl_contains({ "auto", "builtin", "telescope", "snacks", "fzf-lua" }, v)
-    end, "auto|builtin|telescope|snacks|fzf-lua or a function" },
-    chat = { opts.chat, "table" },
-    card = { opts.card, "table" },
-    exit_timeout = { opts.exit_timeout, "number" },
-    log_max = { opts.log_max, "number" },
-  })
-  if not ok then
-    return false, err
+  for _, r in ipairs(rules) do
+    if not r[2](opts[r[1]]) then
+      return false, ("%s: expected %s, got %s"):format(r[1], r[3], vim.inspect(opts[r[1]]))
+    end
   end
-  if #opts.cmd == 0 or type(opts.cmd[1]) ~= "string" then
-    return false, "cmd: expected a list of strings, the program first"
-  end
-  if not vim.tbl_contains({ "vsplit", "split", "tab", "current" }, opts.chat.open) then
-    return false, "chat.open: expected vsplit|split|tab|current, got " .. tostring(opts.chat.open)
+  for k in pairs(opts) do
+    if M.defaults[k] == nil and not vim.tbl_contains({ "cmd_env", "home", "root_dir" }, k) then
+      return false, ("%s: unknown option"):format(k)
+    end
   end
   return true
 end

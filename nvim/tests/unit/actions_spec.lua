@@ -102,4 +102,22 @@ T.test("one client per workspace root", function()
   vim.cmd("bwipeout!")
 end)
 
+T.test("with autostart, opening a file attaches it to its root's bridge", function()
+  local tmp = os.getenv("RX_TEST_TMP")
+  vim.fn.mkdir(tmp .. "/c/.git", "p")
+  T.setup({ autostart = true })
+  vim.cmd("edit " .. vim.fn.fnameescape(tmp .. "/c/y.txt"))
+  local buf = vim.api.nvim_get_current_buf()
+  local root = vim.uv.fs_realpath(tmp .. "/c")
+  T.wait(function()
+    local cs = vim.lsp.get_clients({ bufnr = buf, name = "rx_bridge" })
+    return #cs == 1 and cs[1].root_dir == root
+  end, "the file's bridge", 10000)
+  -- Commands in that buffer use the same client.
+  T.eq(vim.lsp.get_clients({ bufnr = buf, name = "rx_bridge" })[1].id, require("rx_bridge").start().id)
+  local opened = T.received(vim.lsp.get_clients({ bufnr = buf, name = "rx_bridge" })[1], "textDocument/didOpen")
+  T.eq(1, #opened)
+  T.eq(vim.uri_from_fname(vim.uv.fs_realpath(tmp .. "/c") .. "/y.txt"), opened[1].params.textDocument.uri)
+end)
+
 T.run()
