@@ -19,6 +19,18 @@ T.test("plugin/rx_bridge.lua defines the commands without starting anything", fu
   T.eq({}, vim.lsp.get_clients({ name = "rx_bridge", _uninitialized = true }))
 end)
 
+T.test("packadd loads the plugin from a package", function()
+  local site = os.getenv("RX_TEST_TMP") .. "/site"
+  vim.fn.mkdir(site .. "/pack/rx/opt", "p")
+  vim.uv.fs_symlink(T.nvim_dir, site .. "/pack/rx/opt/rx_bridge")
+  local res = vim.system({ os.getenv("RX_TEST_NVIM"), "--headless", "--clean", "-i", "NONE", "-n",
+    "--cmd", "set packpath^=" .. site,
+    "-c", "packadd rx_bridge",
+    "-c", "lua io.stdout:write(vim.fn.exists(':Rx'), vim.fn.exists(':RxChat'), type(require('rx_bridge').setup))",
+    "-c", "qa!" }, { text = true, stdin = false }):wait()
+  T.eq("22function", res.stdout)
+end)
+
 T.test("an invalid option is refused with its name", function()
   T.eq(false, require("rx_bridge").setup({ trace = "loud" }))
   T.contains(T.find_note("invalid setup option").msg, "trace: expected off|messages|verbose")

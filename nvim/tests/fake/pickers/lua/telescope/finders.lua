@@ -1,0 +1,1 @@
+return { new_table = function(t) return t end }
