@@ -94,6 +94,10 @@ local function on_init(client, result)
   st.info = info
   st.initialized = true
   state.last_start = os.time()
+  if config.values.trace ~= "off" then
+    -- The bridge turns $/logTrace on with $/setTrace, not initialize's trace.
+    compat.notify(client, "$/setTrace", { value = config.values.trace })
+  end
   state.bump(st, info.generation)
   log.add("info", "bridge", ("started for %s (rx-bridge %s, generation %s)"):format(
     st.root, text.line(info.bridgeVersion), tostring(info.generation)))

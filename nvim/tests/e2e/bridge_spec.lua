@@ -9,7 +9,7 @@ local MODEL = "plugin/echo-provider/echo/small"
 T.capture_notify()
 T.stub_ui()
 -- Slow words, so a turn can be cancelled half-way.
-T.setup({ cmd = { bin, "serve" }, cmd_env = { ECHO_PROVIDER_DELAY = "40ms" } })
+T.setup({ cmd = { bin, "serve" }, cmd_env = { ECHO_PROVIDER_DELAY = "40ms" }, trace = "verbose" })
 
 local client, st
 local chat_mod = require("rx_bridge.chat")
@@ -59,6 +59,12 @@ T.test("/hello:greet asks through vim.ui and notifies the greeting", function()
   local note = T.find_note("Good day, Ada.")
   T.eq(vim.log.levels.INFO, note.level)
   T.contains(note.msg, "Greeted by the hello example plugin.")
+end)
+
+T.test("with trace = verbose, plugin frames land in :Rx log", function()
+  local log = table.concat(require("rx_bridge.log").lines(), "\n")
+  T.contains(log, "trace bridge: hello -> extension/ui/action")
+  T.contains(log, "trace bridge: hello <- host/ui/request")
 end)
 
 T.test("a dismissed question cancels the action", function()
