@@ -186,9 +186,13 @@ func (c *Client) cancel(params json.RawMessage) {
 
 // Call sends a request and decodes the result into result (nil to
 // ignore it). A server error is a *jsonrpc2.Error.
+// When ctx ends first, the server is sent $/cancelRequest.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
+	if id, err := c.conn.Call(ctx, method, params, &raw); err != nil {
+		if ctx.Err() != nil {
+			_ = c.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": &id})
+		}
 		return err
 	}
 	if result == nil || len(raw) == 0 {
