@@ -76,6 +76,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 	}
 	s := newSession(a, id, ws, log)
 	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Model: model, Created: a.opts.Now().UTC()}})
+	s.j.checkpoint()
 	if err := s.j.failure(); err != nil {
 		s.discard()
 		return nil, err

@@ -71,7 +71,7 @@ func (t *turn) compact(ctx context.Context, system string) error {
 	if cut <= 1 {
 		return nil
 	}
-	out, err := t.g.Intercept(ctx, protocol.CompactionPrepare, &protocol.CompactionPreparePayload{Messages: append([]protocol.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
+	out, err := t.intercept(ctx, &protocol.CompactionPreparePayload{Messages: append([]protocol.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
 	t.notes(protocol.CompactionPrepare, out)
 	if err != nil {
 		return t.fail(ctx, err)
@@ -85,7 +85,7 @@ func (t *turn) compact(ctx context.Context, system string) error {
 	if err != nil {
 		return t.fail(ctx, fmt.Errorf("compaction with model %s: %w", t.model.Ref, err))
 	}
-	out, err = t.g.Intercept(ctx, protocol.CompactionComplete, &protocol.CompactionCompletePayload{Summary: summary})
+	out, err = t.intercept(ctx, &protocol.CompactionCompletePayload{Summary: summary})
 	t.notes(protocol.CompactionComplete, out)
 	if err != nil {
 		return t.fail(ctx, err)

@@ -18,7 +18,7 @@ var errEnded = errors.New("turn ended")
 // fails the turn (its message names the plugin). A cancelled turn ends
 // as cancelled.
 func (t *turn) hook(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
-	out, err := t.g.Intercept(ctx, p.Point(), p)
+	out, err := t.intercept(ctx, p)
 	t.notes(p.Point(), out)
 	if err != nil {
 		return out, t.fail(ctx, err)
@@ -27,6 +27,15 @@ func (t *turn) hook(ctx context.Context, p protocol.Payload) (exthost.Outcome, e
 		return out, t.blocked(out)
 	}
 	return out, nil
+}
+
+// intercept is the generation's Intercept, after a checkpoint when a
+// sidecar may be asked (with none, the call returns at once).
+func (t *turn) intercept(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
+	if !t.g.Empty() {
+		t.s.j.checkpoint()
+	}
+	return t.g.Intercept(ctx, p.Point(), p)
 }
 
 // notes shows an outcome's warnings and audit records.

@@ -44,7 +44,10 @@ func (j *journal) emit(u Update) {
 		j.pending = &c
 		j.text.WriteString(u.Text)
 	default:
-		j.store(&record{Type: recUpdate, Update: &u})
+		// Copied here, not above, so the chunks of a stream, which are
+		// only merged, cost no allocation.
+		c := u
+		j.store(&record{Type: recUpdate, Update: &c})
 	}
 }
 
@@ -73,6 +76,19 @@ func (j *journal) commit(r *record) {
 	j.store(r)
 }
 
+// checkpoint writes the stored records out before the turn waits on
+// something outside the process (a stream, a tool, the editor, a
+// sidecar), so a crash while it waits loses nothing stored before. Chunks
+// of a run still being streamed stay pending: a crash mid-answer loses
+// the part of that answer not yet stored, and the turn is interrupted.
+func (j *journal) checkpoint() {
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	if err := j.s.log.Flush(); err != nil && j.err == nil {
+		j.err = fmt.Errorf("transcript %s: %w", j.s.log.Path(), err)
+	}
+}
+
 // failure returns the first transcript failure.
 func (j *journal) failure() error {
 	j.s.jmu.Lock()
@@ -84,7 +100,7 @@ func (j *journal) store(r *record) {
 	if err := j.s.st.apply(r); err != nil && j.err == nil {
 		j.err = err
 	}
-	if err := j.s.log.Append(r); err != nil && j.err == nil {
+	if err := j.s.log.Buffer(r); err != nil && j.err == nil {
 		j.err = fmt.Errorf("transcript %s: %w", j.s.log.Path(), err)
 	}
 	if r.Type == recUpdate {

@@ -49,6 +49,7 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (
 		return protocol.HostAllow, "approval mode auto (read-only tool)", nil
 	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
+	t.s.j.checkpoint()
 	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, ReadOnly: tool.ReadOnly()})
 	if err != nil {
 		return "", "", t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))

@@ -78,6 +78,7 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 // interrupted; the caller's cancel reaches the provider through ctx (for
 // a plugin provider, as stream/cancel).
 func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bool) (providers.Response, error) {
+	t.s.j.checkpoint()
 	st, err := t.models.Open(ctx, t.model.Ref, "", req)
 	if err != nil {
 		return providers.Response{}, err

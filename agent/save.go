@@ -7,22 +7,35 @@ import (
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 )
 
-// save ends a turn's bookkeeping: the transcript is made durable, then
-// session.save observes the saved session, then the transcript rotates
-// if it grew past its bound. At session.save and session.rotate a plugin
-// failure fails the turn (SPEC: fatal there); a block at session.save is
-// shown (the save already happened and is never undone), a block at
-// session.rotate skips this rotation.
+// save ends a turn's bookkeeping: every record is written, the transcript
+// is made durable, session.save observes the saved session, and the
+// transcript rotates if it grew past its bound. At session.save and
+// session.rotate a plugin failure fails the turn (SPEC: fatal there); a
+// block at session.save is shown (the save already happened and is never
+// undone), a block at session.rotate skips this rotation.
+//
+// When no plugin rules on session.save and no rotation is due, the fsync
+// runs in the background instead: the records are already written, so
+// they survive the process dying; the fsync, which makes them survive
+// the machine dying, is issued now and only waited for by the next turn,
+// SetModel or Close, whichever comes first (its failure fails that call).
+// The answer thus reaches the user a disk flush earlier.
 func (t *turn) save(ctx context.Context) error {
 	s := t.s
 	s.j.flush()
+	s.j.checkpoint()
 	if err := s.j.failure(); err != nil {
 		return err
+	}
+	rotate := s.log.Size() >= s.a.opts.MaxTranscriptBytes
+	if !rotate && !hasObservers(t.g, protocol.SessionSave) {
+		s.syncInBackground()
+		return nil
 	}
 	if err := s.log.Sync(); err != nil {
 		return fmt.Errorf("transcript %s: %w", s.log.Path(), err)
 	}
-	out, err := t.g.Intercept(ctx, protocol.SessionSave, &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: s.log.Path()})
+	out, err := t.intercept(ctx, &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: s.log.Path()})
 	t.notes(protocol.SessionSave, out)
 	if err != nil {
 		return err
@@ -30,10 +43,10 @@ func (t *turn) save(ctx context.Context) error {
 	if out.Blocked {
 		t.notice(NoticeBlocked, protocol.SessionSave, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.save: "+out.Reason+" (the transcript is already saved)")
 	}
-	if s.log.Size() < s.a.opts.MaxTranscriptBytes {
+	if !rotate {
 		return s.j.failure()
 	}
-	out, err = t.g.Intercept(ctx, protocol.SessionRotate, &protocol.SessionRotatePayload{Phase: protocol.PhaseRotate, SessionPath: s.log.Path()})
+	out, err = t.intercept(ctx, &protocol.SessionRotatePayload{Phase: protocol.PhaseRotate, SessionPath: s.log.Path()})
 	t.notes(protocol.SessionRotate, out)
 	if err != nil {
 		return err

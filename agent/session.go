@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
@@ -30,6 +31,8 @@ type Session struct {
 	cancel    context.CancelFunc
 	closed    bool
 	nextModel string // SetModel during a turn, applied when it ends
+	// syncing carries the result of the last turn's background fsync.
+	syncing chan error
 
 	// prompt caches the system prompt per generation: system_prompt.build
 	// runs once per generation and session, so the prompt (and a
@@ -120,6 +123,9 @@ func (s *Session) SetModel(ref string) error {
 // commitModel records a model change; the caller holds s.mu with no turn
 // running.
 func (s *Session) commitModel(ref string) error {
+	if err := s.waitSyncLocked(); err != nil {
+		return err
+	}
 	s.j.commit(&record{Type: recModel, Model: ref})
 	if err := s.j.failure(); err != nil {
 		return err
@@ -146,6 +152,9 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	}
 	if s.running {
 		return nil, ErrBusy
+	}
+	if err := s.waitSyncLocked(); err != nil {
+		return nil, err
 	}
 	s.running = true
 	s.turn.Add(1)
@@ -181,6 +190,9 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	s.turn.Wait()
+	s.mu.Lock()
+	syncErr := s.waitSyncLocked()
+	s.mu.Unlock()
 	s.a.forget(s)
 	// session.end cannot undo the end; its failures are shown, not
 	// returned.
@@ -192,7 +204,30 @@ func (s *Session) Close(ctx context.Context) error {
 		s.a.opts.Logger.Warn("session.end blocked; the session ends anyway", "session", s.id, "plugin", out.BlockedBy, "reason", out.Reason)
 	}
 	s.j.flush()
-	return errors.Join(s.j.failure(), s.log.Close())
+	return errors.Join(syncErr, s.j.failure(), s.log.Close())
+}
+
+// syncInBackground starts the fsync of what the turn wrote; see save.
+func (s *Session) syncInBackground() {
+	done := make(chan error, 1)
+	s.mu.Lock()
+	s.syncing = done
+	s.mu.Unlock()
+	go func() { done <- s.log.Sync() }()
+}
+
+// waitSyncLocked waits for the last background fsync and returns its
+// failure; the caller holds s.mu.
+func (s *Session) waitSyncLocked() error {
+	if s.syncing == nil {
+		return nil
+	}
+	err := <-s.syncing
+	s.syncing = nil
+	if err != nil {
+		return fmt.Errorf("transcript %s: the last turn could not be made durable: %w", s.log.Path(), err)
+	}
+	return nil
 }
 
 // discard undoes a session that never started.

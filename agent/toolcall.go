@@ -128,6 +128,7 @@ func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (strin
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}
+	t.s.j.checkpoint()
 	out, err := tool.Run(ctx, env, json.RawMessage(args))
 	if err != nil {
 		return err.Error(), true

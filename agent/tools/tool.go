@@ -66,7 +66,8 @@ type Tool interface {
 
 // Set is the tools of a session, by name.
 type Set struct {
-	list []Tool
+	list    []Tool
+	schemas []protocol.ProviderToolSchema
 }
 
 // Builtins returns the five built-in tools.
@@ -78,14 +79,17 @@ func Builtins() *Set {
 func NewSet(ts ...Tool) *Set {
 	s := &Set{list: slices.Clone(ts)}
 	slices.SortFunc(s.list, func(a, b Tool) int { return strings.Compare(a.Schema().Name, b.Schema().Name) })
+	for _, t := range s.list {
+		s.schemas = append(s.schemas, t.Schema())
+	}
 	return s
 }
 
 // Lookup returns the tool named name.
 func (s *Set) Lookup(name string) (Tool, bool) {
-	for _, t := range s.list {
-		if t.Schema().Name == name {
-			return t, true
+	for i, sc := range s.schemas {
+		if sc.Name == name {
+			return s.list[i], true
 		}
 	}
 	return nil, false
@@ -94,14 +98,9 @@ func (s *Set) Lookup(name string) (Tool, bool) {
 // Len is the number of tools.
 func (s *Set) Len() int { return len(s.list) }
 
-// Schemas returns every tool's schema, in name order.
-func (s *Set) Schemas() []protocol.ProviderToolSchema {
-	out := make([]protocol.ProviderToolSchema, len(s.list))
-	for i, t := range s.list {
-		out[i] = t.Schema()
-	}
-	return out
-}
+// Schemas returns every tool's schema, in name order. The slice is
+// shared by every request (it is built once): callers must not modify it.
+func (s *Set) Schemas() []protocol.ProviderToolSchema { return s.schemas }
 
 // ObjectArgs reports whether args is empty or the text of a JSON object,
 // the shape every tool call's arguments must have.

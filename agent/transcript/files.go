@@ -37,20 +37,20 @@ func segmentPath(dir, id string, n int) string {
 func lockPath(dir, id string) string { return filepath.Join(dir, id+".lock") }
 
 // segments returns the numbers of id's archived segments, ascending.
+// Rotation numbers them 1, 2, 3... without gaps, so probing names stays
+// cheap however many other sessions share the directory.
 func segments(dir, id string) ([]int, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, id+".*"+Ext))
-	if err != nil {
-		return nil, err
-	}
 	var ns []int
-	for _, m := range matches {
-		mid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), id+"."), Ext)
-		if n, err := strconv.Atoi(mid); err == nil && n > 0 && strconv.Itoa(n) == mid {
-			ns = append(ns, n)
+	for n := 1; ; n++ {
+		_, err := os.Stat(segmentPath(dir, id, n))
+		if errors.Is(err, os.ErrNotExist) {
+			return ns, nil
 		}
+		if err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
 	}
-	slices.Sort(ns)
-	return ns, nil
 }
 
 // List returns the ids of every session stored in dir, sorted. A missing

@@ -94,9 +94,19 @@ func Open(dir, id string) (*Log, []json.RawMessage, *Torn, error) {
 // ErrClosed is returned by a Log after Close.
 var ErrClosed = errors.New("transcript is closed")
 
-// Append writes v as one JSON line with a single write, so a crash cannot
-// leave half of it followed by another record.
+// Append writes v (and anything buffered before it) now.
 func (l *Log) Append(v any) error {
+	if err := l.Buffer(v); err != nil {
+		return err
+	}
+	return l.Flush()
+}
+
+// Buffer adds v as one JSON line to the records Flush writes next. A
+// caller buffers the records of one moment and flushes before anything
+// that may take long, so each write is one syscall and a crash loses
+// only what was still in memory.
+func (l *Log) Buffer(v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -106,27 +116,49 @@ func (l *Log) Append(v any) error {
 	if l.closed {
 		return ErrClosed
 	}
-	l.buf = append(append(l.buf[:0], raw...), '\n')
+	l.buf = append(append(l.buf, raw...), '\n')
+	return nil
+}
+
+// Flush writes the buffered records with a single write, so a crash can
+// tear only the last of them.
+func (l *Log) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return l.flushLocked()
+}
+
+func (l *Log) flushLocked() error {
+	if len(l.buf) == 0 {
+		return nil
+	}
 	n, err := l.f.Write(l.buf)
 	l.size += int64(n)
+	l.buf = l.buf[:0]
 	return err
 }
 
-// Sync makes every appended record durable.
+// Sync writes what is buffered and makes every record durable.
 func (l *Log) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
+	if err := l.flushLocked(); err != nil {
+		return err
+	}
 	return l.f.Sync()
 }
 
-// Size is the live file's size in bytes.
+// Size is the live file's size in bytes, buffered records included.
 func (l *Log) Size() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.size
+	return l.size + int64(len(l.buf))
 }
 
 // Path is the live file.
@@ -139,6 +171,9 @@ func (l *Log) Rotate() (archived string, err error) {
 	defer l.mu.Unlock()
 	if l.closed {
 		return "", ErrClosed
+	}
+	if err := l.flushLocked(); err != nil {
+		return "", err
 	}
 	if err := l.f.Sync(); err != nil {
 		return "", err
@@ -173,7 +208,10 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	err := l.f.Sync()
+	err := l.flushLocked()
+	if serr := l.f.Sync(); err == nil {
+		err = serr
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
