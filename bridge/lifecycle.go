@@ -62,3 +62,14 @@ func (l *lifecycle) shutDown() bool {
 	defer l.mu.Unlock()
 	return l.phase == phaseShutdown
 }
+
+// failedInitialize undoes the phase change of an initialize that was
+// answered with an error, so the client may try again and nothing runs on
+// a half-set-up server.
+func (l *lifecycle) failedInitialize() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.phase == phaseInitialized {
+		l.phase = phaseNew
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,4 +123,29 @@ func TestReloadQueue(t *testing.T) {
 	if n := len(c.Messages("rx/actionsChanged")); n != 3 {
 		t.Fatalf("%d actionsChanged, want 3 (start + two builds)", n)
 	}
+}
+
+// TestInitializeFailure: a failed initialize leaves the server
+// uninitialized, not half set up.
+func TestInitializeFailure(t *testing.T) {
+	s := newServer(Options{Home: t.TempDir(), Workspace: "/nonexistent/rx-bridge-ws", Version: "test"})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- s.serve(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	c := lspclient.New(outR, inW)
+	defer c.Close()
+	err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": map[string]any{}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("initialize = %v", err)
+	}
+	_ = c.Notify(ctxT(t), "initialized", map[string]any{})
+	if err := c.Call(ctxT(t), "rx/actions", nil, nil); err == nil || !strings.Contains(err.Error(), "not initialized") {
+		t.Fatalf("rx/actions after a failed initialize = %v", err)
+	}
+	inW.Close()
+	<-code
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,6 +200,10 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	if method == "initialize" {
 		// Synchronous: nothing may run before its answer is out.
 		res, err := s.initialize(s.ctx, req.Params())
+		if err != nil {
+			s.life.failedInitialize()
+			s.shutdownAll()
+		}
 		return reply(s.ctx, res, wireError(err))
 	}
 	rctx, done := s.inflight.add(s.ctx, call.ID(), method)
@@ -205,7 +211,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	go func() {
 		defer s.wg.Done()
 		defer done()
-		res, err := h(s, rctx, req.Params())
+		res, err := s.run(h, rctx, method, req.Params())
 		if err == nil && rctx.Err() != nil && !answersCancel[method] {
 			err = rctx.Err()
 		}
@@ -214,6 +220,17 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 	}()
 	return nil
+}
+
+// run calls a handler; a panic fails only its request.
+func (s *Server) run(h handler, ctx context.Context, method string, params []byte) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("request handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error serving %s", method))
+		}
+	}()
+	return h(s, ctx, params)
 }
 
 // handler serves one request.
