@@ -26,9 +26,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	s.client = parseClientCaps(p.Capabilities)
-	if p.Trace == protocol.TraceVerbose {
-		s.trace.Store(traceVerbose)
-	}
+	s.applyTrace(p.Trace)
 	var roots legacyRoots
 	_ = decodeParams(raw, &roots)
 	ws, err := workspaceRoot(s.opts.Workspace, p.WorkspaceFolders, roots)

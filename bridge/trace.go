@@ -19,10 +19,14 @@ const (
 // spells it "message") or "verbose".
 func (s *Server) setTrace(params []byte) {
 	var p protocol.SetTraceParams
-	if json.Unmarshal(params, &p) != nil {
-		return
+	if json.Unmarshal(params, &p) == nil {
+		s.applyTrace(p.Value)
 	}
-	switch p.Value {
+}
+
+// applyTrace sets the level from $/setTrace or initialize's trace.
+func (s *Server) applyTrace(v protocol.TraceValue) {
+	switch v {
 	case protocol.TraceVerbose:
 		s.trace.Store(traceVerbose)
 	case protocol.TraceMessage, "messages":

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +157,14 @@ func TestServeSession(t *testing.T) {
 	r := prompt(t, c, sess.SessionID, `call read_file {"path": "notes.txt"}`)
 	if r.StopReason != "end_turn" || !strings.Contains(r.Text, "only in the buffer no") {
 		t.Fatalf("read_file turn = %+v", r)
+	}
+	// Once closed, the buffer is gone and the disk is read.
+	if err := os.WriteFile(filepath.Join(e.ws, "notes.txt"), []byte("the disk copy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Notify(ctxT(t), "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if r := prompt(t, c, sess.SessionID, `call read_file {"path": "notes.txt"}`); !strings.Contains(r.Text, "the disk copy") {
+		t.Fatalf("read_file after didClose = %+v", r)
 	}
 	// A new file lands in the editor through workspace/applyEdit.
 	r = prompt(t, c, sess.SessionID, `call apply_edit {"path": "new.txt", "content": "made by the agent"}`)

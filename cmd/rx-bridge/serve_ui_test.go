@@ -343,6 +343,27 @@ func TestServeTrace(t *testing.T) {
 	if _, err := runAction(t, c, "/hello:greet"); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		// initialize's trace counts too.
+		c2 := e.start()
+		var res map[string]any
+		if err := c2.Call(ctxT(t), "initialize", map[string]any{"capabilities": clientCaps(fullRx(), nil), "trace": "messages"}, &res); err != nil {
+			t.Fatal(err)
+		}
+		_ = c2.Notify(ctxT(t), "initialized", map[string]any{})
+		c2.Handle("rx/ui/request", answer(map[string]any{"cancelled": true}))
+		if _, err := c2.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runAction(t, c2, "/hello:greet"); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c2.Wait(ctxT(t), "$/logTrace", nil)
+		if err != nil || strings.Contains(string(m.Params), `"verbose"`) {
+			t.Errorf("trace at messages: %s %v", m.Params, err)
+		}
+		shutdownExit(t, c2)
+	}()
 	var msgs []string
 	for _, m := range c.Messages("$/logTrace") {
 		var p struct{ Message, Verbose string }
