@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -229,6 +230,14 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 func (c *Client) WriteRaw(b []byte) error {
 	_, err := c.stdin.Write(b)
 	return err
+}
+
+// Signal sends sig to the child process.
+func (c *Client) Signal(sig os.Signal) error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return errors.New("lspclient: no child process")
+	}
+	return c.cmd.Process.Signal(sig)
 }
 
 // CloseInput closes the server's stdin: the editor went away.

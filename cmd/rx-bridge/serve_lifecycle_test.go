@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,4 +147,23 @@ func TestServeEditorGone(t *testing.T) {
 	}
 	waitNoSidecars(t, e.home, time.Second)
 	t.Logf("exited %v after stdin closed", took.Round(time.Millisecond))
+}
+
+// TestServeSignal: SIGTERM ends serve like a closed stdin, with every
+// sidecar shut down.
+func TestServeSignal(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "hello")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	if len(sidecarsOf(e.home)) == 0 {
+		t.Fatal("no sidecar running")
+	}
+	if err := c.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.ExitCode(5 * time.Second); code != 1 {
+		t.Errorf("status %d after SIGTERM, want 1", code)
+	}
+	waitNoSidecars(t, e.home, time.Second)
 }
