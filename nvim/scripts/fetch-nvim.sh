@@ -5,6 +5,9 @@
 # does not support.
 #
 # Idempotent: a second run only checks the launcher and prints its path.
+# The launcher is for --headless use (the tests): the TUI re-executes
+# v:progpath, which here is the dynamic loader, so for a screen use
+# `<launcher> --headless --listen SOCK` and `<launcher> --remote-ui --server SOCK`.
 #
 #   RX_NVIM_CACHE   the folder (default ${XDG_CACHE_HOME:-$HOME/.cache}/rx-bridge-nvim)
 #   RX_NVIM_MIRROR  the Debian mirror (default: the first Debian mirror of the

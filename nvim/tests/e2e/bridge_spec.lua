@@ -103,6 +103,29 @@ T.test("a tool call and its permission question show inline", function()
   T.contains(T.ui.select[n + 1].prompt, "Reasonix asks to run: ")
 end)
 
+T.test("an agent edit lands in the open buffer (its unsaved text), with undo", function()
+  local path = os.getenv("RX_TEST_TMP") .. "/notes.txt"
+  vim.fn.writefile({ "hello disk" }, path)
+  vim.cmd("split " .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "hello buffer" })
+  require("rx_bridge.client").attach(buf)
+  T.ok(vim.lsp.buf_is_attached(buf, client.id), "attached")
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  T.answers.select = { "Allow" }
+  local turns = select(2, T.buf_text(chat.buf):gsub("\n— ", ""))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(
+    'Acall apply_edit {"path": "notes.txt", "edits": [{"oldText": "buffer", "newText": "edited"}]}<CR>', true, false, true), "xt", false)
+  T.wait(function() return not chat.busy and select(2, T.buf_text(chat.buf):gsub("\n— ", "")) > turns end, "the turn", 20000)
+  dump(T.buf_text(chat.buf))
+  T.eq({ "hello edited" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  T.eq({ "hello disk" }, vim.fn.readfile(path), "the file on disk is untouched until :w")
+  vim.api.nvim_buf_call(buf, function() vim.cmd("silent undo") end)
+  T.eq({ "hello buffer" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  vim.api.nvim_buf_delete(buf, { force = true })
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+end)
+
 T.test("<C-c> cancels a streaming turn", function()
   local words = {}
   for i = 1, 200 do
