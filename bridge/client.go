@@ -33,6 +33,9 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 // notify sends a notification to the editor; a failure (the editor is
 // gone) is only logged.
 func (s *Server) notify(method string, params any) {
+	if s.conn == nil {
+		return // not serving yet
+	}
 	if err := s.conn.Notify(s.ctx, method, params); err != nil {
 		s.opts.Logger.Debug("notify failed", "method", method, "err", err)
 	}

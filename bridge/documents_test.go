@@ -47,3 +47,32 @@ func TestEndOf(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentSync(t *testing.T) {
+	t.Parallel()
+	s := newServer(Options{})
+	path := t.TempDir() + "/a.txt"
+	uri := "file://" + path
+	s.didOpen([]byte(`{"textDocument":{"uri":"` + uri + `","languageId":"text","version":1,"text":"one\ntwo\n"}}`))
+	s.didChange([]byte(`{"textDocument":{"uri":"` + uri + `","version":2},"contentChanges":[` +
+		`{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":3}},"text":"2"},` +
+		`{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":">"}]}`))
+	if text, v, open := s.document(path); !open || v != 2 || text != ">one\n2\n" {
+		t.Fatalf("after incremental changes: %q v%d open=%v", text, v, open)
+	}
+	s.didChange([]byte(`{"textDocument":{"uri":"` + uri + `","version":3},"contentChanges":[{"text":"whole"}]}`))
+	if text, v, _ := s.document(path); v != 3 || text != "whole" {
+		t.Fatalf("after a full change: %q v%d", text, v)
+	}
+	// A change that does not fit drops the buffer: tools read the disk.
+	s.didChange([]byte(`{"textDocument":{"uri":"` + uri + `","version":4},"contentChanges":[{"range":{"start":{"line":9,"character":0},"end":{"line":9,"character":0}},"text":"x"}]}`))
+	if _, _, open := s.document(path); open {
+		t.Fatal("a buffer out of step was kept")
+	}
+	s.didOpen([]byte(`{"textDocument":{"uri":"` + uri + `","version":5,"text":"again"}}`))
+	s.didClose([]byte(`{"textDocument":{"uri":"` + uri + `"}}`))
+	if _, _, open := s.document(path); open {
+		t.Fatal("closed buffer still open")
+	}
+	s.cancel()
+}
