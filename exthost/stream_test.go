@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -208,4 +209,41 @@ func containsPrefix(lines []string, p string) bool {
 		}
 	}
 	return false
+}
+
+func TestConcurrentStreamsStaySeparate(t *testing.T) {
+	t.Parallel()
+	var frames []fakeFrame
+	for i := int64(1); i <= 50; i++ {
+		frames = append(frames, fakeFrame{Seq: i, Chunk: chunk(protocol.ChunkText, fmt.Sprint(i))})
+	}
+	frames = append(frames, fakeFrame{End: &protocol.StreamEndParams{LastSeq: 50}})
+	s, _ := startProvider(t, frames)
+	const streams = 4
+	results := make(chan string, streams)
+	for range streams {
+		go func() {
+			ps, err := s.OpenStream(context.Background(), echoRef, "m", "", emptyRequest)
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			defer ps.Close()
+			got, err := drain(ps)
+			if err != io.EOF {
+				results <- fmt.Sprint(err)
+				return
+			}
+			results <- strings.Join(got, ",")
+		}()
+	}
+	var want []string
+	for i := 1; i <= 50; i++ {
+		want = append(want, fmt.Sprintf("text:%d", i))
+	}
+	for range streams {
+		if got := <-results; got != strings.Join(want, ",") {
+			t.Fatalf("a stream saw %q", got)
+		}
+	}
 }
