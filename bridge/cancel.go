@@ -73,3 +73,53 @@ func (s *Server) cancelRequest(params []byte) {
 		s.inflight.cancel(idKey(jsonrpc2.NewStringID(str)))
 	}
 }
+
+// promptCancels maps each session to the cancel functions of its prompts
+// in flight, so rx/session/cancel can end a prompt that has not reached
+// the agent yet.
+type promptCancels struct {
+	mu   sync.Mutex
+	next int
+	m    map[string]map[int]context.CancelFunc
+}
+
+// add derives the prompt's context and registers its cancel under the
+// params' sessionId; forget unregisters it.
+func (p *promptCancels) add(parent context.Context, params []byte) (context.Context, func()) {
+	var ref struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &ref) != nil || ref.SessionID == "" {
+		return parent, func() {}
+	}
+	ctx, cancel := context.WithCancel(parent)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]map[int]context.CancelFunc{}
+	}
+	if p.m[ref.SessionID] == nil {
+		p.m[ref.SessionID] = map[int]context.CancelFunc{}
+	}
+	p.next++
+	key := p.next
+	p.m[ref.SessionID][key] = cancel
+	return ctx, func() {
+		cancel()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.m[ref.SessionID], key)
+		if len(p.m[ref.SessionID]) == 0 {
+			delete(p.m, ref.SessionID)
+		}
+	}
+}
+
+// cancel ends every prompt in flight for sessionID.
+func (p *promptCancels) cancel(sessionID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.m[sessionID] {
+		c()
+	}
+}

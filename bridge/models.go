@@ -51,10 +51,18 @@ func (s *Server) models(context.Context, []byte) (any, error) {
 			Pricing: pricingJSON{Currency: d.PricingCurrency, InputPerMillion: d.InputPerMillion, OutputPerMillion: d.OutputPerMillion, CacheHitPerMillion: d.CacheHitPerMillion},
 		})
 	}
-	if def := s.home.Config.Model; def != "" {
-		out.Default = def
-	} else if len(out.Models) > 0 {
-		out.Default = out.Models[0].Ref
-	}
+	out.Default = s.defaultModel()
 	return out, nil
+}
+
+// defaultModel is the model a new session gets when the editor names
+// none: the configured default, else the catalog's first ref, else "".
+func (s *Server) defaultModel() string {
+	if def := s.home.Config.Model; def != "" {
+		return def
+	}
+	if models := s.rt.catalog(nil).Models(); len(models) > 0 {
+		return models[0].Ref
+	}
+	return ""
 }

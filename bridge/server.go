@@ -71,6 +71,7 @@ type Server struct {
 	agent     *agent.Agent
 
 	inflight inflight
+	prompts  promptCancels
 	docs     documents
 	trace    atomic.Int32
 	progress atomic.Int64
@@ -207,6 +208,15 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return reply(s.ctx, res, wireError(err))
 	}
 	rctx, done := s.inflight.add(s.ctx, call.ID(), method)
+	if method == "rx/session/prompt" {
+		// Registered here, on the read loop, so an rx/session/cancel read
+		// right after this prompt finds it even before the prompt's
+		// goroutine has reached the agent.
+		var forget func()
+		rctx, forget = s.prompts.add(rctx, req.Params())
+		prev := done
+		done = func() { forget(); prev() }
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -97,6 +97,10 @@ func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
+	if p.Model == "" {
+		// As rx/models' "default" says (EDITOR_PROTOCOL.md §4.1, §5).
+		p.Model = s.defaultModel()
+	}
 	sess, err := s.agent.New(ctx, s.workspace, p.Model)
 	if err != nil {
 		return nil, sessionError(err)
@@ -149,8 +153,12 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 }
 
 func (s *Server) sessionCancel(raw []byte) {
-	sess, err := s.openSession(raw)
-	if err == nil {
+	var p sessionRef
+	if err := decodeParams(raw, &p); err != nil {
+		return
+	}
+	s.prompts.cancel(p.SessionID)
+	if sess, ok := s.agent.Session(p.SessionID); ok {
 		sess.Cancel()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,6 +309,63 @@ func TestServeSessionCancel(t *testing.T) {
 	}
 	if _, err := c.Wait(ctxT(t), "$/cancelRequest", nil); err != nil {
 		t.Errorf("the permission prompt was not withdrawn: %v", err)
+	}
+	shutdownExit(t, c)
+}
+
+// TestServeCancelRightAfterPrompt: a cancel read after the prompt but
+// before the turn reached the agent still cancels it. The window is held
+// open by not answering the turn's window/workDoneProgress/create until
+// the cancel has been sent.
+func TestServeCancelRightAfterPrompt(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"yolo\"\n")
+	c := e.start()
+	var sessionID atomic.Value
+	sessionID.Store("")
+	c.Handle("window/workDoneProgress/create", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		if id := sessionID.Load().(string); id != "" {
+			// The prompt is being served: cancel before the turn starts.
+			if err := c.Notify(ctx, "rx/session/cancel", map[string]any{"sessionId": id}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	initialized(t, c, clientCaps(fullRx(), map[string]any{"window": map[string]any{"workDoneProgress": true}}))
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	sessionID.Store(sess.SessionID)
+	var res struct{ StopReason string }
+	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "hello there"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != "cancelled" {
+		t.Fatalf("stopReason %q, want cancelled", res.StopReason)
+	}
+	shutdownExit(t, c)
+}
+
+// TestServeSessionNewTakesTheDefaultModel: with no model configured and
+// none named, a session gets the rx/models default (the first ref).
+func TestServeSessionNewTakesTheDefaultModel(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	var models struct{ Default string }
+	if err := c.Call(ctxT(t), "rx/models", map[string]any{}, &models); err != nil {
+		t.Fatal(err)
+	}
+	var sess struct{ SessionID, Model string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	if models.Default != "plugin/echo-provider/echo/large" || sess.Model != models.Default {
+		t.Fatalf("rx/models default %q, session model %q", models.Default, sess.Model)
 	}
 	shutdownExit(t, c)
 }
