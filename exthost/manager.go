@@ -40,6 +40,8 @@ type ManagerOptions struct {
 	// Audit receives every audit note (an extension allow that overrode
 	// a host deny); the notes also go to Logger at warn level.
 	Audit func(note string)
+	// Trace, if set, sees every frame of every sidecar (StartOptions.Trace).
+	Trace func(plugin string, inbound bool, frame []byte)
 }
 
 // Manager owns the running generation and builds the next one beside it.
@@ -141,6 +143,7 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 				UIHost:   m.opts.UIHost,
 				Services: m.opts.Services,
 				Logger:   m.opts.Logger,
+				Trace:    m.opts.Trace,
 			})
 			return nil
 		})

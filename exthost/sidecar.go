@@ -49,6 +49,9 @@ type StartOptions struct {
 	Logger   *slog.Logger
 	// Wire overrides connection options (tests shorten the stall bound).
 	Wire wire.Options
+	// Trace, if set, sees every frame exchanged with the sidecar (see
+	// wire.Options.Trace). Frames are raw: whoever shows them must redact.
+	Trace func(plugin string, inbound bool, frame []byte)
 }
 
 // Sidecar is one running plugin runtime: its process, its connection and
@@ -121,6 +124,10 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	wopts.NotifyHandler = s.handleNotification
 	wopts.Gate = s.gate
 	wopts.Logger = s.log
+	if opts.Trace != nil {
+		id, trace := p.ID, opts.Trace
+		wopts.Trace = func(inbound bool, frame []byte) { trace(id, inbound, frame) }
+	}
 	s.conn = wire.New(proc.stdout, proc.stdin, wopts)
 	go s.watch()
 

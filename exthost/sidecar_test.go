@@ -3,7 +3,9 @@ package exthost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,5 +218,35 @@ func TestShutdownKillsStubbornTree(t *testing.T) {
 	s.Shutdown(time.Second)
 	if time.Since(began) > time.Second {
 		t.Fatal("second Shutdown was not instant")
+	}
+}
+
+func TestTraceSeesTheHandshake(t *testing.T) {
+	t.Parallel()
+	p, _ := fakePlugin(t, "traced", "ok", nil)
+	var mu sync.Mutex
+	var lines []string
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := StartSidecar(ctx, p, StartOptions{Session: testSession, Trace: func(plugin string, inbound bool, frame []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, fmt.Sprintf("%s %v %.60s", plugin, inbound, frame))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown(time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		`traced false {"jsonrpc":"2.0","id":1,"method":"extension/initialize","par`,
+		`traced true {"jsonrpc":"2.0","id":1,"result":{"name":"traced","protocolV`,
+		`traced false {"jsonrpc":"2.0","method":"extension/initialized","params":{`,
+		`traced false {"jsonrpc":"2.0","id":2,"method":"extension/shutdown","param`,
+		`traced true {"jsonrpc":"2.0","id":2,"result":{"accepted":true}}`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("trace:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -208,3 +208,9 @@ func (c *Conn) closeReader() {
 func (c *Conn) terminal() error { return c.err }
 
 func (c *Conn) now() int64 { return int64(time.Since(c.epoch)) + 1 }
+
+func (c *Conn) traceFrame(inbound bool, frame []byte) {
+	if c.opts.Trace != nil {
+		c.opts.Trace(inbound, frame)
+	}
+}

@@ -114,6 +114,12 @@ type Options struct {
 	// Logger receives diagnostics (rejected frames, dropped
 	// notifications, handler panics). Nil discards them.
 	Logger *slog.Logger
+	// Trace, if set, sees every frame: each inbound line before it is
+	// validated, each outbound frame (newline included) as its write
+	// begins; a frame withdrawn before its write is not seen. frame is
+	// valid only during the call; Trace runs on the reading or writing
+	// goroutine and must not block.
+	Trace func(inbound bool, frame []byte)
 }
 
 func (o Options) withDefaults() Options {

@@ -29,6 +29,7 @@ func (c *Conn) readUntilRequest(st *readState) (request, bool) {
 		if len(line) == 0 {
 			continue
 		}
+		c.traceFrame(true, line)
 		req, serve, more := c.dispatch(st.p, line)
 		if !more {
 			return request{}, false

@@ -108,6 +108,7 @@ func (c *Conn) tryInline(ctx context.Context, f *frameBuf, token uint64) bool {
 	if !f.take() {
 		return false // cannot happen: f is not visible to anyone else yet
 	}
+	c.traceFrame(false, f.b)
 	var n int
 	var err error
 	if blocking {
@@ -211,6 +212,7 @@ func (c *Conn) write(f *frameBuf) bool {
 	if !f.take() {
 		return true
 	}
+	c.traceFrame(false, f.b)
 	if _, err := c.writeBytes(f.b); err != nil {
 		c.fail(fmt.Errorf("wire: write: %w", err), false)
 		return false
