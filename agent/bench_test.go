@@ -37,27 +37,45 @@ func (p *memProvider) Stream(ctx context.Context, req providers.Request) (provid
 	return &scriptStream{ctx: ctx, p: &p.scripted, step: step{chunks: chunks}}, nil
 }
 
-// sseServer streams the benchmark answer as OpenAI server-sent events
-// over loopback HTTP: the cheapest real provider there is.
-func sseServer(b *testing.B) *httptest.Server {
-	var body strings.Builder
-	for i := range benchChunks {
-		fmt.Fprintf(&body, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok%d \"}}]}\n\n", i)
+// sseServer streams an answer of n chunks as OpenAI server-sent events
+// over loopback HTTP, all at once, or with pace between chunks as a model
+// generating tokens would.
+func sseServer(b *testing.B, n int, pace time.Duration) *httptest.Server {
+	var events []string
+	for i := range n {
+		events = append(events, fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok%d \"}}]}\n\n", i))
 	}
-	body.WriteString("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
-	body.WriteString("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":256,\"total_tokens\":356}}\n\ndata: [DONE]\n\n")
-	events := body.String()
+	events = append(events, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+		fmt.Sprintf("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\ndata: [DONE]\n\n", n, n+100))
+	all := strings.Join(events, "")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, events)
+		if pace == 0 {
+			_, _ = io.WriteString(w, all)
+			return
+		}
+		for _, e := range events {
+			time.Sleep(pace)
+			_, _ = io.WriteString(w, e)
+			w.(http.Flusher).Flush()
+		}
 	}))
 	b.Cleanup(srv.Close)
 	return srv
 }
 
-func httpProvider(b *testing.B) providers.Provider {
-	srv := sseServer(b)
+// httpProvider is the built-in OpenAI-compatible provider on an
+// unpaced loopback server: the cheapest real provider there is.
+func httpProvider(b *testing.B) providers.Provider { return openaiOn(b, sseServer(b, benchChunks, 0)) }
+
+// pacedProvider streams 32 chunks a millisecond apart: 1000 tokens/s,
+// faster than hosted models stream.
+func pacedProvider(b *testing.B) providers.Provider {
+	return openaiOn(b, sseServer(b, 32, time.Millisecond))
+}
+
+func openaiOn(b *testing.B, srv *httptest.Server) providers.Provider {
 	p, err := openai.New(openai.Config{Name: "test", BaseURL: srv.URL + "/v1", MaxAttempts: 1, Models: []openai.ModelConfig{{ID: "m1", ContextWindow: 1 << 20, Tools: true}}})
 	if err != nil {
 		b.Fatal(err)
@@ -79,7 +97,8 @@ func (r *recorder) Stream(ctx context.Context, req providers.Request) (providers
 }
 
 // BenchmarkTurnOverhead measures one agent turn (one provider round of
-// 256 chunks, every hook point of the round, the transcript written)
+// 256 chunks, or 32 paced ones, every hook point of the round, the
+// transcript written)
 // against calling the same provider directly with the request the agent
 // sent (open, drain, assemble), interleaved in one loop so machine noise
 // hits both alike. It reports both medians, their ratio and the host's
@@ -95,6 +114,8 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		{"memory", func(*testing.B) providers.Provider { return &memProvider{*newScripted()} }, 0},
 		{"http", httpProvider, 0},
 		{"http-4-observers", httpProvider, 4},
+		{"paced", pacedProvider, 0},
+		{"paced-4-observers", pacedProvider, 4},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			rec := &recorder{Provider: bc.provider(b)}
