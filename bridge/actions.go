@@ -120,13 +120,7 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	if g.ID != s.hub.Generation() {
 		return nil, xprotocol.Errorf(xprotocol.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
 	}
-	a, err := g.Action(name)
-	if err != nil {
-		return nil, err
-	}
-	s.traceFrame(a.Plugin, dirOut, xprotocol.MethodUIAction, map[string]any{"actionId": a.ActionID, "args": actionArgs})
 	res, err := g.RunAction(ctx, s.session, name, actionArgs)
-	s.traceAnswer(a.Plugin, xprotocol.MethodUIAction, res, err)
 	if err != nil {
 		return nil, err
 	}

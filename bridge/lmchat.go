@@ -53,18 +53,12 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	g, release := s.rt.mgr.Acquire()
 	defer release()
 	cat := s.rt.catalog(g)
-	m, err := cat.Lookup(p.Model)
-	if err != nil {
+	if _, err := cat.Lookup(p.Model); err != nil {
 		return nil, err
 	}
 	body := protocol.ProviderRequest{MaxTokens: p.MaxTokens, Messages: p.Messages, Tools: p.Tools}
 	if err := body.Validate(); err != nil {
 		return nil, invalidParams("rx/lm/chat: %v", err)
-	}
-	plugin := ""
-	if m.Origin.Kind == providers.OriginPlugin {
-		plugin = m.Origin.ID
-		s.traceFrame(plugin, dirOut, protocol.MethodStreamOpen, map[string]any{"providerRef": p.Model, "effort": p.Effort, "request": body})
 	}
 	st, err := cat.Open(ctx, p.Model, p.Effort, body)
 	if err != nil {
@@ -82,9 +76,6 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 		}
 		if err := a.Add(ch); err != nil {
 			return nil, s.lmError(ctx, err)
-		}
-		if plugin != "" {
-			s.traceFrame(plugin, dirIn, protocol.MethodStreamChunk, ch)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

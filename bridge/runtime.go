@@ -58,6 +58,7 @@ func newRuntime(s *Server, home *manifest.Home) (*runtime, error) {
 		StartBudget:     home.Config.StartupTimeout(),
 		ShutdownTimeout: home.Config.ShutdownTimeout(),
 		Logger:          s.log,
+		Trace:           s.traceWire,
 	})
 	return r, nil
 }

@@ -15,21 +15,17 @@ import (
 func (s *Server) services() exthost.Services {
 	return exthost.Services{
 		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error) {
-			s.traceFrame(sc.Plugin.ID, dirIn, protocol.MethodUIPublish, p)
 			res, err := &protocol.UIPublishResult{Accepted: false}, error(nil)
 			if p.Generation == sc.Generation {
 				res, err = s.hub.Publish(ctx, sc.Plugin.ID, p)
 			}
-			s.traceAnswer(sc.Plugin.ID, protocol.MethodUIPublish, res, err)
 			return res, err
 		},
 		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
-			s.traceFrame(sc.Plugin.ID, dirIn, protocol.MethodUIRequest, p)
 			res, err := &protocol.UIRequestResult{Cancelled: true}, error(nil)
 			if p.Generation == sc.Generation {
 				res, err = s.hub.Request(ctx, sc.Plugin.ID, p)
 			}
-			s.traceAnswer(sc.Plugin.ID, protocol.MethodUIRequest, res, err)
 			return res, err
 		},
 		OnCrash: func(sc *exthost.Sidecar, err error) {

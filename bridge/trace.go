@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -36,44 +37,41 @@ func (s *Server) applyTrace(v protocol.TraceValue) {
 	}
 }
 
-// Directions of a traced frame: dirOut is bridge to plugin, dirIn plugin
-// to bridge.
-const (
-	dirOut = "->"
-	dirIn  = "<-"
-)
-
-// traceFrame sends $/logTrace for one message exchanged with a plugin:
-// message `<plugin> <-|-> <method>`, and at verbose the redacted body.
-// The extension host offers no frame tap, so what is traced is what
-// passes through the bridge: UI requests and publishes, actions and
-// submissions, and provider streams of rx/lm/chat.
-func (s *Server) traceFrame(plugin, dir, method string, body any) {
+// traceWire sends $/logTrace for one frame exchanged with a plugin
+// sidecar (the extension host's frame tap): message
+// `<plugin> <-|-> <method> id=<id>` (`<-` plugin to bridge), a response
+// as `<plugin> <-|-> result id=<id>` or `error id=<id>`, and at verbose
+// the whole frame, redacted. With tracing off it costs one atomic load.
+func (s *Server) traceWire(plugin string, inbound bool, frame []byte) {
 	level := s.trace.Load()
 	if level == traceOff {
 		return
 	}
-	p := &protocol.LogTraceParams{Message: plugin + " " + dir + " " + method}
+	dir := "->"
+	if inbound {
+		dir = "<-"
+	}
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(frame, &env)
+	what := env.Method
+	switch {
+	case what != "":
+	case env.Error != nil:
+		what = "error"
+	default:
+		what = "result"
+	}
+	msg := plugin + " " + dir + " " + what
+	if len(env.ID) > 0 && string(env.ID) != "null" {
+		msg += " id=" + string(env.ID)
+	}
+	p := &protocol.LogTraceParams{Message: redact.String(msg)}
 	if level == traceVerbose {
-		p.Verbose = protocol.TraceValue(redact.String(rawJSON(body)))
+		p.Verbose = protocol.TraceValue(redact.String(strings.TrimSpace(string(frame))))
 	}
 	s.notify("$/logTrace", p)
-}
-
-// traceAnswer traces the answer to a message traced with traceFrame.
-func (s *Server) traceAnswer(plugin, method string, res any, err error) {
-	if err != nil {
-		s.traceFrame(plugin, answerDir(method), method+" error", map[string]string{"error": err.Error()})
-		return
-	}
-	s.traceFrame(plugin, answerDir(method), method+" result", res)
-}
-
-// answerDir is the direction of the answer: host/* calls are answered by
-// the bridge, extension/* calls by the plugin.
-func answerDir(method string) string {
-	if len(method) > 5 && method[:5] == "host/" {
-		return dirOut
-	}
-	return dirIn
 }

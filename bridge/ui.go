@@ -209,9 +209,7 @@ func (s *Server) submit(ctx context.Context, o editorui.Origin, values map[strin
 	if values == nil {
 		values = map[string]json.RawMessage{}
 	}
-	s.traceFrame(o.Plugin, dirOut, xprotocol.MethodUISubmit, values)
 	res, err := g.Submit(ctx, s.session, o.Plugin, o.SurfaceID, values)
-	s.traceAnswer(o.Plugin, xprotocol.MethodUISubmit, res, err)
 	if err != nil {
 		return false, err
 	}

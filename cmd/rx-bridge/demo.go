@@ -125,6 +125,9 @@ func demo(ctx context.Context, out io.Writer, opts demoOptions) error {
 
 // demoRun is the state of one demo.
 type demoRun struct {
+	// outMu serializes output: the editor's handlers (quick-picks,
+	// notifications) print from the client's reading goroutine.
+	outMu    sync.Mutex
 	out      io.Writer
 	home, ws string
 	c        *lspclient.Client
@@ -135,11 +138,21 @@ type demoRun struct {
 }
 
 func (d *demoRun) step(title string) {
+	d.outMu.Lock()
+	defer d.outMu.Unlock()
 	d.n++
 	fmt.Fprintf(d.out, "\n[%d/6] %s\n", d.n, title)
 }
 
+func (d *demoRun) print(text string) {
+	d.outMu.Lock()
+	defer d.outMu.Unlock()
+	fmt.Fprint(d.out, text)
+}
+
 func (d *demoRun) line(format string, args ...any) {
+	d.outMu.Lock()
+	defer d.outMu.Unlock()
 	fmt.Fprintf(d.out, "      "+format+"\n", args...)
 }
 

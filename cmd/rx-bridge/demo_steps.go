@@ -130,12 +130,12 @@ func (d *demoRun) update(raw json.RawMessage) {
 		_ = json.Unmarshal(up.Content, &c)
 		seen.mu.Lock()
 		if seen.chunks == 0 {
-			fmt.Fprint(d.out, "      agent: ")
+			d.print("      agent: ")
 		}
 		seen.chunks++
 		seen.text.WriteString(c.Text)
 		seen.mu.Unlock()
-		fmt.Fprint(d.out, c.Text)
+		d.print(c.Text)
 	case "tool_call":
 		d.line("tool call %s: %s (%s) %s", up.ToolCallID, up.Title, up.Kind, up.Status)
 		seen.mu.Lock()
@@ -282,7 +282,7 @@ func (d *demoRun) agent(ctx context.Context) error {
 	}
 	demoSeen.mu.Lock()
 	defer demoSeen.mu.Unlock()
-	fmt.Fprintln(d.out)
+	d.print("\n")
 	d.line("(%d chunks streamed) turn ended: %s", demoSeen.chunks, res.StopReason)
 	if res.StopReason != "end_turn" || len(demoSeen.permissions) != 1 || demoSeen.chunks < 2 ||
 		!strings.Contains(res.Text, "read by the agent") || !slices.Contains(demoSeen.tools, "update completed") {

@@ -374,7 +374,7 @@ func TestServeTrace(t *testing.T) {
 		}
 	}
 	got := strings.Join(msgs, "\n")
-	for _, want := range []string{"hello -> extension/ui/action", "hello <- host/ui/request", "hello -> host/ui/request result", "hello <- extension/ui/action result"} {
+	for _, want := range []string{"hello -> extension/ui/action id=", "hello <- host/ui/request id=1", "hello -> result id=1", "hello <- result id="} {
 		if !strings.Contains(got, want) {
 			t.Errorf("trace lacks %q:\n%s", want, got)
 		}
