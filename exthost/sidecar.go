@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -324,7 +325,12 @@ func (s *Sidecar) markCrashed(cause error) {
 			msg += "; stderr: " + tail
 		}
 		e := protocol.NewError(protocol.ReasonProviderInterrupted, msg)
-		e.Cause = cause
+		if !errors.Is(cause, io.EOF) {
+			// A write stall or an oversized frame stays inspectable; the
+			// peer's EOF does not, or a crash would read as a stream's
+			// clean end (errors.Is(err, io.EOF)).
+			e.Cause = cause
+		}
 		s.crashErr = e
 		close(s.crashed)
 		_ = s.conn.Close()

@@ -141,6 +141,9 @@ func TestProviderStreams(t *testing.T) {
 			} else if protocol.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), tc.errSub) {
 				t.Fatalf("err %v, want %s containing %q", err, tc.reason, tc.errSub)
 			}
+			if tc.reason != "" && errors.Is(err, io.EOF) {
+				t.Fatalf("a failed stream reads as a clean end: %v", err)
+			}
 			if err != nil && strings.Contains(err.Error(), "abcdefghijklmnop1234") {
 				t.Fatalf("secret leaked: %v", err)
 			}
