@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/agent"
@@ -18,7 +16,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/providers"
 )
 
 // chatSessionID is the session the runtime's handshakes and the plugin UI
@@ -105,37 +102,16 @@ type chat struct {
 // start loads the home, starts its plugin runtimes with the terminal as
 // their UI, and builds the agent over built-in and plugin models.
 func (c *chat) start(getenv func(string) string, workspace string, approval manifest.ApprovalMode) error {
-	dir, err := manifest.ResolveHome(getenv)
-	if err != nil {
-		return err
-	}
-	home, err := manifest.LoadHome(dir)
-	if err != nil {
-		return err
-	}
-	if workspace == "" {
-		if workspace, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	if c.ws, err = filepath.Abs(workspace); err != nil {
-		return err
-	}
+	var err error
 	c.hub, err = editorui.NewHub(editorui.Options{Editor: c.term, Redact: redact.String, SessionID: chatSessionID, Warn: c.warn})
 	if err != nil {
 		return err
 	}
-	// The one-shot verbs' startRuntime has no UI services; chat needs
-	// the terminal as the plugins' UI, so it assembles the same pieces.
-	c.rt = &hostRuntime{home: home, catalog: &providers.Catalog{}}
-	if err := c.rt.addBuiltins(home.Config, filepath.Join(dir, manifest.ConfigFile)); err != nil {
-		return err
-	}
-	plugins, problems := exthost.PluginsFromHome(home)
-	c.rt.mgr = exthost.NewManager(exthost.ManagerOptions{
-		SessionID:     chatSessionID,
-		WorkspaceRoot: c.ws,
-		UIHost:        protocol.UIHostTUI,
+	// The terminal is the plugins' UI: their traffic goes to the hub,
+	// which exists before any sidecar can speak.
+	c.rt, err = startRuntime(context.Background(), getenv, workspace, runtimeOptions{
+		SessionID: chatSessionID,
+		UIHost:    protocol.UIHostTUI,
 		Services: exthost.Services{
 			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
 				return c.hub.Request(ctx, s.Plugin.ID, p)
@@ -144,17 +120,13 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 				return c.hub.Publish(ctx, s.Plugin.ID, p)
 			},
 		},
-		Audit:  func(note string) { c.warn("audit: " + note) },
-		Logger: slog.New(slog.DiscardHandler),
+		Audit: func(note string) { c.warn("audit: " + note) },
 	})
-	c.rt.cleanup = append(c.rt.cleanup, c.rt.mgr.Close)
-	c.rt.gen = c.rt.mgr.Current()
-	if len(plugins) > 0 {
-		if c.rt.gen, err = c.rt.mgr.Load(context.Background(), plugins); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	for _, p := range append(append(home.Warnings, problems...), c.rt.gen.Warnings...) {
+	c.ws = c.rt.ws
+	for _, p := range c.rt.problems {
 		c.warn(p)
 	}
 	var actions []editorui.Action
@@ -162,15 +134,12 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 		actions = append(actions, editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
 	}
 	c.hub.Bind(c.rt.gen.ID, actions)
-	if err := providers.AddGeneration(context.Background(), c.rt.catalog, c.rt.gen); err != nil {
-		return err
-	}
-	cfg := *home.Config
+	cfg := *c.rt.home.Config
 	if approval != "" {
 		cfg.ToolApproval = approval
 	}
 	c.agent, err = agent.NewAgent(agent.Options{
-		Home:     dir,
+		Home:     c.rt.dir,
 		Config:   &cfg,
 		Runtime:  c.rt.mgr,
 		Models:   agent.StaticModels(c.rt.catalog),

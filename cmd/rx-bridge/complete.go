@@ -40,7 +40,7 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, os.Getenv, "")
+	rt, err := startRuntime(ctx, os.Getenv, "", runtimeOptions{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1

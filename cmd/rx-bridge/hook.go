@@ -57,7 +57,7 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, getenv, *workspace)
+	rt, err := startRuntime(ctx, getenv, *workspace, runtimeOptions{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge hook: %v\n", err)
 		return 1

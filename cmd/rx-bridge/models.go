@@ -33,7 +33,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, os.Getenv, "")
+	rt, err := startRuntime(ctx, os.Getenv, "", runtimeOptions{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge models: %v\n", err)
 		return 1

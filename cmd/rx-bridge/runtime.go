@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/providers/openai"
@@ -20,6 +21,8 @@ import (
 // so no sidecar outlives the command.
 type hostRuntime struct {
 	home     *manifest.Home
+	dir      string // the home directory
+	ws       string // the absolute workspace root
 	mgr      *exthost.Manager
 	gen      *exthost.Generation
 	catalog  *providers.Catalog
@@ -27,10 +30,20 @@ type hostRuntime struct {
 	cleanup  []func()
 }
 
+// runtimeOptions adapt startRuntime to a verb: the session id and UI kind
+// the sidecars are told about, where their UI traffic goes, and where
+// audit notes go. The zero value suits verbs without UI.
+type runtimeOptions struct {
+	SessionID string
+	UIHost    protocol.UIHostKind
+	Services  exthost.Services
+	Audit     func(note string)
+}
+
 // startRuntime loads the home named by the environment and starts the
 // runtimes its install records allow. workspace is the workspace root the
 // sidecars are told about (the current directory when empty).
-func startRuntime(ctx context.Context, getenv func(string) string, workspace string) (*hostRuntime, error) {
+func startRuntime(ctx context.Context, getenv func(string) string, workspace string, opts runtimeOptions) (*hostRuntime, error) {
 	dir, err := manifest.ResolveHome(getenv)
 	if err != nil {
 		return nil, err
@@ -47,7 +60,10 @@ func startRuntime(ctx context.Context, getenv func(string) string, workspace str
 	if workspace, err = filepath.Abs(workspace); err != nil {
 		return nil, err
 	}
-	rt := &hostRuntime{home: home, catalog: &providers.Catalog{}}
+	if opts.SessionID == "" {
+		opts.SessionID = "cli"
+	}
+	rt := &hostRuntime{home: home, dir: dir, ws: workspace, catalog: &providers.Catalog{}}
 	if err := rt.addBuiltins(home.Config, filepath.Join(dir, manifest.ConfigFile)); err != nil {
 		rt.Close()
 		return nil, err
@@ -55,8 +71,11 @@ func startRuntime(ctx context.Context, getenv func(string) string, workspace str
 	plugins, problems := exthost.PluginsFromHome(home)
 	rt.problems = append(home.Warnings, problems...)
 	rt.mgr = exthost.NewManager(exthost.ManagerOptions{
-		SessionID:     "cli",
+		SessionID:     opts.SessionID,
 		WorkspaceRoot: workspace,
+		UIHost:        opts.UIHost,
+		Services:      opts.Services,
+		Audit:         opts.Audit,
 		Logger:        slog.New(slog.DiscardHandler),
 	})
 	rt.cleanup = append(rt.cleanup, rt.mgr.Close)
