@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,13 +128,4 @@ func (s *Server) initializeResult() *protocol.InitializeResult {
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "rx-bridge", Version: s.opts.Version},
 	}
-}
-
-// rawJSON marshals v for a trace or a log; it never fails loudly.
-func rawJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(b)
 }
