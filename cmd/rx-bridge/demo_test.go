@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ func TestDemo(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	err := demo(context.Background(), &out, demoOptions{serve: func(args ...string) (*exec.Cmd, error) {
-		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestServeHelperProcess$", "--", "serve"}, args...)...)
-		cmd.Env = append(os.Environ(), serveHelperEnv+"=1")
-		return cmd, nil
+		return rxBridgeCommand(append([]string{"serve"}, args...)...), nil
 	}})
 	if err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())

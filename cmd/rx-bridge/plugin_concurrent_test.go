@@ -11,26 +11,6 @@ import (
 	"testing"
 )
 
-// helperEnv marks a test binary started by TestPluginConcurrentProcesses
-// to act as the rx-bridge program.
-const helperEnv = "RX_BRIDGE_PLUGIN_TEST_HELPER"
-
-// TestPluginHelperProcess is not a test: when helperEnv is set it runs the
-// real dispatcher on the arguments after "--" and exits with its status.
-func TestPluginHelperProcess(t *testing.T) {
-	if os.Getenv(helperEnv) != "1" {
-		return
-	}
-	args := os.Args
-	for i, a := range args {
-		if a == "--" {
-			args = args[i+1:]
-			break
-		}
-	}
-	os.Exit(run(args, os.Stdout, os.Stderr))
-}
-
 // TestPluginConcurrentProcesses starts several rx-bridge processes that
 // install different plugins into one home at the same moment; the file
 // lock must serialise their read-modify-writes so that no record is lost.
@@ -51,8 +31,8 @@ func TestPluginConcurrentProcesses(t *testing.T) {
 			"reasonix-plugin.json": fmt.Sprintf(`{"apiVersion":"reasonix.io/plugin/v1","name":%q,"version":"1.%d"}`, name, i),
 			"data/file.txt":        name,
 		})
-		cmd := exec.Command(os.Args[0], "-test.run=^TestPluginHelperProcess$", "--", "plugin", "install", "--yes", src)
-		cmd.Env = append(os.Environ(), helperEnv+"=1", "RX_BRIDGE_HOME="+e.home)
+		cmd := rxBridgeCommand("plugin", "install", "--yes", src)
+		cmd.Env = append(cmd.Env, "RX_BRIDGE_HOME="+e.home)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		cmds, outs = append(cmds, cmd), append(outs, &out)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,26 +13,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
-
-// serveHelperEnv marks a test binary started to act as `rx-bridge serve`.
-const serveHelperEnv = "RX_BRIDGE_SERVE_TEST_HELPER"
-
-// TestServeHelperProcess is not a test: with serveHelperEnv set it runs
-// the real dispatcher on the arguments after "--" and exits with its
-// status.
-func TestServeHelperProcess(t *testing.T) {
-	if os.Getenv(serveHelperEnv) != "1" {
-		return
-	}
-	args := os.Args
-	for i, a := range args {
-		if a == "--" {
-			args = args[i+1:]
-			break
-		}
-	}
-	os.Exit(run(args, os.Stdout, os.Stderr))
-}
 
 // serveEnv is one bridge home and workspace for `rx-bridge serve` runs.
 type serveEnv struct {
@@ -94,9 +73,7 @@ func (e *serveEnv) installUIKit() {
 // start runs `rx-bridge serve` for this env as a child process.
 func (e *serveEnv) start(extra ...string) *lspclient.Client {
 	e.t.Helper()
-	args := append([]string{"-test.run=^TestServeHelperProcess$", "--", "serve", "--home", e.home, "--workspace", e.ws}, extra...)
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), serveHelperEnv+"=1")
+	cmd := rxBridgeCommand(append([]string{"serve", "--home", e.home, "--workspace", e.ws}, extra...)...)
 	logs := &lockedWriter{b: &strings.Builder{}}
 	cmd.Stderr = logs
 	c, err := lspclient.Start(cmd)
