@@ -75,17 +75,8 @@ func describeRuntime(rt *manifest.Runtime, root string) *runtimeJSON {
 	if err != nil {
 		cmd = rt.Command
 	}
-	j := &runtimeJSON{Command: cmd, Args: orEmpty(rt.Args), Required: rt.Required, Priority: rt.Priority,
-		Intercepts: []string{}, Replaces: []string{}, Capabilities: []string{}}
-	for _, p := range rt.Intercepts {
-		j.Intercepts = append(j.Intercepts, string(p))
-	}
-	for _, sl := range rt.Replaces {
-		j.Replaces = append(j.Replaces, sl.String())
-	}
-	for _, c := range rt.Capabilities {
-		j.Capabilities = append(j.Capabilities, string(c))
-	}
+	j := &runtimeJSON{Command: cmd, Args: orEmpty(rt.Args), Required: rt.Required, Priority: rt.Priority}
+	j.Intercepts, j.Replaces, j.Capabilities = rt.Declared()
 	return j
 }
 

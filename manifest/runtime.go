@@ -233,3 +233,10 @@ func (r *reader) checkCommand(at, cmd string, present bool, warn *problems) {
 		warn.addf(at, msg, cmd, RootVar)
 	}
 }
+
+// Declared returns the runtime's intercepts, slots and capabilities as
+// their wire strings, in declared order and never nil: what trust
+// displays and JSON outputs list.
+func (rt *Runtime) Declared() (intercepts, replaces, capabilities []string) {
+	return stringsOf(rt.Intercepts), stringsOf(rt.Replaces), stringsOf(rt.Capabilities)
+}

@@ -36,9 +36,10 @@ func RenderTrust(w io.Writer, rt *Runtime, root string) error {
 			fmt.Fprintf(&b, "  %s: %s\n", label, strings.Join(items, ", "))
 		}
 	}
-	list("intercepts", stringsOf(rt.Intercepts))
-	list("replaces", stringsOf(rt.Replaces))
-	list("capabilities", stringsOf(rt.Capabilities))
+	intercepts, replaces, capabilities := rt.Declared()
+	list("intercepts", intercepts)
+	list("replaces", replaces)
+	list("capabilities", capabilities)
 	var env []string
 	for _, k := range sortedKeys(rt.Env) {
 		env = append(env, k+"="+quoteArg(rt.Env[k]))

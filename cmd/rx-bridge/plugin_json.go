@@ -181,9 +181,6 @@ func describeRuntime(rt *manifest.Runtime, root string) *runtimeJSON {
 		Env:           rt.Env,
 		Required:      rt.Required,
 		Priority:      rt.Priority,
-		Intercepts:    []string{},
-		Replaces:      []string{},
-		Capabilities:  []string{},
 		TimeoutMillis: rt.TimeoutMillis,
 		Risk:          manifest.TrustRisk,
 	}
@@ -195,15 +192,7 @@ func describeRuntime(rt *manifest.Runtime, root string) *runtimeJSON {
 	} else {
 		out.ExpandedCommand = cmd
 	}
-	for _, p := range rt.Intercepts {
-		out.Intercepts = append(out.Intercepts, string(p))
-	}
-	for _, s := range rt.Replaces {
-		out.Replaces = append(out.Replaces, s.String())
-	}
-	for _, c := range rt.Capabilities {
-		out.Capabilities = append(out.Capabilities, string(c))
-	}
+	out.Intercepts, out.Replaces, out.Capabilities = rt.Declared()
 	return out
 }
 
