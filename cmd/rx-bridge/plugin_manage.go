@@ -14,6 +14,24 @@ func (c *pluginCmd) refuseForeign(h *manifest.Home, r manifest.Record) int {
 	return c.failf("plugin %q is installed in the Reasonix home %s, which rx-bridge never changes; change it there with reasonix, or keep it from running in rx-bridge with\n  [plugins.%s]\n  enabled = false\nin %s", r.Name, r.Home, r.Name, filepath.Join(h.Dir, manifest.ConfigFile))
 }
 
+// ownRecord loads the home and the record of an installed plugin that this
+// bridge's home owns (a Reasonix home's records are refused: rx-bridge
+// never writes them). ok false means exit is the status to return.
+func (c *pluginCmd) ownRecord(name string) (h *manifest.Home, r manifest.Record, exit int, ok bool) {
+	h, err := c.home()
+	if err != nil {
+		return nil, r, c.failf("%v", err), false
+	}
+	c.warn(h)
+	if r, ok = c.lookup(h, name); !ok {
+		return nil, r, 1, false
+	}
+	if h.Foreign(r) {
+		return nil, r, c.refuseForeign(h, r), false
+	}
+	return h, r, 0, true
+}
+
 // remove is `rx-bridge plugin remove <name> --yes`. Without --yes it says
 // what would go and exits 1, like install.
 func (c *pluginCmd) remove(args []string) int {
@@ -24,17 +42,9 @@ func (c *pluginCmd) remove(args []string) int {
 	if !ok {
 		return exit
 	}
-	h, err := c.home()
-	if err != nil {
-		return c.failf("%v", err)
-	}
-	c.warn(h)
-	r, ok := c.lookup(h, pos[0])
+	h, r, exit, ok := c.ownRecord(pos[0])
 	if !ok {
-		return 1
-	}
-	if h.Foreign(r) {
-		return c.refuseForeign(h, r)
+		return exit
 	}
 	// what completes "its record ..." in both messages below.
 	what := fmt.Sprintf(" and its copy %s", r.Dir())
@@ -64,17 +74,9 @@ func (c *pluginCmd) setEnabled(args []string, enable bool) int {
 	if !ok {
 		return exit
 	}
-	h, err := c.home()
-	if err != nil {
-		return c.failf("%v", err)
-	}
-	c.warn(h)
-	r, ok := c.lookup(h, pos[0])
+	h, r, exit, ok := c.ownRecord(pos[0])
 	if !ok {
-		return 1
-	}
-	if h.Foreign(r) {
-		return c.refuseForeign(h, r)
+		return exit
 	}
 	changed, err := h.Store().SetEnabled(r.Name, enable)
 	if err != nil {
