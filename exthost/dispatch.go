@@ -102,7 +102,7 @@ func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*S
 	for _, s := range chain {
 		if stop, err := w.member(ctx, s); err != nil || stop {
 			if err == nil {
-				g.broadcast(point, w.raw, &out)
+				g.broadcast(g.observersOf(point, out.Payload), point, w.raw, &out)
 			}
 			return out, err
 		}
@@ -112,7 +112,7 @@ func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*S
 			return out, err
 		}
 	}
-	g.broadcast(point, w.raw, &out)
+	g.broadcast(g.observersOf(point, out.Payload), point, w.raw, &out)
 	return out, nil
 }
 

@@ -432,3 +432,23 @@ func TestBadExternalizedReplacements(t *testing.T) {
 		})
 	}
 }
+
+func TestEventReachesTheToolSlotOwner(t *testing.T) {
+	t.Parallel()
+	g, log := startScripted(t, scripted{id: "reader", replaces: []string{"tool:read_file"}})
+	if w := g.Event(protocol.ToolBefore, &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`}); len(w) != 0 {
+		t.Fatal(w)
+	}
+	g.Event(protocol.ToolBefore, &protocol.ToolBeforePayload{Name: "list_files"})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := calls(log(), "event")
+		if len(got) == 1 && got[0] == "reader tool.before" {
+			break
+		}
+		if time.Now().After(deadline) || len(got) > 1 {
+			t.Fatalf("events %v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -40,7 +40,8 @@ func (g *Generation) audit(note string) {
 // event, and that is warned about once per plugin. With no observer it
 // does no JSON work.
 func (g *Generation) Event(point protocol.HookPoint, payload protocol.Payload) []string {
-	if len(g.observersOf(point, payload)) == 0 {
+	to := g.observersOf(point, payload)
+	if len(to) == 0 {
 		return nil
 	}
 	raw, err := json.Marshal(payload)
@@ -52,14 +53,14 @@ func (g *Generation) Event(point protocol.HookPoint, payload protocol.Payload) [
 		return []string{msg}
 	}
 	var out Outcome
-	g.broadcast(point, raw, &out)
+	g.broadcast(to, point, raw, &out)
 	return out.Warnings
 }
 
-// broadcast is Event with the payload already encoded; it appends its
-// warnings to out.
-func (g *Generation) broadcast(point protocol.HookPoint, raw json.RawMessage, out *Outcome) {
-	for _, s := range g.observersOf(point, out.Payload) {
+// broadcast is Event to the observers to with the payload already
+// encoded; it appends its warnings to out.
+func (g *Generation) broadcast(to []*Sidecar, point protocol.HookPoint, raw json.RawMessage, out *Outcome) {
+	for _, s := range to {
 		if err := s.event(point, raw); err != nil {
 			msg := fmt.Sprintf("extension %s dropped the %s event: %s", s.Plugin.ID, point, redact.String(err.Error()))
 			if g.warnOnce(s.Plugin.ID, warnDropped, msg) {
