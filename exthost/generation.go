@@ -3,6 +3,8 @@ package exthost
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,15 +116,15 @@ func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, er
 func (g *Generation) addDeclarations(s *Sidecar) {
 	id := s.Plugin.ID
 	for _, d := range s.Init.Providers {
-		if err := protocol.ValidateProviderRef(d.Ref); err != nil || len(splitRef(d.Ref)) != 4 {
-			g.Warnings = append(g.Warnings, "extension "+id+": provider ref "+quote(d.Ref)+" is not plugin/"+id+"/<provider>/<model>; it is left out")
+		if err := protocol.ValidateProviderRef(d.Ref); err != nil || strings.Count(d.Ref, "/") != 3 {
+			g.Warnings = append(g.Warnings, "extension "+id+": provider ref "+strconv.Quote(d.Ref)+" is not plugin/"+id+"/<provider>/<model>; it is left out")
 			continue
 		}
 		g.Providers = append(g.Providers, PluginProvider{Plugin: id, Descriptor: d})
 	}
 	for _, a := range s.Init.UIActions {
 		if !protocol.ValidActionID(a.ActionID) {
-			g.Warnings = append(g.Warnings, "extension "+id+": UI action id "+quote(a.ActionID)+" does not match ^[a-z0-9-]+$; none of its actions are shown")
+			g.Warnings = append(g.Warnings, "extension "+id+": UI action id "+strconv.Quote(a.ActionID)+" does not match ^[a-z0-9-]+$; none of its actions are shown")
 			return
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -269,7 +267,3 @@ func uniq(s []*Sidecar) []*Sidecar {
 	}
 	return out
 }
-
-func splitRef(ref string) []string { return strings.Split(ref, "/") }
-
-func quote(s string) string { return strconv.Quote(s) }

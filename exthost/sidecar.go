@@ -137,7 +137,7 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	defer cancel()
 	if err := s.handshake(hctx, opts); err != nil {
 		s.abort()
-		return nil, startupError(p, "handshake", begin, err, s.stderrTail())
+		return nil, startupError(p, "handshake", begin, err, s.StderrTail())
 	}
 	s.HandshakeTime = time.Since(hsBegin)
 	return s, nil
@@ -321,7 +321,7 @@ func (s *Sidecar) markCrashed(cause error) {
 		<-waitAtMost(s.proc.exited, reapWait)
 		<-waitAtMost(s.proc.tail.done, 200*time.Millisecond)
 		msg := fmt.Sprintf("extension sidecar %s crashed: %s (process %s)", s.Plugin.ID, redact.String(cause.Error()), s.proc.exitStatus())
-		if tail := s.stderrTail(); tail != "" {
+		if tail := s.StderrTail(); tail != "" {
 			msg += "; stderr: " + tail
 		}
 		e := protocol.NewError(protocol.ReasonProviderInterrupted, msg)
@@ -469,10 +469,7 @@ func (s *Sidecar) abort() {
 }
 
 // StderrTail returns the redacted tail of the sidecar's stderr.
-func (s *Sidecar) stderrTail() string { return s.proc.tail.String() }
-
-// StderrTail returns the redacted tail of the sidecar's stderr.
-func (s *Sidecar) StderrTail() string { return s.stderrTail() }
+func (s *Sidecar) StderrTail() string { return s.proc.tail.String() }
 
 // startupError formats SPEC's startup diagnostic: `extension sidecar
 // startup <stage> failed after <elapsed>: <cause>[; stderr: <tail>]`,
