@@ -30,18 +30,25 @@ func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
 		if m.Runtime == nil {
 			continue
 		}
-		version := r.Version
-		if version == "" {
-			version = m.Version
-		}
-		rt := m.Runtime
-		plugins = append(plugins, &Plugin{
-			ID: r.Name, Root: r.Dir(), Version: version,
-			Command: rt.Command, Args: rt.Args, Env: rt.Env,
-			Required: rt.Required, Priority: rt.Priority,
-			Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
-			TimeoutMillis: rt.TimeoutMillis,
-		})
+		plugins = append(plugins, PluginFromRecord(r, m))
 	}
 	return plugins, problems
+}
+
+// PluginFromRecord is the runtime an install record and its parsed v1
+// manifest describe (m.Runtime must be set): the installed name and root,
+// the installed version (else the manifest's), and the runtime block.
+func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
+	version := r.Version
+	if version == "" {
+		version = m.Version
+	}
+	rt := m.Runtime
+	return &Plugin{
+		ID: r.Name, Root: r.Dir(), Version: version,
+		Command: rt.Command, Args: rt.Args, Env: rt.Env,
+		Required: rt.Required, Priority: rt.Priority,
+		Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
+		TimeoutMillis: rt.TimeoutMillis,
+	}
 }

@@ -36,18 +36,7 @@ type startJSON struct {
 // the same validation the bridge applies, and shuts it down. Every text
 // from the sidecar in the result is redacted (the host's errors are).
 func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
-	rt := m.Runtime
-	version := r.Version
-	if version == "" {
-		version = m.Version
-	}
-	p := &exthost.Plugin{
-		ID: r.Name, Root: r.Dir(), Version: version,
-		Command: rt.Command, Args: rt.Args, Env: rt.Env,
-		Required: rt.Required, Priority: rt.Priority,
-		Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
-		TimeoutMillis: rt.TimeoutMillis,
-	}
+	p := exthost.PluginFromRecord(r, m)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, protocol.GenerationStartBudget)
