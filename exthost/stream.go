@@ -54,7 +54,7 @@ func newStreamID() string {
 // nothing is delivered after it.
 func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req protocol.ProviderRequest) (*ProviderStream, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, err)
+		return nil, consumerGone(s, ref, err)
 	}
 	ps := &ProviderStream{s: s, id: newStreamID(), ref: ref, ctx: ctx, next: 1, pending: map[int64]protocol.ProviderChunk{}, wake: make(chan struct{}, 1)}
 	// Registered before the open goes out: chunk 1 may beat our reading
@@ -79,15 +79,21 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 		return nil, ps.err
 	}
 	ps.stop = context.AfterFunc(ctx, func() {
-		ps.fail(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctx.Err()))
+		ps.fail(consumerGone(s, ref, ctx.Err()))
 		ps.cancelRemote()
 	})
 	return ps, nil
 }
 
+// consumerGone is the stream's end when its consumer's context ended:
+// interrupted, with the context's error in the chain.
+func consumerGone(s *Sidecar, ref string, ctxErr error) error {
+	return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctxErr)
+}
+
 func openError(s *Sidecar, ref string, ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctx.Err())
+		return consumerGone(s, ref, ctx.Err())
 	}
 	if pe, ok := err.(*protocol.Error); ok && (pe.Reason == protocol.ReasonProviderInterrupted || pe.Reason == protocol.ReasonProviderFailed) {
 		return err
@@ -102,7 +108,7 @@ func (ps *ProviderStream) Next() (protocol.ProviderChunk, error) {
 		if err := ps.ctx.Err(); err != nil {
 			// The consumer cancelled: whatever is queued is not delivered,
 			// even before the cancel callback has run.
-			ps.fail(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", ps.s.Plugin.ID, ps.ref, err))
+			ps.fail(consumerGone(ps.s, ps.ref, err))
 			ps.cancelRemote()
 		}
 		ps.mu.Lock()
