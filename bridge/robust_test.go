@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -177,6 +179,13 @@ func TestWorkspaceRoot(t *testing.T) {
 func pipeServer(t *testing.T, opts Options) (*Server, *lspclient.Client) {
 	t.Helper()
 	s := newServer(opts)
+	return s, serveOnPipes(t, s)
+}
+
+// serveOnPipes serves s on pipes and returns a client for it; cleanup
+// closes its input and waits for it to end.
+func serveOnPipes(t *testing.T, s *Server) *lspclient.Client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
@@ -190,7 +199,7 @@ func pipeServer(t *testing.T, opts Options) (*Server, *lspclient.Client) {
 		<-code
 		c.Close()
 	})
-	return s, c
+	return c
 }
 
 // TestDocumentCap is the complaint of issue 13 item 6, scaled down: five
@@ -275,4 +284,98 @@ func checkHeld(t *testing.T, s *Server) int {
 		t.Fatalf("account says %d bytes held, the texts add up to %d", held, sum)
 	}
 	return sum
+}
+
+// fakeTimer is the throttle's clock and scheduler under test control.
+type fakeTimer struct {
+	mu    sync.Mutex
+	now   time.Time
+	flush func()
+	waits []time.Duration
+}
+
+func (f *fakeTimer) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *fakeTimer) After(d time.Duration, flush func()) func() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flush, f.waits = flush, append(f.waits, d)
+	return func() bool { return true }
+}
+
+// advance moves the clock on and runs the scheduled flush, if any.
+func (f *fakeTimer) advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	flush := f.flush
+	f.flush = nil
+	f.mu.Unlock()
+	if flush != nil {
+		flush()
+	}
+}
+
+// TestWarningFloodIsThrottled is the complaint of issue 13 item 6:
+// 20 000 requests refused as busy became 19 936 window/logMessages. Per
+// plugin and warning, the first is sent, repeats are counted, and one
+// summary follows when the interval ends or at shutdown. The warnings go
+// through the bridge's real logger (the one the extension host logs to).
+func TestWarningFloodIsThrottled(t *testing.T) {
+	t.Parallel()
+	s := newServer(Options{Home: t.TempDir(), Workspace: t.TempDir(), Version: "test"})
+	clock := &fakeTimer{now: time.Unix(1000, 0)}
+	s.warnings.now, s.warnings.after = clock.Now, clock.After
+	c := serveOnPipes(t, s)
+	start(t, c)
+	const busy = "wire: request refused, every handler is busy"
+	roundTrip := func() {
+		t.Helper()
+		if err := c.Call(ctxT(t), "rx/actions", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(sub string) int {
+		n := 0
+		for _, m := range logMessages(c) {
+			if strings.Contains(m, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	flood, other := s.log.With("plugin", "flood"), s.log.With("plugin", "other")
+	for i := range 1000 {
+		flood.Warn(busy, "method", "host/ui/request", "id", i, "limit", 64)
+	}
+	other.Warn(busy, "id", 1)
+	other.Warn(busy, "id", 2)
+	roundTrip()
+	if n := count(busy); n != 2 {
+		t.Fatalf("%d busy logMessages for 1002 warnings from two plugins, want 2 (the first of each):\n%s", n, strings.Join(logMessages(c), "\n"))
+	}
+	if len(clock.waits) != 1 || clock.waits[0] != warnInterval {
+		t.Fatalf("flush scheduled %v, want once after %v", clock.waits, warnInterval)
+	}
+	clock.advance(warnInterval)
+	roundTrip()
+	for _, want := range []string{busy + " (999 more like this from flood)", busy + " (1 more like this from other)"} {
+		if count(want) != 1 {
+			t.Errorf("no summary %q in:\n%s", want, strings.Join(logMessages(c), "\n"))
+		}
+	}
+	// A new interval starts with a warning sent again; at shutdown what
+	// is counted is summarised, not lost.
+	for range 6 {
+		flood.Warn(busy)
+	}
+	if err := c.Call(ctxT(t), "shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, sum := count(busy), count(busy+" (5 more like this from flood)"); n != 6 || sum != 1 {
+		t.Errorf("%d busy logMessages (want 6) with %d shutdown summaries (want 1):\n%s", n, sum, strings.Join(logMessages(c), "\n"))
+	}
 }

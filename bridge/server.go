@@ -75,6 +75,7 @@ type Server struct {
 
 	inflight inflight
 	prompts  promptCancels
+	warnings warnThrottle
 	docs     documents
 	trace    atomic.Int32
 	progress atomic.Int64
@@ -101,6 +102,7 @@ func newServer(opts Options) *Server {
 	}
 	s := &Server{opts: opts, exit: make(chan int, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.warnings.init(s)
 	s.log = slog.New(&editorLog{s: s, next: opts.Logger.Handler()})
 	if opts.MaxDocuments <= 0 {
 		opts.MaxDocuments = DefaultMaxDocuments
@@ -183,6 +185,7 @@ func (s *Server) shutdownAll() {
 	if s.rt != nil {
 		s.rt.close()
 	}
+	s.warnings.flushAll()
 }
 
 // handle is the connection's handler. It runs on the read loop, so it
