@@ -184,7 +184,7 @@ func pipeServer(t *testing.T, opts Options) (*Server, *lspclient.Client) {
 
 // serveOnPipes serves s on pipes and returns a client for it; cleanup
 // closes its input and waits for it to end.
-func serveOnPipes(t *testing.T, s *Server) *lspclient.Client {
+func serveOnPipes(t testing.TB, s *Server) *lspclient.Client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
