@@ -116,7 +116,7 @@ func (w *warnThrottle) admit(k warnKey, typ protocol.MessageType) bool {
 		w.mu.Unlock()
 		return false
 	}
-	summaries := w.takeLocked(now, func(key warnKey) bool { return key == k })
+	summaries := w.takeLocked(now, false) // k's own interval among them
 	w.seen[k] = &warnCount{until: now.Add(w.interval), typ: typ}
 	w.mu.Unlock()
 	w.send(summaries)
@@ -128,7 +128,7 @@ func (w *warnThrottle) flush() {
 	w.mu.Lock()
 	w.timer = nil
 	now := w.now()
-	summaries := w.takeLocked(now, nil)
+	summaries := w.takeLocked(now, false)
 	var next time.Time
 	for _, c := range w.seen {
 		if c.n > 0 && (next.IsZero() || c.until.Before(next)) {
@@ -150,17 +150,17 @@ func (w *warnThrottle) flushAll() {
 		w.timer()
 		w.timer = nil
 	}
-	summaries := w.takeLocked(time.Time{}, func(warnKey) bool { return true })
+	summaries := w.takeLocked(time.Time{}, true)
 	w.mu.Unlock()
 	w.send(summaries)
 }
 
-// takeLocked forgets the counts whose interval ended by now (and those
-// match selects) and returns the summaries of those with repeats.
-func (w *warnThrottle) takeLocked(now time.Time, match func(warnKey) bool) []*protocol.LogMessageParams {
+// takeLocked forgets the counts whose interval ended by now (all of
+// them with all) and returns the summaries of those with repeats.
+func (w *warnThrottle) takeLocked(now time.Time, all bool) []*protocol.LogMessageParams {
 	var out []*protocol.LogMessageParams
 	for k, c := range w.seen {
-		if now.Before(c.until) && (match == nil || !match(k)) {
+		if !all && now.Before(c.until) {
 			continue
 		}
 		if c.n > 0 {
