@@ -59,7 +59,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 		return nil, err
 	}
 	if model == "" {
-		if model, err = a.defaultModel(ws.Root); err != nil {
+		if model, err = a.defaultModel(ws); err != nil {
 			return nil, err
 		}
 	}
@@ -100,14 +100,17 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 	return s, nil
 }
 
-// defaultModel is the workspace's model, else the home config's.
-func (a *Agent) defaultModel(root string) (string, error) {
-	w, err := manifest.LoadWorkspace(root)
-	if err != nil {
-		return "", err
-	}
-	if w.Model != "" {
-		return w.Model, nil
+// defaultModel is the workspace's model, else the home config's. A
+// workspace that is not a local folder has no file to name one.
+func (a *Agent) defaultModel(ws *tools.Workspace) (string, error) {
+	if ws.Local() {
+		w, err := manifest.LoadWorkspace(ws.Root)
+		if err != nil {
+			return "", err
+		}
+		if w.Model != "" {
+			return w.Model, nil
+		}
 	}
 	if a.opts.Config.Model != "" {
 		return a.opts.Config.Model, nil

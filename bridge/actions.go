@@ -66,7 +66,7 @@ func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
 		Method:          "workspace/executeCommand",
 		RegisterOptions: protocol.ExecuteCommandRegistrationOptions{Commands: commands},
 	}
-	s.background(func(ctx context.Context) {
+	s.background("client/registerCapability", func(ctx context.Context) {
 		if err := s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{reg}}, nil); err != nil && ctx.Err() == nil {
 			s.log.Warn("client/registerCapability failed: " + err.Error())
 		}

@@ -2,21 +2,27 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 // documents are the editor's open buffers, kept current by full and
 // incremental textDocument sync; agent tools read them instead of disk.
+// The text held is capped in total: a document past the cap is not kept,
+// so tools read it from disk.
 type documents struct {
-	mu   sync.Mutex
-	open map[string]*document // by absolute, cleaned path
+	mu     sync.Mutex
+	open   map[string]*document // by docKey
+	held   int                  // bytes of text in open
+	limit  int                  // the cap on held
+	capped bool                 // the cap was reached (and said so)
 }
 
 type document struct {
@@ -24,41 +30,121 @@ type document struct {
 	text    string
 }
 
-func (d *documents) init() { d.open = map[string]*document{} }
+// DefaultMaxDocuments is the default cap on the text of open documents
+// the bridge holds (Options.MaxDocuments).
+const DefaultMaxDocuments = 64 << 20
 
-func docPath(u protocol.DocumentURI) (string, bool) {
-	if !strings.HasPrefix(string(u), "file:") {
-		return "", false
+func (d *documents) init(limit int) {
+	d.open = map[string]*document{}
+	d.limit = limit
+}
+
+// put keeps a document's text if it fits under the cap. first is true the
+// first time the cap refuses one.
+func (d *documents) put(key string, version int32, text string) (kept, first bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropLocked(key)
+	if d.held+len(text) > d.limit {
+		first, d.capped = !d.capped, true
+		return false, first
 	}
-	p := uri.URI(u).Filename()
-	if p == "" {
-		return "", false
+	d.open[key] = &document{version: version, text: text}
+	d.held += len(text)
+	return true, false
+}
+
+func (d *documents) drop(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropLocked(key)
+}
+
+func (d *documents) dropLocked(key string) {
+	if old := d.open[key]; old != nil {
+		d.held -= len(old.text)
+		delete(d.open, key)
 	}
-	return filepath.Clean(p), true
+}
+
+// heldBytes is the text the documents hold.
+func (d *documents) heldBytes() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.held
+}
+
+// docKey is where a document is kept: the cleaned path of a file: URI,
+// else the URI itself (untitled:, vscode-remote://…, vscode-vfs://…, and
+// a file: URI that names no local path, which err explains).
+func docKey(u protocol.DocumentURI) (key string, err error) {
+	path, isFile, err := localPath(string(u))
+	if isFile && err == nil {
+		return path, nil
+	}
+	return string(u), err
+}
+
+// localPath returns the local path a file: URI names. isFile is false for
+// any other scheme; err says why a file: URI names no local path. It
+// never panics (go.lsp.dev/uri's Filename does on all of these).
+func localPath(u string) (path string, isFile bool, err error) {
+	scheme, _, ok := strings.Cut(u, ":")
+	if !ok || !strings.EqualFold(scheme, "file") {
+		return "", false, nil
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", true, fmt.Errorf("%s is not a valid file URI: %w", u, err)
+	}
+	if p.Host != "" && p.Host != "localhost" {
+		return "", true, fmt.Errorf("%s names the host %q, not a local file", u, p.Host)
+	}
+	path = p.Path
+	if len(path) > 2 && path[0] == '/' && filepath.VolumeName(path[1:]) != "" {
+		path = path[1:] // file:///C:/x on Windows
+	}
+	path = filepath.FromSlash(path)
+	if !filepath.IsAbs(path) {
+		return "", true, fmt.Errorf("%s names no absolute path", u)
+	}
+	return filepath.Clean(path), true, nil
 }
 
 func (s *Server) didOpen(params []byte) {
 	var p protocol.DidOpenTextDocumentParams
-	if json.Unmarshal(params, &p) != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.log.Warn("textDocument/didOpen: invalid params: " + err.Error())
 		return
 	}
-	if path, ok := docPath(p.TextDocument.URI); ok {
-		s.docs.mu.Lock()
-		s.docs.open[path] = &document{version: p.TextDocument.Version, text: p.TextDocument.Text}
-		s.docs.mu.Unlock()
+	key, err := docKey(p.TextDocument.URI)
+	if err != nil {
+		s.log.Warn(fmt.Sprintf("textDocument/didOpen: %v; the buffer is kept by its URI and agent tools cannot read it", err))
+	}
+	s.keep(key, p.TextDocument.Version, p.TextDocument.Text)
+}
+
+// keep holds a document's text, or says once per connection that the cap
+// is reached.
+func (s *Server) keep(key string, version int32, text string) {
+	if kept, first := s.docs.put(key, version, text); !kept && first {
+		s.log.Warn(fmt.Sprintf("open documents would exceed the %d MiB the bridge holds in memory: %s and any further document past that are not kept, and agent tools read them from disk (without unsaved changes); this is said once",
+			s.docs.limit>>20, key))
 	}
 }
 
 func (s *Server) didClose(params []byte) {
 	var p protocol.DidCloseTextDocumentParams
-	if json.Unmarshal(params, &p) != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.log.Warn("textDocument/didClose: invalid params: " + err.Error())
 		return
 	}
-	if path, ok := docPath(p.TextDocument.URI); ok {
-		s.docs.mu.Lock()
-		delete(s.docs.open, path)
-		s.docs.mu.Unlock()
-	}
+	key, _ := docKey(p.TextDocument.URI)
+	s.docs.drop(key)
 }
 
 // contentChange is one content change. Range is a pointer because
@@ -74,35 +160,37 @@ func (s *Server) didChange(params []byte) {
 		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
 		ContentChanges []contentChange                          `json:"contentChanges"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.log.Warn("textDocument/didChange: invalid params: " + err.Error())
 		return
 	}
-	path, ok := docPath(p.TextDocument.URI)
-	if !ok {
-		return
-	}
+	key, _ := docKey(p.TextDocument.URI)
 	s.docs.mu.Lock()
-	defer s.docs.mu.Unlock()
-	d := s.docs.open[path]
+	d := s.docs.open[key]
 	if d == nil {
+		s.docs.mu.Unlock()
 		return
 	}
+	text := d.text
+	var err error
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
-			d.text = c.Text
+			text = c.Text
 			continue
 		}
-		text, err := applyChange(d.text, *c.Range, c.Text)
-		if err != nil {
-			// The buffer is out of step with the editor: forget it, so
-			// tools read the disk rather than a wrong text.
-			s.log.Warn(fmt.Sprintf("textDocument/didChange for %s: %v; the buffer is dropped until it is opened again", path, err))
-			delete(s.docs.open, path)
-			return
+		if text, err = applyChange(text, *c.Range, c.Text); err != nil {
+			break
 		}
-		d.text = text
 	}
-	d.version = p.TextDocument.Version
+	s.docs.mu.Unlock()
+	if err != nil {
+		// The buffer is out of step with the editor: forget it, so
+		// tools read the disk rather than a wrong text.
+		s.log.Warn(fmt.Sprintf("textDocument/didChange for %s: %v; the buffer is dropped until it is opened again", key, err))
+		s.docs.drop(key)
+		return
+	}
+	s.keep(key, p.TextDocument.Version, text)
 }
 
 // applyChange replaces r (UTF-16 positions, as LSP counts by default) of
@@ -149,11 +237,12 @@ func offsetOf(text string, pos protocol.Position) (int, error) {
 	return off, nil
 }
 
-// Document implements the tools' view of open buffers.
-func (s *Server) document(path string) (text string, version int32, open bool) {
+// document returns the open buffer kept under key (a clean path, or the
+// URI of a buffer that is not a local file).
+func (s *Server) document(key string) (text string, version int32, open bool) {
 	s.docs.mu.Lock()
 	defer s.docs.mu.Unlock()
-	d := s.docs.open[filepath.Clean(path)]
+	d := s.docs.open[key]
 	if d == nil {
 		return "", 0, false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -23,7 +24,7 @@ var _ agent.Editor = (*agentEditor)(nil)
 
 // Document returns an open buffer's text.
 func (e *agentEditor) Document(_ context.Context, path string) (string, bool, error) {
-	text, _, open := e.s.document(path)
+	text, _, open := e.s.document(filepath.Clean(path))
 	return text, open, nil
 }
 

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
+	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/exthost/redact"
@@ -69,14 +69,30 @@ type legacyRoots struct {
 }
 
 // workspaceRoot is --workspace, else the first workspace folder, else
-// rootUri, else rootPath, else the current directory.
+// rootUri, else rootPath, else the current directory. A folder or root
+// URI that is not a file: URI (vscode-remote://…, vscode-vfs://…,
+// untitled:) is returned as it is: a workspace without local files, whose
+// sessions work but whose file tools say so.
 func workspaceRoot(flag string, folders []protocol.WorkspaceFolder, roots legacyRoots) (string, error) {
 	dir := flag
-	if dir == "" && len(folders) > 0 {
-		dir = uri.URI(folders[0].URI).Filename()
-	}
-	if dir == "" && roots.RootURI != "" {
-		dir = uri.URI(roots.RootURI).Filename()
+	if dir == "" {
+		u, what := roots.RootURI, "rootUri"
+		if len(folders) > 0 && folders[0].URI != "" {
+			u, what = folders[0].URI, "workspace folder"
+		}
+		if u != "" {
+			path, isFile, err := localPath(u)
+			switch {
+			case err != nil:
+				return "", invalidParams("%s: %v", what, err)
+			case isFile:
+				dir = path
+			case tools.IsURI(u):
+				return u, nil
+			default:
+				return "", invalidParams("%s %q is not a URI", what, u)
+			}
+		}
 	}
 	if dir == "" {
 		dir = roots.RootPath

@@ -32,13 +32,13 @@ func inProcess(t *testing.T) (*Server, *lspclient.Client, <-chan int) {
 	return s, c, code
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func start(t *testing.T, c *lspclient.Client) {
+func start(t testing.TB, c *lspclient.Client) {
 	t.Helper()
 	if err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
 		t.Fatal(err)

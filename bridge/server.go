@@ -42,6 +42,9 @@ type Options struct {
 	ExitBudget time.Duration
 	// MaxFrame is the largest inbound LSP body (default 64 MiB).
 	MaxFrame int
+	// MaxDocuments caps the text of open documents held in memory
+	// (default DefaultMaxDocuments); documents past it are read from disk.
+	MaxDocuments int
 }
 
 // Exit statuses of Serve.
@@ -72,6 +75,7 @@ type Server struct {
 
 	inflight inflight
 	prompts  promptCancels
+	warnings warnThrottle
 	docs     documents
 	trace    atomic.Int32
 	progress atomic.Int64
@@ -98,8 +102,12 @@ func newServer(opts Options) *Server {
 	}
 	s := &Server{opts: opts, exit: make(chan int, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.warnings.init(s)
 	s.log = slog.New(&editorLog{s: s, next: opts.Logger.Handler()})
-	s.docs.init()
+	if opts.MaxDocuments <= 0 {
+		opts.MaxDocuments = DefaultMaxDocuments
+	}
+	s.docs.init(opts.MaxDocuments)
 	s.inflight.init()
 	s.turns.init()
 	return s
@@ -177,20 +185,31 @@ func (s *Server) shutdownAll() {
 	if s.rt != nil {
 		s.rt.close()
 	}
+	s.warnings.flushAll()
 }
 
 // handle is the connection's handler. It runs on the read loop, so it
 // never blocks: notifications that must keep their order (document
 // changes, cancellation) are applied here; every request runs on its own
 // goroutine and may wait on the editor (a quick-pick) without stalling
-// anything else.
-func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+// anything else. A handler that panics — request, notification or
+// initialize — is logged with its method, a request is answered
+// InternalError, and the bridge goes on.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+	method := req.Method()
 	call, isCall := req.(*jsonrpc2.Call)
+	defer func() {
+		if p := recover(); p != nil {
+			// An error returned here would end the connection.
+			if perr := s.panicked(method, p); isCall {
+				err = reply(s.ctx, nil, perr)
+			}
+		}
+	}()
 	if !isCall {
-		s.notification(req.Method(), req.Params())
+		s.notification(method, req.Params())
 		return nil
 	}
-	method := req.Method()
 	if err := s.life.admit(method); err != nil {
 		return reply(s.ctx, nil, err)
 	}
@@ -200,7 +219,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	}
 	if method == "initialize" {
 		// Synchronous: nothing may run before its answer is out.
-		res, err := s.initialize(s.ctx, req.Params())
+		res, err := s.run(h, s.ctx, method, req.Params())
 		if err != nil {
 			s.life.failedInitialize()
 			s.shutdownAll()
@@ -236,11 +255,20 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 func (s *Server) run(h handler, ctx context.Context, method string, params []byte) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.opts.Logger.Error("request handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error serving %s", method))
+			res, err = nil, s.panicked(method, p)
 		}
 	}()
 	return h(s, ctx, params)
+}
+
+// panicked logs a recovered panic of the handler for method (with its
+// stack on stderr; the editor gets a line) and returns the InternalError
+// a request answers with.
+func (s *Server) panicked(method string, p any) *jsonrpc2.Error {
+	s.opts.Logger.Error("handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+	msg := fmt.Sprintf("internal error serving %s", method)
+	s.log.Error(fmt.Sprintf("%s: %v; the bridge goes on", msg, p))
+	return jsonrpc2.NewError(jsonrpc2.InternalError, msg)
 }
 
 // handler serves one request.
@@ -248,7 +276,7 @@ type handler func(s *Server, ctx context.Context, params []byte) (any, error)
 
 // requests maps every request method the bridge serves.
 var requests = map[string]handler{
-	"initialize":               nil, // handled synchronously in handle
+	"initialize":               (*Server).initialize, // run synchronously by handle
 	"shutdown":                 (*Server).shutdown,
 	"workspace/executeCommand": (*Server).executeCommand,
 	"rx/actions":               (*Server).actions,
@@ -269,6 +297,18 @@ var requests = map[string]handler{
 // itself (a cancelled prompt ends with stopReason "cancelled").
 var answersCancel = map[string]bool{"shutdown": true, "rx/session/prompt": true}
 
+// notifications maps every notification the bridge applies after
+// initialize ("exit" is handled before it, in notification).
+var notifications = map[string]func(s *Server, params []byte){
+	"initialized":            func(s *Server, _ []byte) { s.background("initialized", s.startPlugins) },
+	"$/cancelRequest":        (*Server).cancelRequest,
+	"$/setTrace":             (*Server).setTrace,
+	"textDocument/didOpen":   (*Server).didOpen,
+	"textDocument/didChange": (*Server).didChange,
+	"textDocument/didClose":  (*Server).didClose,
+	"rx/session/cancel":      (*Server).sessionCancel,
+}
+
 // notification applies one notification in arrival order. Before
 // initialize only exit counts; unknown notifications are ignored, as LSP
 // says.
@@ -287,29 +327,22 @@ func (s *Server) notification(method string, params []byte) {
 	if !s.life.initialized() || s.life.shutDown() {
 		return
 	}
-	switch method {
-	case "initialized":
-		s.background(s.startPlugins)
-	case "$/cancelRequest":
-		s.cancelRequest(params)
-	case "$/setTrace":
-		s.setTrace(params)
-	case "textDocument/didOpen":
-		s.didOpen(params)
-	case "textDocument/didChange":
-		s.didChange(params)
-	case "textDocument/didClose":
-		s.didClose(params)
-	case "rx/session/cancel":
-		s.sessionCancel(params)
+	if n := notifications[method]; n != nil {
+		n(s, params)
 	}
 }
 
-// background runs fn on a goroutine the server waits for at teardown.
-func (s *Server) background(fn func(ctx context.Context)) {
+// background runs fn on a goroutine the server waits for at teardown; a
+// panic is logged under name and ends only fn.
+func (s *Server) background(name string, fn func(ctx context.Context)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				s.panicked(name, p)
+			}
+		}()
 		fn(s.ctx)
 	}()
 }

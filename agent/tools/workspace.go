@@ -11,16 +11,25 @@ import (
 
 // Workspace is the directory every tool is confined to.
 type Workspace struct {
-	// Root is the workspace directory with every symlink resolved.
+	// Root is the workspace directory with every symlink resolved, or
+	// the URI of a workspace that is not a local folder.
 	Root string
 	// given is the directory as the caller named it (absolute, cleaned),
 	// so an absolute path spelled through a symlinked root still resolves.
 	given string
+	// remote is set when Root is a URI: no path resolves.
+	remote bool
 }
 
 // NewWorkspace returns the workspace rooted at dir, which must be an
-// existing directory.
+// existing directory. A URI that is not a path (an editor's
+// vscode-remote://… or untitled: workspace) is a workspace without local
+// files: it can hold a session, and every file tool says it has no
+// local workspace.
 func NewWorkspace(dir string) (*Workspace, error) {
+	if IsURI(dir) {
+		return &Workspace{Root: dir, remote: true}, nil
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", dir, err)
@@ -42,11 +51,37 @@ func NewWorkspace(dir string) (*Workspace, error) {
 // ErrOutside is wrapped by every refusal of a path outside the workspace.
 var ErrOutside = errors.New("outside the workspace")
 
+// ErrNoLocal is wrapped by every refusal of a path in a workspace that is
+// not a local folder.
+var ErrNoLocal = errors.New("no local workspace")
+
+// Local reports whether the workspace is a local folder.
+func (w *Workspace) Local() bool { return !w.remote }
+
+// isURI reports whether dir is a URI rather than a path: a scheme of at
+// least two characters (so a Windows drive is not one) before a colon.
+func IsURI(dir string) bool {
+	scheme, _, ok := strings.Cut(dir, ":")
+	if !ok || len(scheme) < 2 || filepath.IsAbs(dir) {
+		return false
+	}
+	for i, c := range scheme {
+		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alpha && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
 // Resolve turns a path a tool was given (relative to the root, or
 // absolute) into an absolute path inside the workspace with every symlink
 // of its existing part resolved. The path need not exist yet, so a file
 // can be created; its deepest existing ancestor must still resolve inside.
 func (w *Workspace) Resolve(p string) (string, error) {
+	if w.remote {
+		return "", fmt.Errorf("%w: the editor's workspace is %s (not a local folder); file tools are unavailable", ErrNoLocal, w.Root)
+	}
 	if p == "" {
 		p = "."
 	}

@@ -1,10 +1,14 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestResolveConfinement(t *testing.T) {
@@ -75,5 +79,43 @@ func TestResolveThroughSymlinkedRoot(t *testing.T) {
 	got, err := ws.Resolve(filepath.Join(link, "f"))
 	if err != nil || ws.Rel(got) != "f" {
 		t.Fatalf("Resolve through the root's symlink = %q, %v", got, err)
+	}
+}
+
+// TestNoLocalWorkspace: an editor workspace that is a URI, not a folder,
+// holds a session, and every built-in tool says plainly that there are
+// no local files (never a panic, never the process's working directory).
+func TestNoLocalWorkspace(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"vscode-remote://ssh-remote+x/home/a", "untitled:Untitled-1", "vscode-vfs://github/o/r"} {
+		ws, err := NewWorkspace(dir)
+		if err != nil {
+			t.Fatalf("NewWorkspace(%q): %v", dir, err)
+		}
+		if ws.Local() || ws.Root != dir {
+			t.Fatalf("NewWorkspace(%q) = %+v, want a non-local workspace named by its URI", dir, ws)
+		}
+		env := &Env{Workspace: ws, Docs: &memDocs{}, Timeout: time.Second}
+		for name, args := range map[string]string{
+			"read_file":   `{"path":"a.txt"}`,
+			"list_files":  `{}`,
+			"search_text": `{"pattern":"x"}`,
+			"apply_edit":  `{"path":"a.txt","content":"x"}`,
+			"run_command": `{"command":["true"]}`,
+		} {
+			tool, ok := Builtins().Lookup(name)
+			if !ok {
+				t.Fatalf("no tool %s", name)
+			}
+			_, err := tool.Run(context.Background(), env, json.RawMessage(args))
+			if !errors.Is(err, ErrNoLocal) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "file tools are unavailable") {
+				t.Errorf("%s in %s: %v, want a no-local-workspace error naming it", name, dir, err)
+			}
+		}
+	}
+	for _, dir := range []string{"C:x", "/tmp", "relative/dir", "a:b"} {
+		if IsURI(dir) {
+			t.Errorf("IsURI(%q) = true", dir)
+		}
 	}
 }
