@@ -72,7 +72,7 @@ type ToolCall struct {
 	Status ToolStatus `json:"status"`
 	// Arguments is the JSON argument object as the tool receives it,
 	// redacted when an extension wrote it (tool.before).
-	Arguments string `json:"rawInput,omitempty"`
+	Arguments string   `json:"rawInput,omitempty"`
 	Output    string   `json:"rawOutput,omitempty"`
 	Locations []string `json:"locations,omitempty"`
 	// ServedBy names the plugin that owns tool:<name> and served the call
