@@ -293,6 +293,15 @@ func TestPlantedSecretsNeverReachUsers(t *testing.T) {
 	if frames < 10 {
 		t.Errorf("%d trace frames, want a verbose trace of the session", frames)
 	}
+	// And ordinary identifiers, numbers, paths and ids are left alone.
+	for _, want := range []string{`\"maxTokens\":`, `\"stateSchemaVersion\":0`, `\"streamId\":\"es_`, e.ws} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %s in the trace: redaction masked it", want)
+		}
+	}
+	if strings.Contains(got, `\"maxTokens\":\"`) || strings.Contains(got, `\"****\":`) {
+		t.Error("the trace masks a member name or a token count")
+	}
 	lc.check("LSP messages", got)
 	b, _ := json.Marshal(results)
 	lc.check("LSP answers", string(b))
