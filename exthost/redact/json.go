@@ -21,7 +21,7 @@ func JSON(b []byte) []byte { return defaultRedactor().JSON(b) }
 // text with [Redactor.Bytes]. Like Bytes, it returns b itself when nothing
 // is masked and never modifies b.
 func (r *Redactor) JSON(b []byte) []byte {
-	if !json.Valid(b) {
+	if !maybeJSON(b) || !json.Valid(b) {
 		return r.Bytes(b)
 	}
 	w := jsonWalker{r: r, src: b}
@@ -31,6 +31,21 @@ func (r *Redactor) JSON(b []byte) []byte {
 	}
 	w.out = append(w.out, b[w.last:]...)
 	return w.out
+}
+
+// maybeJSON reports whether b can be JSON by its first byte, so plain text
+// skips json.Valid (whose error allocates).
+func maybeJSON(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[', '"', '-', 't', 'f', 'n':
+			return true
+		}
+		return '0' <= c && c <= '9'
+	}
+	return false
 }
 
 // jsonWalker rewrites a valid JSON document. It relies on the validity
@@ -54,12 +69,6 @@ func (w *jsonWalker) walk() {
 	src := w.src
 	var stackBuf [32]frame
 	stack := stackBuf[:0]
-	// inSecretArray reports whether the innermost container is an array
-	// whose values are secret.
-	inSecretArray := func() bool {
-		n := len(stack)
-		return n > 0 && !stack[n-1].object && stack[n-1].secret
-	}
 	expectKey := false // the next string in an object is a member name
 	secretValue := false
 	for i := 0; i < len(src); {
@@ -96,7 +105,7 @@ func (w *jsonWalker) walk() {
 				} else {
 					w.redactString(i, end, w.text(i, end, escaped))
 				}
-				secretValue = inSecretArray()
+				secretValue = inSecretArray(stack)
 			}
 			i = end
 		case ' ', '\t', '\n', '\r':
@@ -109,10 +118,17 @@ func (w *jsonWalker) walk() {
 			if secretValue && (c == '-' || '0' <= c && c <= '9') {
 				w.replace(i, end, `"`+Redacted+`"`)
 			}
-			secretValue = inSecretArray()
+			secretValue = inSecretArray(stack)
 			i = end
 		}
 	}
+}
+
+// inSecretArray reports whether the innermost container is an array whose
+// values are secret.
+func inSecretArray(stack []frame) bool {
+	n := len(stack)
+	return n > 0 && !stack[n-1].object && stack[n-1].secret
 }
 
 func isJSONDelim(b byte) bool {
