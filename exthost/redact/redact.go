@@ -50,10 +50,10 @@ func defaultRedactor() *Redactor {
 // the plugin's runtime starts: whatever they are called, the sidecar gets
 // them, and may echo them on stderr or in any text it sends.
 func AddSecrets(values ...string) {
-	r := defaultRedactor()
+	defaultRedactor() // the environment first
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
-	r = defaultPtr.Load()
+	r := defaultPtr.Load()
 	if next := r.With(values...); next != r {
 		defaultPtr.Store(next)
 	}
