@@ -429,3 +429,60 @@ func TestSessionPointBlocks(t *testing.T) {
 		}
 	})
 }
+
+// TestReplacementsShownRedacted: what a plugin writes in a replacement
+// reaches the model as written but is shown (and stored as shown)
+// redacted: the rewritten user message, the replaced response in its
+// notice, the arguments of a call changed at tool.before.
+func TestReplacementsShownRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
+	for _, tc := range []struct {
+		point       protocol.HookPoint
+		replacement string
+		tool        string
+		shown       UpdateKind
+		model       func(h *harness, s *Session) string
+	}{
+		{protocol.InputReceive, `{"text":"use api_key=` + secret + `"}`, "", UpdateUserMessage,
+			func(h *harness, s *Session) string { return s.History()[0].Content }},
+		{protocol.ProviderResponsePt, `{"text":"the key is ` + secret + `"}`, "", UpdateNotice,
+			func(h *harness, s *Session) string { return s.History()[1].Content }},
+		{protocol.ToolBefore, `{"name":"read_file","arguments":"{\"path\":\"` + secret + `.txt\"}"}`, "read_file", UpdateToolCallUpdate,
+			func(h *harness, s *Session) string { return s.History()[2].Content }},
+	} {
+		t.Run(string(tc.point), func(t *testing.T) {
+			t.Parallel()
+			ps := startPlugins(t, pluginSpec{id: "rewriter", intercepts: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]rule{
+				tc.point: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(tc.replacement), Tool: tc.tool},
+			}})
+			steps := []step{answer("plain answer")}
+			if tc.tool != "" {
+				steps = []step{calls(call("c1", "read_file", map[string]any{"path": "a.txt"})), answer("done")}
+			}
+			h := newHarness(t, newScripted(steps...), onPlugins(ps))
+			h.write("a.txt", "content")
+			h.write(secret+".txt", "secret file content")
+			s := h.session()
+			if _, err := s.Prompt(ctx(t), "go"); err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.model(h, s); tc.tool == "" && !strings.Contains(got, secret) {
+				t.Errorf("the model did not get the replacement as written: %q", got)
+			} else if tc.tool != "" && !strings.Contains(got, "secret file content") {
+				t.Errorf("the tool did not run on the replaced arguments: %q", got)
+			}
+			shown := false
+			for _, u := range h.updates.of(s.ID()) {
+				b, _ := json.Marshal(u)
+				if strings.Contains(string(b), secret) {
+					t.Errorf("update shows the secret: %s", b)
+				}
+				shown = shown || u.Kind == tc.shown && (strings.Contains(string(b), "****") || strings.Contains(string(b), "[redacted]"))
+			}
+			if !shown {
+				t.Errorf("no %s update shows the redacted replacement", tc.shown)
+			}
+		})
+	}
+}

@@ -14,13 +14,13 @@ import (
 // permission.decision's chain and its slot owner, whose verdict is final.
 // An extension allow over a host deny is audited by exthost and shown as
 // an audit notice. It returns the text the model gets when the answer is
-// no.
-func (t *turn) permit(ctx context.Context, tc *ToolCall, tool tools.Tool) (allowed bool, refusal string, err error) {
+// no. args are the call's arguments as the tool gets them.
+func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (allowed bool, refusal string, err error) {
 	host, by, err := t.hostVerdict(ctx, tc, tool)
 	if err != nil {
 		return false, "", err
 	}
-	out, err := t.hook(ctx, &protocol.PermissionDecisionPayload{Name: tc.Name, Arguments: tc.Arguments, ReadOnly: tool.ReadOnly(), HostDecision: host})
+	out, err := t.hook(ctx, &protocol.PermissionDecisionPayload{Name: tc.Name, Arguments: args, ReadOnly: tool.ReadOnly(), HostDecision: host})
 	if err != nil {
 		return false, "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -41,7 +42,7 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 	}
 	final := out.Payload.(*protocol.ProviderResponsePayload)
 	if out.Changed && final.Text != resp.Text {
-		t.notice(NoticeReplaced, protocol.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+final.Text)
+		t.notice(NoticeReplaced, protocol.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+redact.String(final.Text))
 	}
 	// Session counters keep what the provider reported; a replaced
 	// usage drives only this round's display and decisions (§6.8).

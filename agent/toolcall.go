@@ -69,10 +69,12 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	if !tools.ObjectArgs(c.Arguments) {
 		return "the arguments are not a JSON object; nothing ran", true, false, nil
 	}
-	if ok, refusal, err := t.permit(ctx, tc, tool); err != nil || !ok {
+	// args are what the tool gets; tc.Arguments what is shown.
+	args := c.Arguments
+	if ok, refusal, err := t.permit(ctx, tc, args, tool); err != nil || !ok {
 		return refusal, true, false, err
 	}
-	out, err := t.hook(ctx, &protocol.ToolBeforePayload{Name: tc.Name, Arguments: tc.Arguments})
+	out, err := t.hook(ctx, &protocol.ToolBeforePayload{Name: tc.Name, Arguments: args})
 	if err != nil {
 		return "", false, false, err
 	}
@@ -80,7 +82,7 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	// call over: the built-in does not run and the owner's tool.after
 	// replacement is the result. Its continue lets the built-in run.
 	served := ownerServed(out)
-	if before := out.Payload.(*protocol.ToolBeforePayload); before.Name != tc.Name || before.Arguments != tc.Arguments {
+	if before := out.Payload.(*protocol.ToolBeforePayload); before.Name != tc.Name || before.Arguments != args {
 		// The call changed: it must still be a known tool with object
 		// arguments, and it needs a permission of its own.
 		next, ok := set.Lookup(before.Name)
@@ -88,15 +90,16 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 			return fmt.Sprintf("an extension changed the call at tool.before into one that cannot run (%s %s)", before.Name, before.Arguments), true, true, nil
 		}
 		tool = next
-		t.retarget(tc, tool, before.Name, before.Arguments)
-		if ok, refusal, err := t.permit(ctx, tc, tool); err != nil || !ok {
+		args = before.Arguments
+		t.retarget(tc, tool, before.Name, args)
+		if ok, refusal, err := t.permit(ctx, tc, args, tool); err != nil || !ok {
 			return refusal, true, false, err
 		}
 	}
 	tc.Status, tc.ServedBy = ToolInProgress, served
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
 	if served == "" {
-		result, isErr = t.runTool(ctx, tool, tc.Arguments)
+		result, isErr = t.runTool(ctx, tool, args)
 	}
 	// A cancel while the tool ran still lets tool.after rule on what it
 	// produced; the turn ends after the result is recorded.
@@ -104,7 +107,7 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	if ctx.Err() != nil {
 		actx = context.WithoutCancel(ctx)
 	}
-	out, err = t.hook(actx, &protocol.ToolAfterPayload{Name: tc.Name, Arguments: tc.Arguments, Result: result, IsError: isErr})
+	out, err = t.hook(actx, &protocol.ToolAfterPayload{Name: tc.Name, Arguments: args, Result: result, IsError: isErr})
 	if err != nil {
 		return "", false, false, err
 	}
@@ -115,10 +118,16 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	return after.Result, after.IsError, out.Changed || served != "", nil
 }
 
-// retarget shows a call an extension changed at tool.before.
+// retarget shows a call an extension changed at tool.before. What the
+// extension wrote is shown redacted; the tool gets it as written.
 func (t *turn) retarget(tc *ToolCall, tool tools.Tool, name, args string) {
-	tc.Name, tc.Arguments, tc.Kind = name, args, tool.Kind()
+	tc.Name, tc.Kind = name, tool.Kind()
+	tc.Arguments = string(redact.JSON([]byte(args)))
 	tc.Title, tc.Locations = tool.Describe(json.RawMessage(args))
+	tc.Title = redact.String(tc.Title)
+	for i, l := range tc.Locations {
+		tc.Locations[i] = redact.String(l)
+	}
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
 }
 

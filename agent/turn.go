@@ -96,7 +96,13 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	text = out.Payload.(*protocol.InputReceivePayload).Text
-	t.emit(Update{Kind: UpdateUserMessage, Text: text})
+	shown := text
+	if out.Changed {
+		// A plugin wrote this text: the user sees it redacted; the model
+		// gets it as written.
+		shown = redact.String(text)
+	}
+	t.emit(Update{Kind: UpdateUserMessage, Text: shown})
 	// A block here aborts the turn before the user's message joins the
 	// history.
 	if _, err := t.hook(ctx, &protocol.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.s.a.opts.Tools.Len(), SessionID: t.s.id}); err != nil {

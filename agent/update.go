@@ -70,7 +70,8 @@ type ToolCall struct {
 	Title  string     `json:"title,omitempty"`
 	Kind   tools.Kind `json:"kind,omitempty"`
 	Status ToolStatus `json:"status"`
-	// Arguments is the JSON argument object as the tool receives it.
+	// Arguments is the JSON argument object as the tool receives it,
+	// redacted when an extension wrote it (tool.before).
 	Arguments string   `json:"rawInput,omitempty"`
 	Output    string   `json:"rawOutput,omitempty"`
 	Locations []string `json:"locations,omitempty"`

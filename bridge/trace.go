@@ -1,8 +1,8 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -41,7 +41,8 @@ func (s *Server) applyTrace(v protocol.TraceValue) {
 // sidecar (the extension host's frame tap): message
 // `<plugin> <-|-> <method> id=<id>` (`<-` plugin to bridge), a response
 // as `<plugin> <-|-> result id=<id>` or `error id=<id>`, and at verbose
-// the whole frame, redacted. With tracing off it costs one atomic load.
+// the whole frame, redacted structurally (redact.JSON), so it is still
+// the JSON it was. With tracing off it costs one atomic load.
 func (s *Server) traceWire(plugin string, inbound bool, frame []byte) {
 	level := s.trace.Load()
 	if level == traceOff {
@@ -71,7 +72,7 @@ func (s *Server) traceWire(plugin string, inbound bool, frame []byte) {
 	}
 	p := &protocol.LogTraceParams{Message: redact.String(msg)}
 	if level == traceVerbose {
-		p.Verbose = protocol.TraceValue(redact.String(strings.TrimSpace(string(frame))))
+		p.Verbose = protocol.TraceValue(redact.JSON(bytes.TrimSpace(frame)))
 	}
 	s.notify("$/logTrace", p)
 }

@@ -38,12 +38,20 @@ func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
 // PluginFromRecord is the runtime an install record and its parsed v1
 // manifest describe (m.Runtime must be set): the installed name and root,
 // the installed version (else the manifest's), and the runtime block.
+// The values of the runtime's env are given to the redactor
+// (redact.AddSecrets) first: whatever a variable is called, the sidecar
+// may echo its value on stderr or in any text it sends.
 func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
 	version := r.Version
 	if version == "" {
 		version = m.Version
 	}
 	rt := m.Runtime
+	values := make([]string, 0, len(rt.Env))
+	for _, v := range rt.Env {
+		values = append(values, v)
+	}
+	redact.AddSecrets(values...)
 	return &Plugin{
 		ID: r.Name, Root: r.Dir(), Version: version,
 		Command: rt.Command, Args: rt.Args, Env: rt.Env,

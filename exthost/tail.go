@@ -11,10 +11,12 @@ import (
 // tailBuffer keeps the last n bytes written to it: the sidecar's stderr,
 // which is diagnostics only and shown (redacted) when the sidecar fails.
 type tailBuffer struct {
-	mu      sync.Mutex
-	buf     []byte
-	n       int
-	dropped bool
+	mu  sync.Mutex
+	buf []byte
+	n   int
+	// partial is set when the oldest kept line lost its beginning: the
+	// last byte dropped was not a newline.
+	partial bool
 	done    chan struct{}
 }
 
@@ -26,13 +28,18 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(p) >= t.n {
+		switch {
+		case len(p) > t.n:
+			t.partial = p[len(p)-t.n-1] != '\n'
+		case len(t.buf) > 0:
+			t.partial = t.buf[len(t.buf)-1] != '\n'
+		}
 		t.buf = append(t.buf[:0], p[len(p)-t.n:]...)
-		t.dropped = true
 		return len(p), nil
 	}
 	if over := len(t.buf) + len(p) - t.n; over > 0 {
+		t.partial = t.buf[over-1] != '\n'
 		t.buf = append(t.buf[:0], t.buf[over:]...)
-		t.dropped = true
 	}
 	t.buf = append(t.buf, p...)
 	return len(p), nil
@@ -45,10 +52,16 @@ func (t *tailBuffer) drain(r io.ReadCloser) {
 	_, _ = io.Copy(t, r)
 }
 
-// String returns the tail, trimmed and redacted.
+// String returns the tail, trimmed and redacted. It starts at a line
+// boundary: a first line that lost its beginning is left out, since it
+// is cut at an arbitrary byte, which could be just after "password=",
+// where the value no longer looks like one.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	s := string(t.buf)
+	if t.partial {
+		_, s, _ = strings.Cut(s, "\n")
+	}
 	t.mu.Unlock()
 	return redact.String(strings.TrimSpace(s))
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TrustRisk is the sentence every FULL TRUST block ends with (SPEC §8).
@@ -13,7 +14,8 @@ const TrustRisk = "this runtime runs outside any sandbox with your full environm
 // RenderTrust writes the FULL TRUST block for a runtime of a plugin
 // installed at root: the exact command line that will run (expanded, so the
 // user sees the real program), what it intercepts and replaces, its
-// capabilities, its environment additions, and the risk sentence. Every
+// capabilities, the variables it adds to its environment (names and value
+// lengths, never values: see EnvVars), and the risk sentence. Every
 // install preview, show and doctor of a runtime plugin prints it; there is
 // no second confirmation after the user accepts it.
 func RenderTrust(w io.Writer, rt *Runtime, root string) error {
@@ -41,8 +43,8 @@ func RenderTrust(w io.Writer, rt *Runtime, root string) error {
 	list("replaces", replaces)
 	list("capabilities", capabilities)
 	var env []string
-	for _, k := range sortedKeys(rt.Env) {
-		env = append(env, k+"="+quoteArg(rt.Env[k]))
+	for _, v := range rt.EnvVars() {
+		env = append(env, v.String())
 	}
 	list("env", env)
 	if rt.Required {
@@ -51,6 +53,37 @@ func RenderTrust(w io.Writer, rt *Runtime, root string) error {
 	fmt.Fprintf(&b, "  risk: %s.\n", TrustRisk)
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// EnvVar is one variable of a runtime's env as the FULL TRUST block shows
+// it: the name and the length of the value, never the value. Any value
+// may be a credential (a manifest names its variables freely), and the
+// block is printed to terminals, logs and editors; the value is in the
+// plugin's manifest for whoever needs it.
+type EnvVar struct {
+	Name string `json:"name"`
+	// Chars counts the value's characters.
+	Chars int `json:"chars"`
+}
+
+// String is NAME=<set, N chars>, or NAME=<empty>.
+func (v EnvVar) String() string {
+	switch v.Chars {
+	case 0:
+		return v.Name + "=<empty>"
+	case 1:
+		return v.Name + "=<set, 1 char>"
+	}
+	return fmt.Sprintf("%s=<set, %d chars>", v.Name, v.Chars)
+}
+
+// EnvVars lists the runtime's env by name.
+func (rt *Runtime) EnvVars() []EnvVar {
+	out := make([]EnvVar, 0, len(rt.Env))
+	for _, k := range sortedKeys(rt.Env) {
+		out = append(out, EnvVar{Name: k, Chars: utf8.RuneCountInString(rt.Env[k])})
+	}
+	return out
 }
 
 func stringsOf[T any](xs []T) []string {

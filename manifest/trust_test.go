@@ -31,7 +31,7 @@ func golden(t *testing.T, name string, got []byte) {
 func TestRenderTrust(t *testing.T) {
 	t.Parallel()
 	doc := rt(`"command":"${REASONIX_PLUGIN_ROOT}/bin/hello","args":["--stdio","--greeting","hello world","it's"],
-	  "env":{"HELLO_MODE":"loud","B":"x y"},"required":true,
+	  "env":{"HELLO_MODE":"loud","B":"x y","API_KEY":"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t","DSN":"marmalade-sandwich-express","E":"","ONE":"1"},"required":true,
 	  "intercepts":["tool.before","session.start"],"replaces":["tool:bash","provider:plugin/p/echo/v1"],
 	  "capabilities":["interceptors","providers","ui"]`)
 	m, err := Parse(KindReasonix, []byte(doc))
@@ -47,4 +47,13 @@ func TestRenderTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "trust", b.Bytes())
+	// The block names every variable and shows no value.
+	for k, v := range m.Runtime.Env {
+		if !bytes.Contains(b.Bytes(), []byte(" "+k+"=<")) {
+			t.Errorf("the block does not name %s", k)
+		}
+		if len(v) > 1 && bytes.Contains(b.Bytes(), []byte(v)) {
+			t.Errorf("the block shows the value of %s: %q", k, v)
+		}
+	}
 }

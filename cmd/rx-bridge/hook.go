@@ -13,6 +13,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
 )
 
 // runHook is `rx-bridge hook <point> --payload '<json>' [--workspace DIR]
@@ -126,16 +127,21 @@ func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapse
 		Warnings: append(append([]string{}, problems...), out.Warnings...), Audit: append([]string{}, out.Audit...),
 		Millis: millis(elapsed),
 	}
+	// A replaced payload is what a sidecar wrote: redacted like all its
+	// text, structurally, so it is still the point's JSON.
 	r.Payload, _ = json.Marshal(out.Payload)
+	if out.Changed {
+		r.Payload = redact.JSON(r.Payload)
+	}
 	for _, ru := range out.Rulings {
 		j := rulingJSON{Plugin: ru.Plugin, Owner: ru.Owner, Decision: string(ru.Decision), Reason: ru.Reason, Millis: millis(ru.Latency), Skipped: ru.Skipped}
 		if ru.Err != nil {
-			j.Error = ru.Err.Error()
+			j.Error = redact.String(ru.Err.Error())
 		}
 		r.Rulings = append(r.Rulings, j)
 	}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error = redact.String(err.Error())
 	}
 	return r
 }

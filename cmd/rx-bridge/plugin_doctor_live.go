@@ -13,6 +13,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -54,7 +55,7 @@ func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
 	}
 	out.OK = true
 	out.SpawnMillis, out.HandshakeMilli = millis(s.SpawnTime), millis(s.HandshakeTime)
-	out.Name, out.Version = s.Init.Name, s.Init.Version
+	out.Name, out.Version = redact.String(s.Init.Name), redact.String(s.Init.Version)
 	out.Subscriptions = append(out.Subscriptions, s.Init.Subscriptions...)
 	out.Replaces = append(out.Replaces, s.Init.Replaces...)
 	for _, d := range s.Init.Providers {

@@ -78,16 +78,18 @@ type runtimeJSON struct {
 	Command string `json:"command"`
 	// ExpandedCommand is the program that will run; CommandError says why
 	// there is none.
-	ExpandedCommand string            `json:"expandedCommand,omitempty"`
-	CommandError    string            `json:"commandError,omitempty"`
-	Args            []string          `json:"args"`
-	Env             map[string]string `json:"env"`
-	Required        bool              `json:"required"`
-	Priority        int               `json:"priority"`
-	Intercepts      []string          `json:"intercepts"`
-	Replaces        []string          `json:"replaces"`
-	Capabilities    []string          `json:"capabilities"`
-	TimeoutMillis   int64             `json:"timeoutMillis"`
+	ExpandedCommand string   `json:"expandedCommand,omitempty"`
+	CommandError    string   `json:"commandError,omitempty"`
+	Args            []string `json:"args"`
+	// Env names the variables and their value lengths, never the values
+	// (see manifest.EnvVar).
+	Env           []manifest.EnvVar `json:"env"`
+	Required      bool              `json:"required"`
+	Priority      int               `json:"priority"`
+	Intercepts    []string          `json:"intercepts"`
+	Replaces      []string          `json:"replaces"`
+	Capabilities  []string          `json:"capabilities"`
+	TimeoutMillis int64             `json:"timeoutMillis"`
 	// Risk is the FULL TRUST sentence, for clients that render the block.
 	Risk string `json:"risk"`
 }
@@ -178,14 +180,11 @@ func describeRuntime(rt *manifest.Runtime, root string) *runtimeJSON {
 	out := &runtimeJSON{
 		Command:       rt.Command,
 		Args:          nonNil(rt.Args),
-		Env:           rt.Env,
+		Env:           rt.EnvVars(),
 		Required:      rt.Required,
 		Priority:      rt.Priority,
 		TimeoutMillis: rt.TimeoutMillis,
 		Risk:          manifest.TrustRisk,
-	}
-	if out.Env == nil {
-		out.Env = map[string]string{}
 	}
 	if cmd, err := rt.ExpandedCommand(root); err != nil {
 		out.CommandError = err.Error()

@@ -80,3 +80,35 @@ func BenchmarkBaselineContains(b *testing.B) {
 		}
 	}
 }
+
+// benchFrame is a verbose-trace frame: a provider request with ordinary
+// text, identifiers, numbers, a temp path and a stream id, and one
+// credential in a replaced message.
+var benchFrame = []byte(`{"jsonrpc":"2.0","id":12,"method":"extension/provider/stream/open","params":{"model":"fixed","providerRef":"plugin/leaky/fixed/v1",` +
+	`"request":{"maxTokens":4096,"messages":[{"content":"You are a coding agent working in the workspace at /tmp/TestServeSession2383318875/002, inside the user's editor.\nUse the tools to read and change files; ask before anything destructive.","role":"system"},` +
+	`{"content":"input replaced: please deploy with api_key=sk-abcdef1234567890SECRETKEY and report back","role":"user"},` +
+	`{"content":"All done.","role":"assistant","reasoningContent":""}],"tools":[{"name":"read_file","description":"Read a file of the workspace","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]},` +
+	`"streamId":"es_0a1b2c3d4e5f60718293a4b5"}}`)
+
+// BenchmarkRedactJSONFrame measures the structural redactor on a trace
+// frame and reports it against text redaction of the same frame, which
+// is what the trace used before (x-text; that one breaks the frame).
+func BenchmarkRedactJSONFrame(b *testing.B) {
+	r := New([]string{"OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t", "DB_PASSWORD=hunter2hunter2"})
+	b.SetBytes(int64(len(benchFrame)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_ = r.JSON(benchFrame)
+	}
+	b.StopTimer()
+	elapsed := b.Elapsed()
+	s := string(benchFrame)
+	start := time.Now()
+	for range b.N {
+		_ = r.String(s)
+	}
+	if text := time.Since(start); text > 0 {
+		b.ReportMetric(float64(elapsed)/float64(text), "x-text")
+	}
+}

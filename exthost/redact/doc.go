@@ -4,11 +4,18 @@
 // warnings, UI strings, provider error texts).
 //
 // It owns the masking rules: the reference host's "strong" scrub
-// (PROTOCOL_DETAILS §10), PEM private-key blocks, and the verbatim values
-// of secret-looking environment variables. Secrets become [Redacted]
+// (PROTOCOL_DETAILS §10), PEM private-key blocks, the verbatim values of
+// secret-looking environment variables, and the verbatim values of every
+// plugin's manifest env ([AddSecrets]). Secrets become [Redacted]
 // ("[redacted]") or [Masked] ("****"). Redaction is idempotent, safe for
 // concurrent use, and returns its input without allocating when nothing in
 // it is masked.
+//
+// [JSON] redacts a JSON document structurally (a $/logTrace frame, a hook
+// payload): string values and member names are redacted as text, the
+// values of members that name a secret are masked whole, and numbers,
+// booleans and the structure stay, so the result is still valid JSON.
+// Text that is not JSON is redacted as text.
 //
 // It never does I/O, never logs, never reads the environment after the
 // default [Redactor] is first used, and imports no other package of this
@@ -50,7 +57,18 @@
 //     backslash-escaped quotes (JSON quoted inside a string) and after
 //     ":=" or "=>", and counts a PASSPHRASE key as secret;
 //   - a value that already holds a mask is not masked again, and step 7
-//     runs again after step 8.
+//     runs again after step 8;
+//   - a key about counted model tokens (max_tokens, promptTokens,
+//     tokenizer, token_count) is not a secret key: its value is a number;
+//   - step 8 leaves three kinds of runs alone that are known not to be
+//     credentials: a digit-free identifier made of words
+//     (stateSchemaVersion: every lower-case run has two or more letters,
+//     and capitals are not the majority), a name inside an absolute file
+//     path (/tmp/TestInstall1234567/001, file:///..., ~/...; a URL's path
+//     keeps the rule), and a tagged lower-case hex id (es_0a1b...: a tag
+//     of two or three letters, '_' or '-', 16 or more hex digits). Every
+//     other rule still applies to them, so a known token shape or an
+//     environment value inside a path is masked.
 //
 // Case folding is ASCII only.
 package redact

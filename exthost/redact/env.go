@@ -21,21 +21,38 @@ var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "
 // PASSWORD, PASSWD or PASSPHRASE in any case. Values are trimmed of
 // surrounding white space; values shorter than 8 bytes, and values that a
 // mask text could itself produce ("redacted", runs of '*'), are ignored.
-
 func New(env []string) *Redactor {
-	seen := make(map[string]bool)
-	var secrets []string
+	var values []string
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || !secretName(name) {
+		if ok && name != "" && secretName(name) {
+			values = append(values, value)
+		}
+	}
+	return (*Redactor)(nil).With(values...)
+}
+
+// With returns a Redactor that also masks every verbatim occurrence of
+// each of values, whatever it is called: trimmed of surrounding white
+// space, and ignored when shorter than 8 bytes or producible by a mask,
+// as in [New]. It returns r itself when values add nothing.
+func (r *Redactor) With(values ...string) *Redactor {
+	old := r.envSecrets()
+	seen := make(map[string]bool, len(old)+len(values))
+	for _, v := range old {
+		seen[v] = true
+	}
+	secrets := slices.Clone(old)
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < minEnvSecret || seen[v] || producibleByMask(v) {
 			continue
 		}
-		value = strings.TrimSpace(value)
-		if len(value) < minEnvSecret || seen[value] || producibleByMask(value) {
-			continue
-		}
-		seen[value] = true
-		secrets = append(secrets, value)
+		seen[v] = true
+		secrets = append(secrets, v)
+	}
+	if r != nil && len(secrets) == len(old) {
+		return r
 	}
 	// Longest first, so that of two overlapping values the longer is found
 	// first; ties in a fixed order so two Redactors of one env agree.

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -88,4 +90,95 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("Bytes disagrees:\n in %q\nString %q\nBytes %q", in, out, b)
 		}
 	})
+}
+
+// FuzzJSON checks the structural redactor: valid JSON in is valid JSON
+// out, with the same structure token for token (a number may only become
+// "[redacted]", a string stays a string); redaction is idempotent; a
+// known secret inserted as a string value never survives; and invalid
+// JSON is redacted exactly as text.
+func FuzzJSON(f *testing.F) {
+	none := uint8(255)
+	for _, tc := range jsonCases {
+		f.Add(tc.in, none)
+	}
+	for _, s := range jsonUnchanged {
+		f.Add(s, none)
+		f.Add(s, uint8(3))
+	}
+	f.Add(`{"a":"\u0000\ud800x","token":[1,[2,{"b":"c"}]]}`, uint8(0))
+	f.Add(`[]`, uint8(13))
+	f.Add(`"\ud83d\ude00 \ud800\u0041 \udc00 \u00e9\/\b\f"`, none)
+	r := New(append(fakeEnv, "WEIRD_TOKEN=ted][red**"))
+	f.Fuzz(func(t *testing.T, doc string, pick uint8) {
+		in, secret := []byte(doc), ""
+		if int(pick) < len(fuzzSecrets) && json.Valid(in) {
+			s := fuzzSecrets[pick]
+			if secret = s.secret; secret == "" {
+				secret = s.insert
+			}
+			v, _ := json.Marshal("error:\n" + s.insert + "\n")
+			in = []byte(`{"x":` + doc + `,"m":` + string(v) + `}`)
+			if strings.Contains(doc, secret) {
+				secret = ""
+			}
+		}
+		out := r.JSON(in)
+		if !json.Valid(in) {
+			if string(out) != r.String(string(in)) {
+				t.Fatalf("invalid JSON not redacted as text:\n in %q\nout %q", in, out)
+			}
+			return
+		}
+		if in[0] == '"' && utf8.Valid(in) {
+			var want string
+			end, _ := stringEnd(in, 0)
+			_ = json.Unmarshal(in[:end], &want)
+			if got := string(appendUnquoted(nil, in[1:end-1])); got != want {
+				t.Fatalf("string %s decodes to %q, want %q", in, got, want)
+			}
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON out of valid JSON:\n in %s\nout %s", in, out)
+		}
+		if again := r.JSON(out); string(again) != string(out) {
+			t.Fatalf("not idempotent:\n in %s\nout %s\nagain %s", in, out, again)
+		}
+		if secret != "" && strings.Contains(string(out), secret) {
+			t.Fatalf("secret %q survived:\n in %s\nout %s", secret, in, out)
+		}
+		sameShape(t, in, out)
+	})
+}
+
+// sameShape compares the token streams of two valid JSON documents.
+func sameShape(t *testing.T, in, out []byte) {
+	t.Helper()
+	a, b := json.NewDecoder(bytes.NewReader(in)), json.NewDecoder(bytes.NewReader(out))
+	a.UseNumber()
+	b.UseNumber()
+	for {
+		x, errA := a.Token()
+		y, errB := b.Token()
+		if errA != nil || errB != nil {
+			if errA != errB {
+				t.Fatalf("token streams end differently (%v, %v):\n in %s\nout %s", errA, errB, in, out)
+			}
+			return
+		}
+		switch x := x.(type) {
+		case string:
+			if _, ok := y.(string); !ok {
+				t.Fatalf("string %q became %v:\n in %s\nout %s", x, y, in, out)
+			}
+		case json.Number:
+			if y != x && y != Redacted {
+				t.Fatalf("number %v became %v:\n in %s\nout %s", x, y, in, out)
+			}
+		default:
+			if x != y {
+				t.Fatalf("%v became %v:\n in %s\nout %s", x, y, in, out)
+			}
+		}
+	}
 }

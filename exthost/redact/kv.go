@@ -18,6 +18,8 @@ const (
 // contains SECRET, TOKEN, PASSWORD, PASSWD, _PWD or -PWD, or, with _ and -
 // ignored, APIKEY, ACCESSKEY or PRIVATEKEY. Case is ignored. PASSPHRASE is
 // ours: the reference does not list it, and it is never anything else.
+// So is the exception for TOKEN in words about counted model tokens (see
+// tokenCount): max_tokens=4096 is a number, not a credential.
 func keyKind(key string) keySensitivity {
 	const auth = "authorization"
 	if n := len(key); n >= len(auth) && strings.EqualFold(key[n-len(auth):], auth) &&
@@ -33,7 +35,7 @@ func keyKind(key string) keySensitivity {
 		case c0 == 's' && c1 == 'e':
 			hit = hasPrefixFold(rest, "secret")
 		case c0 == 't' && c1 == 'o':
-			hit = hasPrefixFold(rest, "token")
+			hit = hasPrefixFold(rest, "token") && !tokenCount(rest[len("token"):])
 		case c0 == 'p' && c1 == 'a':
 			hit = hasPrefixFold(rest, "password") || hasPrefixFold(rest, "passwd") ||
 				hasPrefixFold(rest, "passphrase")
@@ -49,6 +51,25 @@ func keyKind(key string) keySensitivity {
 		}
 	}
 	return keyPlain
+}
+
+// tokenCount reports whether the key text after "token" makes it a word
+// about model tokens, which are counted, not a credential: "tokens"
+// (max_tokens, promptTokens), "tokenize", "tokenizer", and "token" then
+// count, limit, usage or budget, optionally after _ or -.
+func tokenCount(after string) bool {
+	if hasPrefixFold(after, "s") || hasPrefixFold(after, "iz") {
+		return true
+	}
+	if after != "" && (after[0] == '_' || after[0] == '-') {
+		after = after[1:]
+	}
+	for _, w := range [...]string{"count", "limit", "usage", "budget"} {
+		if hasPrefixFold(after, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII p,

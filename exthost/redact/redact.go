@@ -3,6 +3,7 @@ package redact
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -23,11 +24,44 @@ type Redactor struct {
 	secrets []string
 }
 
-var defaultRedactor = sync.OnceValue(func() *Redactor { return New(os.Environ()) })
+var (
+	defaultMu  sync.Mutex
+	defaultPtr atomic.Pointer[Redactor]
+)
+
+// defaultRedactor is the Redactor of String, Bytes, Err and JSON: the
+// process environment as it was at first use, plus every value given to
+// AddSecrets.
+func defaultRedactor() *Redactor {
+	if r := defaultPtr.Load(); r != nil {
+		return r
+	}
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if r := defaultPtr.Load(); r == nil {
+		defaultPtr.Store(New(os.Environ()))
+	}
+	return defaultPtr.Load()
+}
+
+// AddSecrets makes the default Redactor mask every verbatim occurrence of
+// each of values from now on (see [Redactor.With]: values under 8 bytes are
+// ignored). The host gives it the values of a plugin's manifest env before
+// the plugin's runtime starts: whatever they are called, the sidecar gets
+// them, and may echo them on stderr or in any text it sends.
+func AddSecrets(values ...string) {
+	defaultRedactor() // the environment first
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	r := defaultPtr.Load()
+	if next := r.With(values...); next != r {
+		defaultPtr.Store(next)
+	}
+}
 
 // String redacts s with the default Redactor, whose environment values are
-// those of the process environment when String (or Bytes or Err) is first
-// called.
+// those of the process environment when String (or Bytes, Err or JSON) is
+// first called, plus those given to AddSecrets.
 func String(s string) string { return defaultRedactor().String(s) }
 
 // Bytes is [String] for byte slices; see [Redactor.Bytes].

@@ -114,7 +114,16 @@ var patternCases = []redactCase{
 	// Step 8: opaque-token fallback.
 	{"opaque/hex", "id 0123456789abcdef0123 done", "id **** done"},
 	{"opaque/uuid", "req 550e8400-e29b-41d4-a716-446655440000", "req ****"},
-	{"opaque/camel-case", "ReasonixExtensionManager failed", "**** failed"},
+	{"opaque/camel-case-random", "ReasonixExtensionManagerXq failed", "**** failed"},
+	{"opaque/camel-case-digit", "ReasonixExtension2Manager failed", "**** failed"},
+	{"opaque/hex-tag-too-long", "stream_0123456789abcdef0123", "****"},
+	{"opaque/hex-tag-upper", "es_0123456789ABCDEF0123", "****"},
+	{"opaque/tagged-not-hex", "es_0123456789abcdefg0123", "****"},
+	{"opaque/url-path", "POST https://hooks.example.com/services/T0123ABCD/B0123ABCD/XyZ123abcDEF456ghiJKL", "POST https://hooks.example.com/services/T0123ABCD/B0123ABCD/****"},
+	{"opaque/relative-path", "see build/XyZ123abcDEF456ghiJKL", "see build/****"},
+	{"opaque/after-colon-slash", "key:/XyZ123abcDEF456ghiJKL", "key:/****"},
+	{"opaque/path-keeps-shapes", "/home/u/ghp_16C7e42F292c6912E7710c838347Ae178B4a/x", "/home/u/****/x"},
+	{"opaque/path-keeps-kv", "/tmp/x?token=XyZ123abcDEF456ghiJKL", "/tmp/x?token=****"},
 	{"opaque/random-case", "aBcDeFgHiJkLmNoP", "****"},
 	{"opaque/after-dot", "v1.ABCDEFGHIJKLMNOPq1", "****"},
 	{"opaque/fifteen-survives", "abcdefghijklmn1", "abcdefghijklmn1"},
@@ -156,7 +165,7 @@ var patternCases = []redactCase{
 // host's rules applied as written; they are pinned so a change to them is
 // deliberate.
 var referenceCases = []redactCase{
-	{"reference/key-contains-token", "max_tokens=4096", "max_tokens=[redacted]"},
+	{"reference/key-contains-token", "access_token_id=4096", "access_token_id=[redacted]"},
 	{"reference/password-colon-prose", "Password: reset", "Password: [redacted]"},
 	{"reference/value-runs-to-space", "token=abc&foo=bar", "token=[redacted]"},
 	{"reference/mask-eats-sentence-dot", "id AKIAIOSFODNN7EXAMPLE.", "id ****"},
@@ -206,6 +215,22 @@ var falsePositives = []string{
 	"goroutine 1 [running]:\nmain.main()\n\t/src/main.go:12 +0x1d",
 	"日本語のテキスト、パスワードなし",
 	"-----BEGIN PUBLIC KEY-----",
+	// Identifiers, numbers, paths and ids that are not credentials.
+	"/stateSchemaVersion: required field missing",
+	"ReasonixExtensionManager failed",
+	"XMLHttpRequestUploadProgressEvent",
+	"max_tokens=4096",
+	"maxTokens: 4096",
+	`{"maxTokens":4096,"promptTokens":12,"totalTokens":20}`,
+	"tokenizer: cl100k_base",
+	"workspace at /tmp/TestPlantedSecretsNeverReachUsers2383318875/002, inside",
+	"open /tmp/TestX123/001/home/plugins/leaky-crash/reasonix-plugin.json: no such file",
+	"uri file:///tmp/TestServeSession1234567890/001/notes.txt",
+	"cd ~/src/Build2024Release8812345",
+	"--dir=/var/tmp/go-build3375123456/b001/exe",
+	"stream es_0a1b2c3d4e5f60718293a4b5 ended",
+	`"streamId":"es_0a1b2c3d4e5f60718293a4b5"`,
+	"session rx-0a1b2c3d4e5f",
 }
 
 func TestKeyKind(t *testing.T) {
@@ -229,7 +254,17 @@ func TestKeyKind(t *testing.T) {
 		{"client_secret", keySecret},
 		{"SECRET", keySecret},
 		{"access_token", keySecret},
-		{"max_tokens", keySecret},
+		{"max_tokens", keyPlain},
+		{"maxTokens", keyPlain},
+		{"promptTokens", keyPlain},
+		{"tokenizer", keyPlain},
+		{"token_count", keyPlain},
+		{"tokenLimit", keyPlain},
+		{"token", keySecret},
+		{"tokenSecret", keySecret},
+		{"refresh_token", keySecret},
+		{"x-auth-token-value", keySecret},
+		{"token_type", keySecret},
 		{"password", keySecret},
 		{"db_passwd", keySecret},
 		{"DB_PWD", keySecret},
@@ -463,4 +498,42 @@ func (r *Redactor) slowString(s string) string {
 		s = t
 	}
 	return s
+}
+
+func TestWith(t *testing.T) {
+	t.Parallel()
+	base := New(fakeEnv)
+	r := base.With("marmalade-sandwich-express", " padded-value-here ", "true", "1", "hunter2hunter2", "********")
+	if got, want := len(r.secrets), len(base.secrets)+2; got != want {
+		t.Errorf("With kept %d secrets %q, want %d", got, r.secrets, want)
+	}
+	if got := r.String("dsn marmalade-sandwich-express, padded-value-here, true 1"); got != "dsn [redacted], [redacted], true 1" {
+		t.Errorf("String = %q", got)
+	}
+	if base.With("short", "hunter2hunter2") != base {
+		t.Error("With of nothing new made a new Redactor")
+	}
+	if got := base.String("marmalade-sandwich-express"); got != "marmalade-sandwich-express" {
+		t.Errorf("With changed its receiver: %q", got)
+	}
+}
+
+// TestAddSecrets: values given to AddSecrets are masked by the default
+// Redactor from then on, in text and in JSON.
+func TestAddSecrets(t *testing.T) {
+	t.Parallel()
+	const v = "tangerine-umbrella-orchestra"
+	if got := String("x " + v); got != "x "+v {
+		t.Fatalf("masked before AddSecrets: %q", got)
+	}
+	AddSecrets(v, "no")
+	if got := String("x " + v); got != "x [redacted]" {
+		t.Errorf("String after AddSecrets = %q", got)
+	}
+	if got := string(JSON([]byte(`{"m":"` + v + `"}`))); got != `{"m":"[redacted]"}` {
+		t.Errorf("JSON after AddSecrets = %s", got)
+	}
+	if got := String("no"); got != "no" {
+		t.Errorf("a short value was added: %q", got)
+	}
 }

@@ -521,7 +521,10 @@ func maskLeftovers(s string) (string, bool) {
 }
 
 // maskOpaque masks every run of 16 or more [A-Za-z0-9_-] that looks
-// machine made (§10 step 8; see opaque).
+// machine made (§10 step 8; see opaque), except where it is known not to
+// be a credential: an identifier made of words (see identifier), a name
+// in an absolute file path (see inFilePath) and a tagged hexadecimal id
+// (see taggedHexID).
 func maskOpaque(s string) (string, bool) {
 	var e editor
 	e.reset(s)
@@ -536,11 +539,59 @@ func maskOpaque(s string) (string, bool) {
 			c := class[s[i]]
 			fl, prev = addFlags(fl, prev, c), c
 		}
-		if i-start >= minOpaqueRun && opaque(fl) {
-			e.replace(start, i, Masked)
+		if i-start < minOpaqueRun || !opaque(fl) {
+			continue
 		}
+		if run := s[start:i]; fl&cDigit == 0 && identifier(run) || taggedHexID(run) || inFilePath(s, start) {
+			continue
+		}
+		e.replace(start, i, Masked)
 	}
 	return e.result()
+}
+
+// taggedHexID reports whether run is a short lower-case tag, '_' or '-',
+// and 16 or more lower-case hexadecimal digits, such as the host's stream
+// ids (es_0f3a...). Credentials with a tag carry more than hex (the known
+// ones are step 5 shapes anyway); an untagged hex run is still masked.
+func taggedHexID(run string) bool {
+	tag := 0
+	for tag < len(run) && class[run[tag]]&cLower != 0 {
+		tag++
+	}
+	if tag < 2 || tag > 3 || len(run)-tag-1 < minOpaqueRun || run[tag] != '_' && run[tag] != '-' {
+		return false
+	}
+	for _, b := range []byte(run[tag+1:]) {
+		if class[b]&cDigit == 0 && (b < 'a' || b > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// inFilePath reports whether the run at s[start] is a name in an absolute
+// file path: going back over path characters ([A-Za-z0-9._~/+-]) from it
+// reaches a '/' (or "~/") that starts a word (after the start of the text,
+// white space, a quote, a bracket, '=' or ',') or follows "file:". Test
+// and temporary directories (/tmp/TestInstall1234567/001) are not
+// credentials; a URL's path (https://host/...) is not a file path and
+// keeps the rule.
+func inFilePath(s string, start int) bool {
+	j := start
+	for j > 0 && (class[s[j-1]]&cKey != 0 || s[j-1] == '/' || s[j-1] == '~' || s[j-1] == '+') {
+		j--
+	}
+	switch {
+	case s[j] == '/':
+	case s[j] == '~' && j+1 < len(s) && s[j+1] == '/':
+	default:
+		return false
+	}
+	if j == 0 || strings.IndexByte(" \t\n\r\"'`([{<=,", s[j-1]) >= 0 {
+		return true
+	}
+	return j >= len("file:") && s[j-len("file:"):j] == "file:"
 }
 
 // apply runs one round of the passes in bits over s.

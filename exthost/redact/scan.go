@@ -97,14 +97,45 @@ func opaque(fl uint8) bool {
 	return fl&cDigit != 0 || fl&(cLower|fInner) == cLower|fInner
 }
 
-// opaqueString is opaque for a whole string.
+// opaqueString is opaque for a whole string, with identifiers (see
+// identifier) not opaque.
 func opaqueString(s string) bool {
 	var fl, prev uint8
 	for i := 0; i < len(s); i++ {
 		c := class[s[i]]
 		fl, prev = addFlags(fl, prev, c), c
 	}
-	return opaque(fl)
+	return opaque(fl) && (fl&cDigit != 0 || !identifier(s))
+}
+
+// identifier reports whether s, which has no digit, reads as an identifier
+// made of words (stateSchemaVersion, ReasonixExtensionManager,
+// XMLHttpRequest) rather than random letters: every run of lower-case
+// letters has two or more of them, and there are no more upper-case
+// letters than lower-case ones. Random mixed case (aBcDeFgH...) has
+// one-letter runs; a shouted token with a few lower-case letters has
+// too many capitals.
+func identifier(s string) bool {
+	upper, lower, run := 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		var c uint8
+		if i < len(s) {
+			c = class[s[i]]
+		}
+		if c&cLower != 0 {
+			run++
+			lower++
+			continue
+		}
+		if run == 1 {
+			return false
+		}
+		run = 0
+		if c&cUpper != 0 {
+			upper++
+		}
+	}
+	return upper <= lower
 }
 
 // triggerDFA is an Aho-Corasick automaton over the triggers with the case

@@ -1,0 +1,46 @@
+package exthost
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTailCutsAtLineBoundary: whatever the write sizes, the tail never
+// starts inside a line, so a cut just after "password=" cannot show the
+// bare value; a tail that starts at a line boundary keeps that line.
+func TestTailCutsAtLineBoundary(t *testing.T) {
+	t.Parallel()
+	const n = 64
+	filler := strings.Repeat("ordinary line\n", 3) // 42 bytes
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"cut after the separator, one write", []string{"db password=" + "hunterhunter\n" + filler + strings.Repeat("x", n-13-42-1) + "\n"},
+			strings.TrimSpace(filler + strings.Repeat("x", n-13-42-1))},
+		{"cut after the separator, many writes", []string{"db password=", "hunterhunter\n", filler, strings.Repeat("x", n-13-42-1) + "\n"},
+			strings.TrimSpace(filler + strings.Repeat("x", n-13-42-1))},
+		{"cut after the separator, byte by byte", strings.Split("db password=hunterhunter\n"+filler+strings.Repeat("x", n-13-42-1)+"\n", ""),
+			strings.TrimSpace(filler + strings.Repeat("x", n-13-42-1))},
+		// The first kept line is whole, so it is kept; its value is no
+		// secret without its key.
+		{"cut exactly at a line boundary", []string{"first line\n", "hunterhunter\n" + filler + strings.Repeat("y", n-13-42-1) + "\n"},
+			"hunterhunter\n" + strings.TrimSpace(filler+strings.Repeat("y", n-13-42-1))},
+		{"one line longer than the tail", []string{strings.Repeat("password=hunterhunter ", 10)}, ""},
+		{"nothing dropped", []string{"password=hunter\n", "ok\n"}, "password=[redacted]\nok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tb := newTailBuffer(n)
+			for _, w := range tc.writes {
+				if _, err := tb.Write([]byte(w)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := tb.String(); got != tc.want {
+				t.Errorf("tail = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
