@@ -75,6 +75,9 @@ func TestRequest(t *testing.T) {
 		{name: "without a native form fields are asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": false},
 			want: `{"name":"Ada","ok":false}`, wantLog: []string{`Input hello/q-1`, `Confirm hello/q-1`}},
 		{name: "blank required input cancels", kinds: []Kind{KindForm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
+		// Found by FuzzEditorAnswer: asked in turn, a required field's bad
+		// answer was dropped and the other answers went to the plugin.
+		{name: "blank required input cancels when asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
 		{name: "multiselect", kinds: []Kind{KindMultiSelect}, params: request(3, "s-1", protocol.RequestMultiselect, `{"message":"Which?","fields":[{"key":"value","kind":"multiselect","options":["a","b"]}]}`), answer: map[string]any{"value": []string{"b"}}, want: `{"value":["b"]}`},
 	}
 	for _, tt := range tests {

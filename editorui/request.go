@@ -71,7 +71,11 @@ func (h *Hub) ask(ctx context.Context, p Prompt) (Answer, error) {
 		if err != nil || a.Cancelled {
 			return a, err
 		}
-		maps.Copy(values, checkAll(one.Fields, a.Values).Values)
+		checked := checkAll(one.Fields, a.Values)
+		if checked.Cancelled {
+			return checked, nil // a required answer missing or unfit
+		}
+		maps.Copy(values, checked.Values)
 	}
 	return Answer{Values: values}, nil
 }

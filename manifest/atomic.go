@@ -13,7 +13,7 @@ import (
 // survives a power loss.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}

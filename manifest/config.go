@@ -92,6 +92,9 @@ type PluginConfig struct {
 // Duration is a TOML string such as "30s" or "2m".
 type Duration struct{ time.Duration }
 
+// MarshalText writes the duration as UnmarshalText reads it.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
 // UnmarshalText parses a positive Go duration.
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
@@ -168,6 +171,12 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
 	}
+	return parseConfig(path, data)
+}
+
+// parseConfig is LoadConfig of the file's content.
+func parseConfig(path string, data []byte) (*Config, error) {
+	c := &Config{}
 	src := string(data)
 	md, ps := decodeTOML(src, c, func(k toml.Key) (toml.Key, string) {
 		if deferredSections[k[0]] {
@@ -267,7 +276,7 @@ func (c *Config) DecodeSection(section string, v any) error {
 	}
 	var ps problems
 	if err := c.md.PrimitiveDecode(c.Providers, v); err != nil {
-		ps = append(ps, tomlProblem(err))
+		ps = append(ps, tomlProblem(c.src, err))
 	} else {
 		undecoded := c.md.Undecoded()
 		for _, k := range undecoded {

@@ -76,6 +76,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown plugin key", "[plugins.hello]\nenable = false\n", `:2: plugins.hello.enable: unknown field (did you mean "enabled"?)`},
 		{"dotted unknown", "ui.colour = \"x\"\n", ":1: ui.colour: unknown field"},
 		{"syntax", "model = \n", ":1: model: expected value but found '\\n' instead"},
+		// Found by FuzzConfig: BurntSushi reports an error at the end of
+		// the input one line early (line 0 on the first line), with a NUL for the end.
+		{"unterminated string on line 1", "\"\\", ":1: invalid escape in string '\\'"},
+		{"unterminated string on line 3", "model = \"a/b\"\n\n\"\\", ":3: invalid escape in string '\\'"},
 		{"duplicate key", "model = \"a/b\"\nmodel = \"c/d\"\n", ":2: model: Key 'model' has already been defined."},
 		{"wrong type", "\n\nstep_budget = \"many\"\n", ":3: step_budget: want an integer, got a string"},
 		{"wrong type bool", "[plugins.x]\nenabled = 1\n", ":2: plugins.x.enabled: want a boolean, got an integer"},

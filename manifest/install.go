@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // InstallOptions are the choices of one install.
@@ -108,15 +107,20 @@ func (s *Store) Install(p *Plan) (Record, error) {
 		if i >= 0 && !p.Options.Replace {
 			return nil, existsError(set.records[i])
 		}
+		var old Record
 		if i >= 0 {
-			rec.Enabled = set.records[i].Enabled
+			old = set.records[i]
+			rec.Enabled = old.Enabled
 		}
 		plugins := filepath.Join(s.Dir, PluginsDir)
 		if err := os.MkdirAll(plugins, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", plugins, unwrapPath(err))
 		}
-		clearLeftovers(plugins)
-		var undo, finish func()
+		if i >= 0 {
+			set.records[i] = rec
+		} else {
+			set.records = append(set.records, rec)
+		}
 		if p.Options.Link {
 			m, err := Load(p.Source)
 			if err != nil {
@@ -125,24 +129,15 @@ func (s *Store) Install(p *Plan) (Record, error) {
 			if m.Digest != p.Manifest.Digest {
 				return nil, errChanged(p.Source)
 			}
-			undo, finish = func() {}, func() {}
-		} else {
-			var err error
-			undo, finish, err = s.placeCopy(p)
-			if err != nil {
-				return nil, err
+			// A copy being replaced by a link goes as a removed one does.
+			if i >= 0 && old.Dir() == filepath.Join(plugins, p.Name) {
+				return s.trash(p.Name)
 			}
+			return nil, nil
 		}
-		// A copy being replaced by a link, or a removed copy's directory,
-		// is deleted once the new record is safely written.
-		copyDir := filepath.Join(plugins, p.Name)
-		if i >= 0 && p.Options.Link && set.records[i].Dir() == copyDir {
-			finish = func() { os.RemoveAll(copyDir) }
-		}
-		if i >= 0 {
-			set.records[i] = rec
-		} else {
-			set.records = append(set.records, rec)
+		undo, finish, err := s.placeCopy(p)
+		if err != nil {
+			return nil, err
 		}
 		return func(writeErr error) error {
 			if writeErr != nil {
@@ -224,18 +219,4 @@ func restore(dest, aside string) error {
 		return os.Rename(aside, dest)
 	}
 	return nil
-}
-
-// leftoverPrefix marks temporary directories under plugins/; the lock
-// guarantees none is in use when an install starts, so any found then was
-// left by a crash and is removed.
-const leftoverPrefix = ".rx-bridge-"
-
-func clearLeftovers(plugins string) {
-	entries, _ := os.ReadDir(plugins)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), leftoverPrefix) {
-			os.RemoveAll(filepath.Join(plugins, e.Name()))
-		}
-	}
 }

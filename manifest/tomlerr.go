@@ -20,7 +20,7 @@ func decodeTOML(src string, v any, unknown func(key toml.Key) (toml.Key, string)
 	md, err := toml.Decode(src, v)
 	var ps problems
 	if err != nil {
-		ps = append(ps, tomlProblem(err))
+		ps = append(ps, tomlProblem(src, err))
 		return md, ps
 	}
 	seen := map[string]bool{}
@@ -39,10 +39,18 @@ var tomlErrPattern = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): 
 
 var tomlTypePattern = regexp.MustCompile(`incompatible types: TOML value has type ([^;]+); destination has type (.+)$`)
 
-func tomlProblem(err error) Problem {
+// tomlProblem turns a BurntSushi error about src into a Problem. A parse
+// error's line is counted from its byte offset: the line it reports is
+// one early for an error at the end of the input (0 on the first line),
+// where its message also shows the end as a NUL.
+func tomlProblem(src string, err error) Problem {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return Problem{Path: pe.LastKey, Msg: pe.Message, Line: pe.Position.Line}
+		line := pe.Position.Line
+		if at := pe.Position.Start; at >= 0 && at <= len(src) {
+			line = 1 + strings.Count(src[:at], "\n")
+		}
+		return Problem{Path: pe.LastKey, Msg: strings.ReplaceAll(pe.Message, "\x00", ""), Line: line}
 	}
 	m := tomlErrPattern.FindStringSubmatch(err.Error())
 	if m == nil {

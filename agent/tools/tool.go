@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -115,6 +116,9 @@ func ObjectArgs(args string) bool {
 
 // decodeArgs strictly decodes a call's arguments into v: unknown members
 // are refused so a misspelt argument is reported, not silently dropped.
+// Member names are matched exactly, unlike encoding/json, which would take
+// "Path" for "path": a plugin inspecting the same arguments (a tool.before
+// policy) reads them case-sensitively and must see what the tool uses.
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
@@ -127,7 +131,68 @@ func decodeArgs(args json.RawMessage, v any) error {
 	if dec.More() {
 		return errors.New("invalid arguments: trailing data after the JSON object")
 	}
+	if err := exactMembers(args, reflect.TypeOf(v), ""); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
 	return nil
+}
+
+// exactMembers checks that every member name in raw is exactly the JSON
+// name of a field of t, at every depth; at is where raw is, for messages.
+func exactMembers(raw json.RawMessage, t reflect.Type, at string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) != nil {
+			return nil
+		}
+		for i, e := range elems {
+			if err := exactMembers(e, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		var members map[string]json.RawMessage
+		if json.Unmarshal(raw, &members) != nil {
+			return nil
+		}
+		for name, value := range members {
+			where := strings.TrimPrefix(at+"."+name, ".")
+			f, ok := fieldByJSONName(t, name)
+			if !ok {
+				for i := range t.NumField() {
+					if want := jsonName(t.Field(i)); strings.EqualFold(want, name) {
+						return fmt.Errorf("unknown member %q (names are case-sensitive: did you mean %q?)", where, strings.TrimPrefix(at+"."+want, "."))
+					}
+				}
+				return fmt.Errorf("unknown member %q", where)
+			}
+			if err := exactMembers(value, f.Type, where); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if f := t.Field(i); jsonName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
 }
 
 // describePath is Describe for the tools whose main argument is a path.

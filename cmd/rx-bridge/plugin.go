@@ -143,7 +143,11 @@ func (c *pluginCmd) warn(h *manifest.Home) {
 func (c *pluginCmd) lookup(h *manifest.Home, name string) (manifest.Record, bool) {
 	r, ok := h.Record(name)
 	if !ok {
-		c.failf("plugin %q is not installed in %s (see rx-bridge plugin list)", name, h.Dir)
+		hint := ""
+		if dir := unrecordedFolder(h, name); dir != "" {
+			hint = fmt.Sprintf("; the folder %s has no record: delete it with rx-bridge plugin remove %s --yes", dir, name)
+		}
+		c.failf("plugin %q is not installed in %s (see rx-bridge plugin list)%s", name, h.Dir, hint)
 	}
 	return r, ok
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
@@ -33,7 +35,18 @@ func (c *pluginCmd) doctor(args []string) int {
 		}
 		records = []manifest.Record{r}
 	}
-	out := doctorJSON{Home: h.Dir, OK: true, Warnings: nonNil(h.Warnings), Plugins: []doctorPluginJSON{}}
+	out := doctorJSON{Home: h.Dir, OK: true, Warnings: nonNil(h.Warnings), Plugins: []doctorPluginJSON{}, Strays: []strayJSON{}}
+	var strayErr error
+	if len(pos) == 0 {
+		var strays []manifest.Stray
+		strays, strayErr = h.Store().Strays()
+		for _, st := range strays {
+			out.Strays = append(out.Strays, describeStray(h, st))
+		}
+		if strayErr != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("could not look for leftovers in the home: %v", strayErr))
+		}
+	}
 	var diags []*manifest.Diagnosis
 	var starts []*startJSON
 	for _, r := range records {
@@ -63,9 +76,13 @@ func (c *pluginCmd) doctor(args []string) int {
 		return status
 	}
 	c.warn(h)
+	if strayErr != nil {
+		fmt.Fprintf(c.stderr, "warning: could not look for leftovers in the home: %v\n", strayErr)
+	}
 	w := c.stdout
 	if len(diags) == 0 {
 		fmt.Fprintf(w, "No plugins installed in %s.\n", h.Dir)
+		writeStrays(w, out.Strays)
 		return 0
 	}
 	failed := 0
@@ -86,6 +103,33 @@ func (c *pluginCmd) doctor(args []string) int {
 			writeRuntime(w, d.Manifest, d.Record.Dir(), "  ")
 		}
 	}
+	writeStrays(w, out.Strays)
 	fmt.Fprintf(w, "%d checked: %d ok, %d failed.\n", len(diags), len(diags)-failed, failed)
 	return status
+}
+
+// describeStray says what a stray is and how it goes away.
+func describeStray(h *manifest.Home, st manifest.Stray) strayJSON {
+	out := strayJSON{Path: st.Path, Check: manifest.Check{Level: manifest.LevelWarn}}
+	switch {
+	case st.Leftover:
+		out.Level = manifest.LevelInfo
+		out.Detail = fmt.Sprintf("%s was left by an rx-bridge install, remove, enable or disable that was interrupted; the next one deletes it", st.Path)
+	case st.Name != "":
+		out.Detail = fmt.Sprintf("%s has no record in %s, so nothing runs it: delete it with rx-bridge plugin remove %s --yes (or delete the folder)", st.Path, filepath.Join(h.Dir, manifest.RecordsFile), st.Name)
+	default:
+		out.Detail = fmt.Sprintf("%s has no record in %s, so nothing runs it, and its name is no plugin name: delete it by hand", st.Path, filepath.Join(h.Dir, manifest.RecordsFile))
+	}
+	return out
+}
+
+// writeStrays prints what is in the home but installed as nothing.
+func writeStrays(w io.Writer, strays []strayJSON) {
+	if len(strays) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "In the home, but not installed:")
+	for _, st := range strays {
+		fmt.Fprintf(w, "  %-5s %s\n", st.Level, st.Detail)
+	}
 }

@@ -99,6 +99,14 @@ type doctorJSON struct {
 	OK       bool               `json:"ok"`
 	Warnings []string           `json:"warnings"`
 	Plugins  []doctorPluginJSON `json:"plugins"`
+	// Strays are what is in the home but installed as nothing; only a
+	// doctor of every plugin looks for them.
+	Strays []strayJSON `json:"strays"`
+}
+
+type strayJSON struct {
+	Path string `json:"path"`
+	manifest.Check
 }
 
 type doctorPluginJSON struct {

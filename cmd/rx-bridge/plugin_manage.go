@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/rx-bridge/rx-bridge/manifest"
@@ -14,22 +15,28 @@ func (c *pluginCmd) refuseForeign(h *manifest.Home, r manifest.Record) int {
 	return c.failf("plugin %q is installed in the Reasonix home %s, which rx-bridge never changes; change it there with reasonix, or keep it from running in rx-bridge with\n  [plugins.%s]\n  enabled = false\nin %s", r.Name, r.Home, r.Name, filepath.Join(h.Dir, manifest.ConfigFile))
 }
 
-// ownRecord loads the home and the record of an installed plugin that this
-// bridge's home owns (a Reasonix home's records are refused: rx-bridge
-// never writes them). ok false means exit is the status to return.
-func (c *pluginCmd) ownRecord(name string) (h *manifest.Home, r manifest.Record, exit int, ok bool) {
-	h, err := c.home()
-	if err != nil {
-		return nil, r, c.failf("%v", err), false
-	}
-	c.warn(h)
+// ownRecord finds the record of an installed plugin that this bridge's
+// home owns (a Reasonix home's records are refused: rx-bridge never writes
+// them). ok false means exit is the status to return.
+func (c *pluginCmd) ownRecord(h *manifest.Home, name string) (r manifest.Record, exit int, ok bool) {
 	if r, ok = c.lookup(h, name); !ok {
-		return nil, r, 1, false
+		return r, 1, false
 	}
 	if h.Foreign(r) {
-		return nil, r, c.refuseForeign(h, r), false
+		return r, c.refuseForeign(h, r), false
 	}
-	return h, r, 0, true
+	return r, 0, true
+}
+
+// loadHome loads the home and prints its warnings; ok false means exit is
+// the status to return.
+func (c *pluginCmd) loadHome() (h *manifest.Home, exit int, ok bool) {
+	h, err := c.home()
+	if err != nil {
+		return nil, c.failf("%v", err), false
+	}
+	c.warn(h)
+	return h, 0, true
 }
 
 // remove is `rx-bridge plugin remove <name> --yes`. Without --yes it says
@@ -42,7 +49,14 @@ func (c *pluginCmd) remove(args []string) int {
 	if !ok {
 		return exit
 	}
-	h, r, exit, ok := c.ownRecord(pos[0])
+	h, exit, ok := c.loadHome()
+	if !ok {
+		return exit
+	}
+	if _, recorded := h.Record(pos[0]); !recorded && unrecordedFolder(h, pos[0]) != "" {
+		return c.removeUnrecorded(h, pos[0], *yes)
+	}
+	r, exit, ok := c.ownRecord(h, pos[0])
 	if !ok {
 		return exit
 	}
@@ -64,6 +78,36 @@ func (c *pluginCmd) remove(args []string) int {
 	return 0
 }
 
+// unrecordedFolder returns the folder plugins/<name> in the bridge home
+// when it exists, or "": with no record naming it, it is what an
+// interrupted remove of an older rx-bridge, or a copy by hand, left.
+func unrecordedFolder(h *manifest.Home, name string) string {
+	if manifest.ValidateName(name) != nil {
+		return ""
+	}
+	dir := filepath.Join(h.Dir, manifest.PluginsDir, name)
+	if _, err := os.Lstat(dir); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// removeUnrecorded is remove for a folder plugins/<name> without a record,
+// the fix doctor suggests for one.
+func (c *pluginCmd) removeUnrecorded(h *manifest.Home, name string, yes bool) int {
+	if !yes {
+		fmt.Fprintf(c.stdout, "Would remove the folder %s: no record in %s names it, so nothing runs it.\n", filepath.Join(h.Dir, manifest.PluginsDir, name), filepath.Join(h.Dir, manifest.RecordsFile))
+		fmt.Fprintln(c.stdout, "Nothing was changed. To remove it, run the same command with --yes.")
+		return 1
+	}
+	dir, err := h.Store().RemoveUnrecorded(name)
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	fmt.Fprintf(c.stdout, "Removed the folder %s, which had no record.\n", dir)
+	return 0
+}
+
 // setEnabled is `rx-bridge plugin enable|disable <name>`. Enabling a
 // runtime plugin shows its FULL TRUST block again: enabling is what lets
 // it run.
@@ -74,7 +118,11 @@ func (c *pluginCmd) setEnabled(args []string, enable bool) int {
 	if !ok {
 		return exit
 	}
-	h, r, exit, ok := c.ownRecord(pos[0])
+	h, exit, ok := c.loadHome()
+	if !ok {
+		return exit
+	}
+	r, exit, ok := c.ownRecord(h, pos[0])
 	if !ok {
 		return exit
 	}

@@ -60,9 +60,6 @@ type wireUsage struct {
 	PromptCacheMissTokens *int `json:"prompt_cache_miss_tokens"`
 }
 
-// maxSnippet bounds how much of an offending event an error quotes.
-const maxSnippet = 120
-
 // fault is a stream failure before it is worded for the user: our own
 // description, and the server's text (which gets redacted) if any.
 type fault struct {
@@ -114,7 +111,7 @@ type decoder struct {
 // event translates one server-sent event.
 func (d *decoder) event(ev sseEvent) ([]protocol.ProviderChunk, *fault) {
 	if d.done {
-		return nil, failed("event after [DONE]", snippet(ev.Data))
+		return nil, failed("event after [DONE]", collapse(ev.Data))
 	}
 	data := strings.TrimSpace(ev.Data)
 	if ev.Event == "error" {
@@ -128,7 +125,7 @@ func (d *decoder) event(ev sseEvent) ([]protocol.ProviderChunk, *fault) {
 	}
 	var wc wireChunk
 	if err := json.Unmarshal([]byte(data), &wc); err != nil {
-		return nil, failed("malformed stream event ("+jsonProblem(err)+")", snippet(data))
+		return nil, failed("malformed stream event ("+jsonProblem(err)+")", collapse(data))
 	}
 	if len(wc.Error) > 0 && !bytes.Equal(wc.Error, []byte("null")) {
 		return nil, failed("server reported an error mid-stream", serverMessage([]byte(data)))
@@ -358,5 +355,3 @@ func jsonProblem(err error) string {
 	}
 	return "invalid JSON"
 }
-
-func snippet(s string) string { return truncate(collapse(s), maxSnippet) }

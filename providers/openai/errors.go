@@ -12,14 +12,15 @@ import (
 
 // errorf words a failure of this provider as a protocol error with the
 // given reason: our own description (format, args), then the server's text,
-// which is redacted because a server may echo headers or keys back. The API
+// which is redacted because a server may echo headers or keys back, and
+// only then cut to maxServerMessage. The API
 // key itself is masked everywhere in the message, whatever its shape, since
 // the generic redactor only knows common key formats.
 func (p *Provider) errorf(reason protocol.Reason, server, format string, args ...any) *protocol.Error {
 	wrapped := fmt.Errorf(format, args...)
 	msg := "openai provider " + strconv.Quote(p.cfg.Name) + ": " + wrapped.Error()
 	if server != "" {
-		msg += ": " + redact.String(server)
+		msg += ": " + truncate(p.maskKey(redact.String(server)), maxServerMessage)
 	}
 	e := protocol.NewError(reason, p.maskKey(msg))
 	// The cause (a %w operand, such as the caller's context error) stays

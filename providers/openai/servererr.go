@@ -8,6 +8,9 @@ import (
 
 // maxServerMessage bounds how much of a server's error text an error
 // carries: enough to say what went wrong, not a whole HTML error page.
+// errorf cuts it there after redacting it, never before: a cut through a
+// secret would leave a piece that neither redaction nor the key mask
+// recognises.
 const maxServerMessage = 512
 
 // errorBodyLimit bounds how much of an error response body is read.
@@ -18,7 +21,7 @@ const errorBodyLimit = 64 << 10
 // `{"error":{"message":…}}` (OpenAI, llama.cpp, OpenRouter),
 // `{"error":"…"}` (Ollama), `{"message":…}` (vLLM) and `{"detail":…}`
 // (FastAPI-based servers). Anything else is shown as text, whitespace
-// collapsed. The result is not yet redacted.
+// collapsed. The result is neither redacted nor cut (errorf does both).
 func serverMessage(body []byte) string {
 	var shape struct {
 		Error   json.RawMessage `json:"error"`
@@ -28,11 +31,11 @@ func serverMessage(body []byte) string {
 	if json.Unmarshal(body, &shape) == nil {
 		for _, raw := range []json.RawMessage{shape.Error, shape.Message, shape.Detail} {
 			if msg := messageOf(raw); msg != "" {
-				return truncate(collapse(msg), maxServerMessage)
+				return collapse(msg)
 			}
 		}
 	}
-	return truncate(collapse(string(body)), maxServerMessage)
+	return collapse(string(body))
 }
 
 // messageOf returns the text of an error member: a string, or an object's

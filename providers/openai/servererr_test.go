@@ -3,6 +3,9 @@ package openai
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 )
 
 func TestServerMessage(t *testing.T) {
@@ -30,13 +33,27 @@ func TestServerMessage(t *testing.T) {
 	}
 }
 
-func TestServerMessageTruncates(t *testing.T) {
+// TestServerErrorIsCutAfterMasking: a long error body echoing the API key
+// where the message is cut must not show the start of the key (found by
+// FuzzErrorBody: the body was cut first, so the mask no longer matched).
+func TestServerErrorIsCutAfterMasking(t *testing.T) {
 	t.Parallel()
-	got := serverMessage([]byte(strings.Repeat("é", maxServerMessage)))
-	if len(got) > maxServerMessage+len("…") || !strings.HasSuffix(got, "…") {
-		t.Fatalf("not truncated on a rune boundary: len %d", len(got))
+	p, err := New(Config{Name: "fz", BaseURL: "http://127.0.0.1:1/v1", APIKeyEnv: "K", Models: []ModelConfig{{ID: "m"}}},
+		WithLookupEnv(func(string) (string, bool) { return "fz-0123456789abcdefKEY", true }))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.HasPrefix(got, "é") || strings.ContainsRune(got, '\uFFFD') {
-		t.Fatalf("cut inside a rune: %q", got[len(got)-8:])
+	for _, tc := range []struct{ name, body, wantTail string }{
+		{"key at the cut", strings.Repeat("x", maxServerMessage-10) + " fz-0123456789abcdefKEY", ""},
+		{"runes", strings.Repeat("é", maxServerMessage), "é…"},
+	} {
+		msg := p.errorf(protocol.ReasonProviderFailed, serverMessage([]byte(tc.body)), "HTTP 400").Message
+		server := strings.TrimPrefix(msg, `openai provider "fz": HTTP 400: `)
+		if len(server) > maxServerMessage+len("…") || !strings.HasSuffix(server, tc.wantTail) {
+			t.Errorf("%s: message ends %q, want %q (%d bytes)", tc.name, server[max(0, len(server)-20):], tc.wantTail, len(server))
+		}
+		if strings.Contains(msg, "fz-0123") || strings.ContainsRune(msg, utf8.RuneError) {
+			t.Errorf("%s: %q", tc.name, msg)
+		}
 	}
 }
