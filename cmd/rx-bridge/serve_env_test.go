@@ -124,10 +124,34 @@ func initialized(t *testing.T, c *lspclient.Client, caps map[string]any) initRes
 	if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
-		t.Fatal(err)
-	}
+	waitGeneration(t, c, caps)
 	return res
+}
+
+// waitGeneration waits for the first generation: an rx client is told
+// with rx/actionsChanged, a plain client is not, so it asks rx/actions.
+func waitGeneration(t *testing.T, c *lspclient.Client, caps map[string]any) {
+	t.Helper()
+	if _, rx := caps["experimental"]; rx {
+		if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for {
+		var list struct{ Generation int64 }
+		if err := c.Call(ctxT(t), "rx/actions", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		if list.Generation > 0 {
+			return
+		}
+		select {
+		case <-ctxT(t).Done():
+			t.Fatal("the first generation never came up")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 type initResult struct {
