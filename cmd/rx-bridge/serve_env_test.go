@@ -43,18 +43,28 @@ func (e *serveEnv) writeConfig(toml string) {
 
 // installUIKit installs this test binary, re-executed, as the uikit plugin.
 func (e *serveEnv) installUIKit() {
+	e.installHelper("uikit", map[string]any{"capabilities": []string{"ui"}})
+}
+
+// installHelper installs this test binary, re-executed, as the test
+// plugin name (see TestServeSidecarHelper) with the runtime members in
+// runtime.
+func (e *serveEnv) installHelper(name string, runtime map[string]any) {
 	t := e.t
 	src := t.TempDir()
+	rt := map[string]any{
+		"command": os.Args[0],
+		"args":    []string{"-test.run=^TestServeSidecarHelper$"},
+		"env":     map[string]string{sidecarEnv: name},
+	}
+	for k, v := range runtime {
+		rt[k] = v
+	}
 	man := map[string]any{
 		"apiVersion": "reasonix.io/plugin/v1",
-		"name":       "uikit",
+		"name":       name,
 		"version":    "0.0.1",
-		"runtime": map[string]any{
-			"command":      os.Args[0],
-			"args":         []string{"-test.run=^TestServeSidecarHelper$"},
-			"env":          map[string]string{sidecarEnv: "uikit"},
-			"capabilities": []string{"ui"},
-		},
+		"runtime":    rt,
 	}
 	b, _ := json.Marshal(man)
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
