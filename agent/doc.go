@@ -1,14 +1,16 @@
 // Package agent runs in-editor agent sessions: a session belongs to one
 // workspace, holds the conversation with one model, and runs turns. A
 // turn follows SPEC §12 in order, with every hook point and replacement
-// slot of the extension host: input.receive, agent.before_start,
-// system_prompt.build, then provider rounds (context.prepare,
+// slot of the extension host: input.receive, agent.before_start, the
+// system prompt its generation settled at build time (system_prompt.build
+// runs there, once per build), then provider rounds (context.prepare,
 // provider.request, the stream, provider.response) and, for each tool
 // call, the host's permission verdict, permission.decision, tool.before,
 // the tool (or its tool:<name> owner) and tool.after — until the model
 // stops, the step budget ends, a plugin blocks, or the user cancels. Long
 // histories are compacted through compaction.prepare/compaction.complete,
-// and sessions emit session.start/save/load/rotate/end.
+// and sessions emit session.start/save/load/rotate/end, where only the
+// session_policy owner rules and every other plugin observes.
 //
 // A turn pins one runtime generation from start to end. Everything a
 // session shows is a typed Update shaped after the Agent Client

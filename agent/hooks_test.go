@@ -35,35 +35,50 @@ func TestHookOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"session.start",
 		// turn 1: one round with a tool call, one that answers
-		"input.receive", "agent.before_start", "system_prompt.build",
+		"input.receive", "agent.before_start",
+		"context.prepare", "provider.request", "provider.response",
+		"permission.decision", "tool.before", "tool.after",
+		"context.prepare", "provider.request", "provider.response",
+		// turn 2
+		"input.receive", "agent.before_start",
+		"context.prepare", "provider.request", "provider.response",
+	}
+	if got := ps.intercepts(t, "rec"); !slices.Equal(got, want) {
+		t.Fatalf("intercept order\ngot  %v\nwant %v", got, want)
+	}
+	// Every point is observed, in order, the strategy points only as
+	// events: system_prompt.build once when the generation was built, the
+	// session points as they happen. Stored updates reach frontend.event
+	// observers too. Events are asynchronous, so wait.
+	wantEvents := []string{
+		"system_prompt.build", "session.start",
+		"input.receive", "agent.before_start",
 		"context.prepare", "provider.request", "provider.response",
 		"permission.decision", "tool.before", "tool.after",
 		"context.prepare", "provider.request", "provider.response",
 		"session.save", "session.rotate",
-		// turn 2: the system prompt of this generation is reused
 		"input.receive", "agent.before_start",
 		"context.prepare", "provider.request", "provider.response",
 		"session.save", "session.rotate",
 		"session.end",
 		"session.load",
 	}
-	if got := ps.intercepts(t, "rec"); !slices.Equal(got, want) {
-		t.Fatalf("intercept order\ngot  %v\nwant %v", got, want)
-	}
-	// Each ruling is followed by its observation, and stored updates
-	// reach frontend.event observers; events are asynchronous, so wait.
+	var events []string
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		events := ps.lines(t, "rec event ")
-		if count(events, "frontend.event") > 0 && len(events)-count(events, "frontend.event") == len(want) {
+		events = ps.lines(t, "rec event ")
+		if count(events, "frontend.event") > 0 && len(events)-count(events, "frontend.event") == len(wantEvents) {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("events %v", events)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	events = slices.DeleteFunc(events, func(e string) bool { return e == "frontend.event" })
+	if !slices.Equal(events, wantEvents) {
+		t.Fatalf("event order\ngot  %v\nwant %v", events, wantEvents)
 	}
 }
 
@@ -92,7 +107,6 @@ func TestBlockAtEachPoint(t *testing.T) {
 	}{
 		{protocol.InputReceive, "", false},
 		{protocol.AgentBeforeStart, "", false},
-		{protocol.SystemPromptBuild, "user", false},
 		{protocol.ContextPrepare, "user", false},
 		{protocol.ProviderRequestPt, "user", false},
 		{protocol.ProviderResponsePt, "user", false},
@@ -157,11 +171,6 @@ func TestReplaceAtEachPoint(t *testing.T) {
 		{protocol.InputReceive, `{"text":"rewritten input"}`, "", func(t *testing.T, h *harness, s *Session) {
 			if got := s.History()[0].Content; got != "rewritten input" {
 				t.Errorf("user message %q", got)
-			}
-		}},
-		{protocol.SystemPromptBuild, `{"prompt":"custom system prompt","workspaceRoot":"/elsewhere"}`, "", func(t *testing.T, h *harness, s *Session) {
-			if got := h.prov.requests()[0].Body.Messages[0]; got.Role != protocol.RoleSystem || got.Content != "custom system prompt" {
-				t.Errorf("system message %+v", got)
 			}
 		}},
 		{protocol.ContextPrepare, `{"messages":[{"role":"user","content":"only this"}]}`, "", func(t *testing.T, h *harness, s *Session) {
@@ -394,14 +403,14 @@ func TestSessionPointBlocks(t *testing.T) {
 		}
 		id := s.ID()
 		_ = s.Close(ctx(t))
-		ps := startPlugins(t, pluginSpec{id: "keeper", intercepts: []protocol.HookPoint{protocol.SessionLoad}, rules: map[protocol.HookPoint]rule{
+		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
 			protocol.SessionLoad: {Decision: protocol.DecisionBlock, Reason: "archived"},
 		}})
 		h.opts.Runtime = ps.mgr
 		if _, err := h.reopen().Load(ctx(t), id); err == nil || !strings.Contains(err.Error(), "archived") {
 			t.Fatalf("Load = %v", err)
 		}
-		flaky := startPlugins(t, pluginSpec{id: "flaky", required: true, intercepts: []protocol.HookPoint{protocol.SessionLoad}, rules: map[protocol.HookPoint]rule{
+		flaky := startPlugins(t, pluginSpec{id: "flaky", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
 			protocol.SessionLoad: {Fail: "disk on fire"},
 		}})
 		h.opts.Runtime = flaky.mgr
@@ -416,7 +425,7 @@ func TestSessionPointBlocks(t *testing.T) {
 	})
 	t.Run("session.rotate block skips rotation", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "keeper", intercepts: []protocol.HookPoint{protocol.SessionRotate}, rules: map[protocol.HookPoint]rule{
+		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
 			protocol.SessionRotate: {Decision: protocol.DecisionBlock, Reason: "keep one file"},
 		}})
 		h := newHarness(t, newScripted(answer("a")), onPlugins(ps), func(o *Options) { o.MaxTranscriptBytes = 1 })

@@ -113,7 +113,7 @@ func (j *journal) store(r *record) {
 // event, not one per chunk. It never waits for an observer.
 func (j *journal) observe(u *Update) {
 	g := j.gen
-	if g == nil || !hasObservers(g, protocol.FrontendEvent) {
+	if g == nil || !g.Observed(protocol.FrontendEvent) {
 		return
 	}
 	detail, _ := json.Marshal(u)
@@ -121,19 +121,6 @@ func (j *journal) observe(u *Update) {
 	for _, w := range g.Event(protocol.FrontendEvent, p) {
 		j.s.a.opts.Logger.Warn(w)
 	}
-}
-
-// hasObservers reports whether any plugin intercepts or owns point, so
-// the caller can skip building a payload nobody reads.
-func hasObservers(g *exthost.Generation, point protocol.HookPoint) bool {
-	if g.Empty() {
-		return false
-	}
-	if len(g.Chain(point)) > 0 {
-		return true
-	}
-	_, owned := g.Slots.OwnerAt(point)
-	return owned
 }
 
 // updateText is the one-line text of an update for frontend.event.

@@ -64,8 +64,6 @@ type Options struct {
 	KeepTurns int
 	// MaxTokens caps each completion (0: the provider's default).
 	MaxTokens int
-	// SystemPrompt replaces the host's default system prompt.
-	SystemPrompt string
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock (tests set it).

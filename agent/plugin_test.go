@@ -33,6 +33,9 @@ type rule struct {
 	Fail string `json:"fail,omitempty"`
 	// Tool limits the rule to tool points of that tool.
 	Tool string `json:"tool,omitempty"`
+	// Wrap, at system_prompt.build, replaces the prompt with Wrap + the
+	// prompt it was given, as a plugin wrapping the host's prompt does.
+	Wrap string `json:"wrap,omitempty"`
 }
 
 // servePlugin is the sidecar: it logs every intercept and event and
@@ -68,6 +71,13 @@ func servePlugin() {
 			return sdk.Decision{}, errors.New(r.Fail)
 		case r.Decision == protocol.DecisionBlock:
 			return sdk.Block(r.Reason), nil
+		case r.Wrap != "":
+			var sp protocol.SystemPromptBuildPayload
+			if err := json.Unmarshal(c.Raw, &sp); err != nil {
+				return sdk.Decision{}, err
+			}
+			sp.Prompt = r.Wrap + sp.Prompt
+			return sdk.Replace(&sp), nil
 		case r.Decision == protocol.DecisionReplace:
 			return sdk.ReplaceJSON(r.Replacement), nil
 		case r.Decision == protocol.DecisionAllow:
@@ -79,10 +89,28 @@ func servePlugin() {
 	})
 	p.OnEvent(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) {
 		appendLog(name + " event " + string(c.Point))
+		var ev struct {
+			Prompt string `json:"prompt"`
+			Kind   string `json:"kind"`
+		}
+		_ = json.Unmarshal(c.Raw, &ev)
+		switch {
+		case c.Point == protocol.SystemPromptBuild:
+			appendLog(name + " saw prompt " + ev.Prompt)
+		case c.Point == protocol.FrontendEvent && ev.Kind == "crash":
+			os.Exit(7) // the test's way to crash this sidecar
+		}
 	})
 	if mode := os.Getenv(envProvide); mode != "" {
 		p.Provide(sdk.Provider{
-			Descriptor: protocol.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20},
+			Descriptor: protocol.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20, Efforts: []string{"low", "high"}, DefaultEffort: "high"},
+			Accept: func(_ context.Context, open *protocol.StreamOpenParams) error {
+				appendLog(fmt.Sprintf("provider open effort=%q", open.Effort))
+				if mode == "decline" {
+					return errors.New("not today")
+				}
+				return nil
+			},
 			Stream: func(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error {
 				return provide(ctx, mode, open, out)
 			},
@@ -142,11 +170,15 @@ type pluginSpec struct {
 	provide string
 }
 
+// hostPrompt is the system prompt the test plugins' host builds from.
+const hostPrompt = "host prompt"
+
 // plugins is a running generation of test plugins and what they logged.
 type plugins struct {
-	mgr *exthost.Manager
-	gen *exthost.Generation
-	log string
+	mgr  *exthost.Manager
+	gen  *exthost.Generation
+	list []*exthost.Plugin // what gen was built from
+	log  string
 
 	mu     sync.Mutex
 	audits []string
@@ -159,7 +191,7 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 		t.Fatal(err)
 	}
 	ps := &plugins{log: t.TempDir() + "/hooks.log"}
-	ps.mgr = exthost.NewManager(exthost.ManagerOptions{SessionID: "test", WorkspaceRoot: t.TempDir(), Audit: func(note string) {
+	ps.mgr = exthost.NewManager(exthost.ManagerOptions{SessionID: "test", WorkspaceRoot: t.TempDir(), SystemPrompt: hostPrompt, Audit: func(note string) {
 		ps.mu.Lock()
 		ps.audits = append(ps.audits, note)
 		ps.mu.Unlock()
@@ -191,7 +223,7 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps.gen = g
+	ps.gen, ps.list = g, list
 	return ps
 }
 

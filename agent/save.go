@@ -8,18 +8,20 @@ import (
 )
 
 // save ends a turn's bookkeeping: every record is written, the transcript
-// is made durable, session.save observes the saved session, and the
-// transcript rotates if it grew past its bound. At session.save and
-// session.rotate a plugin failure fails the turn (SPEC: fatal there); a
-// block at session.save is shown (the save already happened and is never
-// undone), a block at session.rotate skips this rotation.
+// is made durable, session.save reports the saved session, and the
+// transcript rotates if it grew past its bound. Only the session_policy
+// owner rules on session.save and session.rotate (the plugins that list
+// them observe them as events): its failure fails the turn (SPEC: fatal
+// there); its block at session.save is shown (the save already happened
+// and is never undone), at session.rotate it skips this rotation.
 //
 // When no plugin rules on session.save and no rotation is due, the fsync
 // runs in the background instead: the records are already written, so
-// they survive the process dying; the fsync, which makes them survive
-// the machine dying, is issued now and only waited for by the next turn,
-// SetModel or Close, whichever comes first (its failure fails that call).
-// The answer thus reaches the user a disk flush earlier.
+// they survive the process dying and observers can read them; the fsync,
+// which makes them survive the machine dying, is issued now and only
+// waited for by the next turn, SetModel or Close, whichever comes first
+// (its failure fails that call). The answer thus reaches the user a disk
+// flush earlier.
 func (t *turn) save(ctx context.Context) error {
 	s := t.s
 	s.j.flush()
@@ -28,8 +30,13 @@ func (t *turn) save(ctx context.Context) error {
 		return err
 	}
 	rotate := s.log.Size() >= s.a.opts.MaxTranscriptBytes
-	if !rotate && !hasObservers(t.g, protocol.SessionSave) {
+	if !rotate && !t.g.Rules(protocol.SessionSave) {
 		s.syncInBackground()
+		if t.g.Observed(protocol.SessionSave) {
+			for _, w := range t.g.Event(protocol.SessionSave, &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: s.log.Path()}) {
+				t.notice(NoticeWarning, protocol.SessionSave, "", w)
+			}
+		}
 		return nil
 	}
 	if err := s.log.Sync(); err != nil {

@@ -34,14 +34,6 @@ type Session struct {
 	// syncing carries the result of the last turn's background fsync.
 	syncing chan error
 
-	// prompt caches the system prompt per generation: system_prompt.build
-	// runs once per generation and session, so the prompt (and a
-	// provider's prompt cache) stays byte-identical across turns.
-	prompt struct {
-		gen  int64
-		text string
-		ok   bool
-	}
 	// reported is the provider's prompt-token count for the last request
 	// and the history length it covered; compaction estimates from it.
 	reported struct{ tokens, upTo int }

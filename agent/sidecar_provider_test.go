@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,53 @@ func TestEchoProviderExample(t *testing.T) {
 	res, err = s.Prompt(ctx(t), "just echo this")
 	if err != nil || s.History()[5].Content != "just echo this" {
 		t.Fatalf("echo turn: %+v, %v, %+v", res, err, s.History())
+	}
+}
+
+// TestStreamOpenCarriesOnlyAChosenEffort: with no effort chosen,
+// stream/open carries none (the plugin applies its own default, as under
+// Reasonix); a chosen one is passed on.
+func TestStreamOpenCarriesOnlyAChosenEffort(t *testing.T) {
+	t.Parallel()
+	ps := startPlugins(t, pluginSpec{id: "prov", provide: "tools"})
+	h := newHarness(t, newScripted(), onPluginModels(t, ps, newScripted()))
+	s, err := h.agent.New(ctx(t), h.ws, "plugin/prov/echo/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx(t), "what is here?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ps.lines(t, "provider open "); !slices.Equal(got, []string{`effort=""`, `effort=""`}) {
+		t.Errorf("stream/open efforts %q, want none chosen twice", got)
+	}
+	st, err := h.opts.Models(ps.gen).Open(ctx(t), "plugin/prov/echo/m", "low", protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: protocol.RoleAssistant, Content: "x"}}, Tools: []protocol.ProviderToolSchema{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if got := ps.lines(t, "provider open "); len(got) != 3 || got[2] != `effort="low"` {
+		t.Errorf("stream/open efforts %q, want the chosen low last", got)
+	}
+}
+
+// TestDeclinedStreamNamesPluginAndModel: the error of a provider that
+// refuses a stream says which plugin refused which model.
+func TestDeclinedStreamNamesPluginAndModel(t *testing.T) {
+	t.Parallel()
+	ps := startPlugins(t, pluginSpec{id: "prov", provide: "decline"})
+	h := newHarness(t, newScripted(), onPluginModels(t, ps, newScripted()))
+	s, err := h.agent.New(ctx(t), h.ws, "plugin/prov/echo/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Prompt(ctx(t), "hi")
+	if err == nil || protocol.ReasonOf(err) != protocol.ReasonProviderFailed {
+		t.Fatalf("Prompt = %v, want provider_failed", err)
+	}
+	for _, want := range []string{"extension prov", `"plugin/prov/echo/m"`, `model "m"`, "not today"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %s", err, want)
+		}
 	}
 }

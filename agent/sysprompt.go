@@ -1,36 +1,28 @@
 package agent
 
-import (
-	"context"
-	"fmt"
-
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-)
+import "fmt"
 
 // defaultSystemPrompt is the host's system prompt; %s is the workspace.
 const defaultSystemPrompt = `You are a coding agent working in the workspace at %s, inside the user's editor.
 Use the tools to read, list and search files, to change them (your edits go to the editor's buffers) and to run programs (exec form, no shell). Paths are relative to the workspace root; nothing outside it is reachable.
 Read before you edit, keep changes minimal, and say briefly what you did.`
 
-// systemPrompt returns the turn's system prompt. system_prompt.build
-// (with its slot owner) runs once per generation and session; later turns
-// on the same generation reuse the result, so the prompt stays
-// byte-identical and a provider's prompt cache keeps working. A block
-// ends the turn and is not cached.
-func (t *turn) systemPrompt(ctx context.Context) (string, error) {
-	s := t.s
-	if s.prompt.ok && s.prompt.gen == t.g.ID {
-		return s.prompt.text, nil
+// DefaultSystemPrompt is the host's system prompt for workspace. A host
+// hands it to its extension host (exthost.ManagerOptions.SystemPrompt),
+// which settles each generation's prompt from it once per runtime build.
+func DefaultSystemPrompt(workspace string) string {
+	return fmt.Sprintf(defaultSystemPrompt, workspace)
+}
+
+// systemPrompt is the turn's system prompt: the one its generation
+// settled when it was built (system_prompt.build and its slot owner run
+// there, once per build, never during a turn), so every turn on a
+// generation sends the same bytes and a provider's prompt cache keeps
+// working. A generation built without a prompt (a runtime whose host gave
+// none) leaves the default for the session's workspace.
+func (t *turn) systemPrompt() string {
+	if p := t.g.SystemPrompt; p != "" {
+		return p
 	}
-	prompt := s.a.opts.SystemPrompt
-	if prompt == "" {
-		prompt = fmt.Sprintf(defaultSystemPrompt, s.ws.Root)
-	}
-	out, err := t.hook(ctx, &protocol.SystemPromptBuildPayload{Prompt: prompt, WorkspaceRoot: s.ws.Root})
-	if err != nil {
-		return "", err
-	}
-	prompt = out.Payload.(*protocol.SystemPromptBuildPayload).Prompt
-	s.prompt.gen, s.prompt.text, s.prompt.ok = t.g.ID, prompt, true
-	return prompt, nil
+	return DefaultSystemPrompt(t.s.ws.Root)
 }

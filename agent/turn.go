@@ -109,10 +109,7 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	t.s.j.commit(&record{Type: recMessage, Message: &protocol.ProviderMessage{Role: protocol.RoleUser, Content: text}})
-	system, err := t.systemPrompt(ctx)
-	if err != nil {
-		return err
-	}
+	system := t.systemPrompt()
 	for step := 1; ; step++ {
 		if err := t.compact(ctx, system); err != nil {
 			return err

@@ -50,14 +50,18 @@ func jsonAction(a editorui.Action) actionJSON {
 // actions serves rx/actions.
 func (s *Server) actions(context.Context, []byte) (any, error) { return s.actionList(), nil }
 
-// actionsChanged tells the editor about a new generation, and re-registers
-// the commands with editors that register them dynamically.
+// actionsChanged tells an rx client about a new generation (a plain LSP
+// client never declared it understands rx/ notifications, so it gets
+// none), and re-registers the commands with editors that register them
+// dynamically.
 func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
-	list := actionsChangedParams{actionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
-	if list.Warnings == nil {
-		list.Warnings = []string{}
+	if s.client.rx != nil {
+		list := actionsChangedParams{actionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
+		if list.Warnings == nil {
+			list.Warnings = []string{}
+		}
+		s.notify("rx/actionsChanged", list)
 	}
-	s.notify("rx/actionsChanged", list)
 	if !s.client.dynamicCommands {
 		return
 	}

@@ -53,7 +53,7 @@ func newRuntime(s *Server, home *manifest.Home) (*runtime, error) {
 	r.mgr = exthost.NewManager(exthost.ManagerOptions{
 		SessionID:       s.session,
 		WorkspaceRoot:   s.workspace,
-		UIHost:          protocol.UIHostDesktop,
+		SystemPrompt:    agent.DefaultSystemPrompt(s.workspace),
 		Services:        s.services(),
 		StartBudget:     home.Config.StartupTimeout(),
 		ShutdownTimeout: home.Config.ShutdownTimeout(),

@@ -38,9 +38,13 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
+// rxCaps are the capabilities of a minimal rx client.
+var rxCaps = map[string]any{"experimental": map[string]any{"rxBridge": map[string]any{"version": 1}}}
+
+// start initializes an rx client and waits for the first generation.
 func start(t testing.TB, c *lspclient.Client) {
 	t.Helper()
-	if err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
+	if err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": rxCaps}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
@@ -148,4 +152,51 @@ func TestInitializeFailure(t *testing.T) {
 	}
 	inW.Close()
 	<-code
+}
+
+// TestActionsChangedOnlyForRxClients: a plain LSP client never declared
+// it understands rx/ notifications, so no build sends it
+// rx/actionsChanged; an rx client gets one per build.
+func TestActionsChangedOnlyForRxClients(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps map[string]any
+		want int
+	}{
+		{"plain", map[string]any{}, 0},
+		{"rx", rxCaps, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c, _ := inProcess(t)
+			if err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": tc.caps}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
+				t.Fatal(err)
+			}
+			// The first build is up once rx/actions says so; the
+			// notification of the reload's build is written before its
+			// answer.
+			for {
+				var list struct{ Generation int64 }
+				if err := c.Call(ctxT(t), "rx/actions", nil, &list); err != nil {
+					t.Fatal(err)
+				}
+				if list.Generation > 0 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			var res struct{ Generation int64 }
+			if err := c.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.reload"}, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Generation == 0 {
+				t.Fatalf("reload = %+v", res)
+			}
+			if n := len(c.Messages("rx/actionsChanged")); n != tc.want {
+				t.Fatalf("%d rx/actionsChanged, want %d", n, tc.want)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,45 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestFieldByFieldDismissal: asked field by field (no native form), a
+// dismissed optional field is left out and the answered ones are kept, as
+// Reasonix does; a dismissed required field, or every field dismissed,
+// cancels the request.
+func TestFieldByFieldDismissal(t *testing.T) {
+	t.Parallel()
+	form := `{"title":"Profile","fields":[{"key":"name","label":"Name","kind":"input"},{"key":"ok","label":"Sure?","kind":"confirm"%s},{"key":"pet","label":"Pet","kind":"select","options":["cat","dog"]}]}`
+	tests := []struct {
+		name     string
+		required string
+		dismiss  map[string]bool // methods the user dismisses
+		want     string
+	}{
+		{name: "a dismissed optional field keeps the others", dismiss: map[string]bool{"Confirm": true}, want: `{"name":"Ada","pet":"cat"}`},
+		{name: "a dismissed required field cancels", required: `,"required":true`, dismiss: map[string]bool{"Confirm": true}, want: "cancelled"},
+		{name: "nothing answered cancels", dismiss: map[string]bool{"Input": true, "Confirm": true, "Select": true}, want: "cancelled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ed := newFake(KindInput, KindConfirm, KindSelect)
+			answer := answerWith(map[string]any{"name": "Ada", "ok": true, "pet": "cat"})
+			ed.answer = func(method string, p Prompt) (Answer, error) {
+				if tt.dismiss[method] {
+					return Answer{Cancelled: true}, nil
+				}
+				return answer(method, p)
+			}
+			h := newTestHub(t, ed)
+			res, err := h.Request(context.Background(), "hello", request(3, "s-1", protocol.RequestInput, fmt.Sprintf(form, tt.required)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := values(t, res); got != tt.want {
+				t.Errorf("result = %s, want %s\n%s", got, tt.want, ed.log())
+			}
+		})
 	}
 }

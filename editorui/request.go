@@ -54,7 +54,9 @@ func (h *Hub) Request(ctx context.Context, plugin string, p *protocol.UIRequestP
 }
 
 // ask puts a prompt's questions to the editor and returns the checked
-// answers.
+// answers. Field by field, as Reasonix asks them: a dismissed optional
+// field is left out and the answered ones are kept; a dismissed required
+// field, or nothing answered at all, cancels the prompt.
 func (h *Hub) ask(ctx context.Context, p Prompt) (Answer, error) {
 	if len(p.Fields) > 1 && h.opts.Editor.Supports(KindForm) {
 		a, err := h.opts.Editor.Form(ctx, p)
@@ -68,14 +70,23 @@ func (h *Hub) ask(ctx context.Context, p Prompt) (Answer, error) {
 		one := p
 		one.Fields = []Field{f}
 		a, err := h.askOne(ctx, one)
-		if err != nil || a.Cancelled {
+		if err != nil {
 			return a, err
 		}
-		checked := checkAll(one.Fields, a.Values)
-		if checked.Cancelled {
-			return checked, nil // a required answer missing or unfit
+		if ctx.Err() != nil {
+			return Answer{Cancelled: true}, nil
 		}
-		maps.Copy(values, checked.Values)
+		got := checkAll(one.Fields, a.Values)
+		if a.Cancelled || got.Cancelled || len(got.Values) == 0 {
+			if f.Required {
+				return Answer{Cancelled: true}, nil
+			}
+			continue
+		}
+		maps.Copy(values, got.Values)
+	}
+	if len(values) == 0 {
+		return Answer{Cancelled: true}, nil
 	}
 	return Answer{Values: values}, nil
 }

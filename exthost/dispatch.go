@@ -73,20 +73,52 @@ const (
 
 // Intercept walks point's interceptor chain (SPEC §3 order) and then the
 // owner of the slot ruling point (SPEC §4), applying each ruling to the
-// payload. It returns the final payload and every ruling; an error means
-// the operation must fail (a required-class plugin failed or broke the
-// contract, or ctx ended). With no plugin at point it does no JSON work.
+// payload, and then sends the outcome to every observer of point as an
+// event. At the strategy points (system_prompt.build and session.*)
+// there is no chain: only the owner rules, and the plugins that list the
+// point in their intercepts only observe it. It returns the final payload
+// and every ruling; an error means the operation must fail (a
+// required-class plugin failed or broke the contract, or ctx ended). With
+// no plugin at point it does no JSON work.
 func (g *Generation) Intercept(ctx context.Context, point protocol.HookPoint, payload protocol.Payload) (Outcome, error) {
 	out := Outcome{Point: point, Payload: payload}
 	if perm, ok := payload.(*protocol.PermissionDecisionPayload); ok {
 		out.Verdict = perm.HostDecision
 	}
-	chain := g.chains[point]
 	owner := g.owner(point, payload)
+	chain := g.chains[point]
+	if strategyPoint(point) {
+		if owner == nil {
+			// Nobody rules: the plugins of the point observe it.
+			if len(chain) > 0 {
+				out.Warnings = g.Event(point, payload)
+			}
+			return out, nil
+		}
+		chain = nil
+	}
 	if len(chain) == 0 && owner == nil {
 		return out, nil
 	}
 	return g.interceptChain(ctx, out, chain, owner)
+}
+
+// strategyPoint reports whether point is ruled by its slot owner alone, as
+// in Reasonix (PROTOCOL_DETAILS §4.2, §5): system_prompt.build, once per
+// runtime build, and the five session.* points.
+func strategyPoint(point protocol.HookPoint) bool {
+	switch point {
+	case protocol.SystemPromptBuild, protocol.SessionStart, protocol.SessionLoad, protocol.SessionSave, protocol.SessionRotate, protocol.SessionEnd:
+		return true
+	}
+	return false
+}
+
+// Rules reports whether a plugin may rule on point in g: a member of its
+// chain (none at the strategy points) or the owner of the slot ruling it.
+// Without one, Intercept of point never waits on a sidecar.
+func (g *Generation) Rules(point protocol.HookPoint) bool {
+	return g.owner(point, nil) != nil || (!strategyPoint(point) && len(g.chains[point]) > 0)
 }
 
 // interceptChain is Intercept's slow path, kept apart so the fast path allocates

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,13 +215,16 @@ func TestDecisionMatrix(t *testing.T) {
 		{
 			name: "slot owner replace is final after the chain",
 			plugins: []scripted{
-				{id: "chain", intercept: []protocol.HookPoint{protocol.SystemPromptBuild}, rules: map[protocol.HookPoint]fakeRule{protocol.SystemPromptBuild: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"prompt":"chain","workspaceRoot":"/ws"}`)}}},
-				{id: "owner", replaces: []string{"system_prompt"}, rules: map[protocol.HookPoint]fakeRule{protocol.SystemPromptBuild: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"prompt":"owner","workspaceRoot":"/ws"}`)}}},
+				{id: "chain", intercept: []protocol.HookPoint{protocol.ContextPrepare}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"chain"}]}`)}}},
+				{id: "owner", replaces: []string{"context"}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"owner"}]}`)}}},
 			},
-			point: protocol.SystemPromptBuild, payload: &protocol.SystemPromptBuildPayload{Prompt: "host", WorkspaceRoot: "/ws"},
+			point: protocol.ContextPrepare, payload: &protocol.ContextPreparePayload{Messages: []protocol.ProviderMessage{{Role: protocol.RoleUser, Content: "host"}}},
 			check: func(t *testing.T, out Outcome) {
-				if got := out.Payload.(*protocol.SystemPromptBuildPayload).Prompt; got != "owner" {
-					t.Fatalf("prompt %q", got)
+				if got := out.Payload.(*protocol.ContextPreparePayload).Messages[0].Content; got != "owner" {
+					t.Fatalf("messages %+v", out.Payload)
+				}
+				if len(out.Rulings) != 2 || out.Rulings[0].Plugin != "chain" {
+					t.Fatalf("rulings %+v, want the chain's, then the owner's", out.Rulings)
 				}
 				if last := out.Rulings[len(out.Rulings)-1]; !last.Owner || last.Plugin != "owner" {
 					t.Fatalf("last ruling %+v", last)
@@ -450,5 +455,64 @@ func TestEventReachesTheToolSlotOwner(t *testing.T) {
 			t.Fatalf("events %v", got)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStrategyPointsHaveNoChain: at system_prompt.build and session.*
+// only the slot owner rules; a plugin that lists the point, even a
+// required one that would block, only observes it.
+func TestStrategyPointsHaveNoChain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		point   protocol.HookPoint
+		slot    string
+		payload protocol.Payload
+	}{
+		{protocol.SystemPromptBuild, "system_prompt", &protocol.SystemPromptBuildPayload{Prompt: "host", WorkspaceRoot: "/ws"}},
+		{protocol.SessionStart, "session_policy", &protocol.SessionStartPayload{Phase: protocol.PhaseStart, SessionPath: "/s"}},
+		{protocol.SessionLoad, "session_policy", &protocol.SessionLoadPayload{Phase: protocol.PhaseLoad, SessionPath: "/s"}},
+		{protocol.SessionSave, "session_policy", &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: "/s"}},
+		{protocol.SessionRotate, "session_policy", &protocol.SessionRotatePayload{Phase: protocol.PhaseRotate, SessionPath: "/s"}},
+		{protocol.SessionEnd, "session_policy", &protocol.SessionEndPayload{Phase: protocol.PhaseEnd, SessionPath: "/s"}},
+	} {
+		for _, owned := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s owned=%v", tc.point, owned), func(t *testing.T) {
+				t.Parallel()
+				plugins := []scripted{{id: "watcher", required: true, intercept: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]fakeRule{tc.point: {Decision: protocol.DecisionBlock, Reason: "no"}}}}
+				if owned {
+					plugins = append(plugins, scripted{id: "owner", replaces: []string{tc.slot}})
+				}
+				g, log := startScripted(t, plugins...)
+				if g.Rules(tc.point) != owned {
+					t.Errorf("Rules = %v, want %v", g.Rules(tc.point), owned)
+				}
+				if !g.Observed(tc.point) {
+					t.Error("not Observed")
+				}
+				before := len(calls(log(), "intercept"))
+				out, err := g.Intercept(context.Background(), tc.point, tc.payload)
+				if err != nil || out.Blocked {
+					t.Fatalf("Intercept = %+v, %v; the watcher must not rule", out, err)
+				}
+				got := calls(log(), "intercept")[before:]
+				if want := []string{"owner " + string(tc.point)}; owned != slices.Equal(got, want) || (!owned && len(got) != 0) {
+					t.Fatalf("asked %v", got)
+				}
+				want := 1
+				if owned {
+					want = 2
+				}
+				if tc.point == protocol.SystemPromptBuild {
+					want *= 2 // the build's own, then this one
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for n := 0; n != want; n = len(slices.DeleteFunc(calls(log(), "event"), func(e string) bool { return !strings.HasSuffix(e, " "+string(tc.point)) })) {
+					if time.Now().After(deadline) {
+						t.Fatalf("events %v, want %d of %s", calls(log(), "event"), want, tc.point)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			})
+		}
 	}
 }

@@ -70,8 +70,16 @@ func (g *Generation) broadcast(to []*Sidecar, point protocol.HookPoint, raw json
 	}
 }
 
-// observersOf is point's chain plus the owner of its slot, without
-// duplicates, in chain order.
+// Observed reports whether any plugin observes point in g (observersOf is
+// not empty), so a caller can skip building a payload nobody reads.
+func (g *Generation) Observed(point protocol.HookPoint) bool {
+	return len(g.chains[point]) > 0 || g.owner(point, nil) != nil
+}
+
+// observersOf is who gets the extension/event of point: every plugin
+// whose manifest intercepts it (its chain) plus the owner of the slot
+// ruling it, without duplicates, in chain order. This is the one rule of
+// who observes a point.
 func (g *Generation) observersOf(point protocol.HookPoint, payload protocol.Payload) []*Sidecar {
 	chain := g.chains[point]
 	owner := g.owner(point, payload)

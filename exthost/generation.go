@@ -30,6 +30,12 @@ type Generation struct {
 	Warnings []string
 	// StartTime is how long the build took.
 	StartTime time.Duration
+	// SystemPrompt is the system prompt turns on this generation use:
+	// the manager's, as the system_prompt slot owner settled it when the
+	// generation was built (Manager.Load).
+	SystemPrompt string
+
+	promptKey string // what SystemPrompt depends on; see promptKey
 
 	byID   map[string]*Sidecar
 	chains map[protocol.HookPoint][]*Sidecar

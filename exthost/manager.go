@@ -3,6 +3,9 @@ package exthost
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,7 +28,10 @@ type ManagerOptions struct {
 	// SessionID and WorkspaceRoot go into every handshake's session.
 	SessionID     string
 	WorkspaceRoot string
-	UIHost        protocol.UIHostKind
+	// SystemPrompt is the host's system prompt for WorkspaceRoot. Every
+	// build settles its generation's Generation.SystemPrompt from it,
+	// through the system_prompt slot owner if there is one.
+	SystemPrompt string
 	// Services receive the sidecars' inbound traffic.
 	Services Services
 	// StartBudget bounds a whole generation build (default 30 s);
@@ -69,6 +75,7 @@ func NewManager(opts ManagerOptions) *Manager {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	empty, _ := newGeneration(0, nil, observers{})
+	empty.SystemPrompt, empty.promptKey = opts.SystemPrompt, promptKey(empty, opts)
 	return &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}}
 }
 
@@ -98,6 +105,10 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 		return nil, err
 	}
 	g.Warnings = append(warnings, g.Warnings...)
+	if err := m.settlePrompt(ctx, g); err != nil {
+		shutdownAll(started, m.opts.ShutdownTimeout)
+		return nil, err
+	}
 	g.StartTime = time.Since(began)
 
 	m.mu.Lock()
@@ -112,6 +123,48 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 	m.mu.Unlock()
 	m.retire(old)
 	return g, nil
+}
+
+// settlePrompt runs system_prompt.build for g before it serves a turn, as
+// Reasonix does once per runtime build (PROTOCOL_DETAILS §5): only the
+// system_prompt owner rules, with the host's prompt; every observer of
+// the point then gets the final prompt as an event. A build that changes
+// nothing — the same plugins, handshakes, prompt and workspace as the
+// running generation — asks nobody and keeps the running prompt byte for
+// byte, so a provider's prompt cache survives a reload. An owner that
+// fails or blocks fails the build.
+func (m *Manager) settlePrompt(ctx context.Context, g *Generation) error {
+	g.promptKey = promptKey(g, m.opts)
+	payload := &protocol.SystemPromptBuildPayload{Prompt: m.opts.SystemPrompt, WorkspaceRoot: m.opts.WorkspaceRoot}
+	if cur := m.Current(); cur.promptKey == g.promptKey {
+		payload.Prompt = cur.SystemPrompt
+		g.SystemPrompt = payload.Prompt
+		g.Warnings = append(g.Warnings, g.Event(protocol.SystemPromptBuild, payload)...)
+		return nil
+	}
+	out, err := g.Intercept(ctx, protocol.SystemPromptBuild, payload)
+	if err != nil {
+		return err
+	}
+	if out.Blocked {
+		return fmt.Errorf("extension %s blocked system_prompt.build: %s", out.BlockedBy, out.Reason)
+	}
+	g.SystemPrompt = out.Payload.(*protocol.SystemPromptBuildPayload).Prompt
+	g.Warnings = append(g.Warnings, out.Warnings...)
+	return nil
+}
+
+// promptKey identifies what a generation's system prompt depends on: the
+// host's prompt and workspace, and every sidecar's plugin and handshake.
+func promptKey(g *Generation, opts ManagerOptions) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode([]string{opts.SystemPrompt, opts.WorkspaceRoot})
+	for _, s := range g.Sidecars {
+		_ = enc.Encode(s.Plugin)
+		_ = enc.Encode(s.Init)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 type startResult struct {
@@ -138,7 +191,6 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 			}
 			results[i].s, results[i].err = StartSidecar(budget, p, StartOptions{
 				Session:  protocol.SessionContext{SessionID: m.opts.SessionID, WorkspaceRoot: m.opts.WorkspaceRoot, Generation: id},
-				UIHost:   m.opts.UIHost,
 				Services: m.opts.Services,
 				Logger:   m.opts.Logger,
 				Trace:    m.opts.Trace,

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -70,11 +72,11 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 	if err == nil {
 		var v any
 		if v, err = protocol.DecodeResult(protocol.MethodStreamOpen, raw); err == nil && !v.(*protocol.StreamOpenResult).Accepted {
-			err = protocol.Errorf(protocol.ReasonProviderFailed, "extension %s declined provider stream %q", s.Plugin.ID, ref)
+			err = errDeclined
 		}
 	}
 	if err != nil {
-		ps.fail(openError(s, ref, ctx, err))
+		ps.fail(openError(s, ref, model, ctx, err))
 		ps.cancelRemote()
 		return nil, ps.err
 	}
@@ -91,14 +93,30 @@ func consumerGone(s *Sidecar, ref string, ctxErr error) error {
 	return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctxErr)
 }
 
-func openError(s *Sidecar, ref string, ctx context.Context, err error) error {
+// errDeclined is a stream/open answered accepted:false.
+var errDeclined = errors.New("declined")
+
+// openError is the error of a failed stream/open. Whatever the sidecar
+// answered (accepted:false, or an error whose text is the plugin's own),
+// it names the plugin, the ref and the model, so the user's error says
+// who refused what. An interrupted open stays provider_interrupted;
+// every other failure is provider_failed.
+func openError(s *Sidecar, ref, model string, ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return consumerGone(s, ref, ctx.Err())
 	}
-	if pe, ok := err.(*protocol.Error); ok && (pe.Reason == protocol.ReasonProviderInterrupted || pe.Reason == protocol.ReasonProviderFailed) {
-		return err
+	what := strconv.Quote(ref)
+	if model != "" {
+		what += " (model " + strconv.Quote(model) + ")"
 	}
-	return protocol.Errorf(protocol.ReasonProviderFailed, "extension %s could not open provider stream %q: %w", s.Plugin.ID, ref, err)
+	if err == errDeclined {
+		return protocol.Errorf(protocol.ReasonProviderFailed, "extension %s declined provider stream %s", s.Plugin.ID, what)
+	}
+	reason := protocol.ReasonProviderFailed
+	if protocol.ReasonOf(err) == protocol.ReasonProviderInterrupted {
+		reason = protocol.ReasonProviderInterrupted
+	}
+	return protocol.Errorf(reason, "extension %s could not open provider stream %s: %w", s.Plugin.ID, what, err)
 }
 
 // Next returns the next chunk in seq order. An `error` chunk is returned

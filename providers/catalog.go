@@ -187,9 +187,11 @@ func (c *Catalog) refsLocked() []string {
 	return refs
 }
 
-// Open starts a completion on the model ref with the given effort ("" for
-// the model's default). It never substitutes another model: an unknown ref,
-// an effort the model does not declare or an invalid request is an error.
+// Open starts a completion on the model ref with the given effort. An
+// empty effort is passed on as none chosen: the provider applies its own
+// default (a plugin provider's stream/open then carries no effort, as in
+// Reasonix). It never substitutes another model: an unknown ref, an
+// effort the model does not declare or an invalid request is an error.
 func (c *Catalog) Open(ctx context.Context, ref, effort string, body protocol.ProviderRequest) (Stream, error) {
 	e, err := c.lookup(ref)
 	if err != nil {
@@ -199,8 +201,7 @@ func (c *Catalog) Open(ctx context.Context, ref, effort string, body protocol.Pr
 		return nil, fmt.Errorf("request for %q: %w", ref, err)
 	}
 	d := e.model.Descriptor
-	effort, err = resolveEffort(d, effort)
-	if err != nil {
+	if err := checkEffort(d, effort); err != nil {
 		return nil, err
 	}
 	s, err := e.provider.Stream(ctx, Request{Ref: ref, Model: d.Model, Effort: effort, Body: body})
@@ -213,15 +214,16 @@ func (c *Catalog) Open(ctx context.Context, ref, effort string, body protocol.Pr
 	return s, nil
 }
 
-func resolveEffort(d protocol.ProviderDescriptor, effort string) (string, error) {
-	if effort == "" {
-		return d.DefaultEffort, nil
+// checkEffort refuses an effort the model does not declare; "" (none
+// chosen) is always fine.
+func checkEffort(d protocol.ProviderDescriptor, effort string) error {
+	switch {
+	case effort == "":
+		return nil
+	case len(d.Efforts) == 0:
+		return fmt.Errorf("model %q takes no reasoning effort (got %q)", d.Ref, effort)
+	case !slices.Contains(d.Efforts, effort):
+		return fmt.Errorf("model %q has no effort %q; it accepts %s", d.Ref, effort, strings.Join(d.Efforts, ", "))
 	}
-	if len(d.Efforts) == 0 {
-		return "", fmt.Errorf("model %q takes no reasoning effort (got %q)", d.Ref, effort)
-	}
-	if !slices.Contains(d.Efforts, effort) {
-		return "", fmt.Errorf("model %q has no effort %q; it accepts %s", d.Ref, effort, strings.Join(d.Efforts, ", "))
-	}
-	return effort, nil
+	return nil
 }

@@ -168,7 +168,7 @@ func TestCatalogOpenEffortAndRequest(t *testing.T) {
 		wantEffort        string
 		wantErr           string
 	}{
-		{name: "default effort", ref: "local/r", wantEffort: "low"},
+		{name: "no effort chosen is passed on as none", ref: "local/r", wantEffort: ""},
 		{name: "explicit effort", ref: "local/r", effort: "high", wantEffort: "high"},
 		{name: "undeclared effort", ref: "local/r", effort: "max", wantErr: `model "local/r" has no effort "max"; it accepts low, high`},
 		{name: "effort on a model without efforts", ref: "local/plain", effort: "low", wantErr: `model "local/plain" takes no reasoning effort`},

@@ -111,7 +111,6 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	// which exists before any sidecar can speak.
 	c.rt, err = startRuntime(context.Background(), getenv, workspace, runtimeOptions{
 		SessionID: chatSessionID,
-		UIHost:    protocol.UIHostTUI,
 		Services: exthost.Services{
 			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
 				return c.hub.Request(ctx, s.Plugin.ID, p)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/providers/openai"
@@ -30,12 +30,11 @@ type hostRuntime struct {
 	cleanup  []func()
 }
 
-// runtimeOptions adapt startRuntime to a verb: the session id and UI kind
-// the sidecars are told about, where their UI traffic goes, and where
-// audit notes go. The zero value suits verbs without UI.
+// runtimeOptions adapt startRuntime to a verb: the session id the
+// sidecars are told about, where their UI traffic goes, and where audit
+// notes go. The zero value suits verbs without UI.
 type runtimeOptions struct {
 	SessionID string
-	UIHost    protocol.UIHostKind
 	Services  exthost.Services
 	Audit     func(note string)
 }
@@ -73,7 +72,7 @@ func startRuntime(ctx context.Context, getenv func(string) string, workspace str
 	rt.mgr = exthost.NewManager(exthost.ManagerOptions{
 		SessionID:     opts.SessionID,
 		WorkspaceRoot: workspace,
-		UIHost:        opts.UIHost,
+		SystemPrompt:  agent.DefaultSystemPrompt(workspace),
 		Services:      opts.Services,
 		Audit:         opts.Audit,
 		Logger:        slog.New(slog.DiscardHandler),

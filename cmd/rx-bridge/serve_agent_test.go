@@ -369,3 +369,28 @@ func TestServeSessionNewTakesTheDefaultModel(t *testing.T) {
 	}
 	shutdownExit(t, c)
 }
+
+// TestServeCrashedSessionWatcher: a required plugin that only intercepts
+// session.start observes sessions; once it has crashed, rx/session/new
+// still works. It was also told uiHost headless, as Reasonix tells every
+// plugin.
+func TestServeCrashedSessionWatcher(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.installHelper("watcher", map[string]any{"required": true, "intercepts": []string{"session.start"}, "capabilities": []string{"ui"}})
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	res, err := runAction(t, c, "/watcher:ui-host")
+	if err != nil || res["message"] != "uiHost=headless" {
+		t.Fatalf("ui-host = %v, %v", res, err)
+	}
+	if _, err := runAction(t, c, "/watcher:crash"); err == nil {
+		t.Fatal("the crash action answered")
+	}
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil || sess.SessionID == "" {
+		t.Fatalf("rx/session/new with a crashed session watcher = %+v, %v", sess, err)
+	}
+	shutdownExit(t, c)
+}

@@ -43,18 +43,28 @@ func (e *serveEnv) writeConfig(toml string) {
 
 // installUIKit installs this test binary, re-executed, as the uikit plugin.
 func (e *serveEnv) installUIKit() {
+	e.installHelper("uikit", map[string]any{"capabilities": []string{"ui"}})
+}
+
+// installHelper installs this test binary, re-executed, as the test
+// plugin name (see TestServeSidecarHelper) with the runtime members in
+// runtime.
+func (e *serveEnv) installHelper(name string, runtime map[string]any) {
 	t := e.t
 	src := t.TempDir()
+	rt := map[string]any{
+		"command": os.Args[0],
+		"args":    []string{"-test.run=^TestServeSidecarHelper$"},
+		"env":     map[string]string{sidecarEnv: name},
+	}
+	for k, v := range runtime {
+		rt[k] = v
+	}
 	man := map[string]any{
 		"apiVersion": "reasonix.io/plugin/v1",
-		"name":       "uikit",
+		"name":       name,
 		"version":    "0.0.1",
-		"runtime": map[string]any{
-			"command":      os.Args[0],
-			"args":         []string{"-test.run=^TestServeSidecarHelper$"},
-			"env":          map[string]string{sidecarEnv: "uikit"},
-			"capabilities": []string{"ui"},
-		},
+		"runtime":    rt,
 	}
 	b, _ := json.Marshal(man)
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
@@ -124,10 +134,34 @@ func initialized(t *testing.T, c *lspclient.Client, caps map[string]any) initRes
 	if err := c.Notify(ctxT(t), "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
-		t.Fatal(err)
-	}
+	waitGeneration(t, c, caps)
 	return res
+}
+
+// waitGeneration waits for the first generation: an rx client is told
+// with rx/actionsChanged, a plain client is not, so it asks rx/actions.
+func waitGeneration(t *testing.T, c *lspclient.Client, caps map[string]any) {
+	t.Helper()
+	if _, rx := caps["experimental"]; rx {
+		if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for {
+		var list struct{ Generation int64 }
+		if err := c.Call(ctxT(t), "rx/actions", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		if list.Generation > 0 {
+			return
+		}
+		select {
+		case <-ctxT(t).Done():
+			t.Fatal("the first generation never came up")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 type initResult struct {

@@ -19,11 +19,34 @@ const sidecarEnv = "RX_BRIDGE_TEST_SIDECAR"
 // binary is the "uikit" plugin sidecar, which exercises every host UI
 // kind.
 func TestServeSidecarHelper(t *testing.T) {
-	if os.Getenv(sidecarEnv) != "uikit" {
+	switch os.Getenv(sidecarEnv) {
+	case "uikit":
+		sdk.Main(uikitPlugin(), sdk.Options{})
+	case "watcher":
+		sdk.Main(watcherPlugin(), sdk.Options{})
+	default:
 		return
 	}
-	sdk.Main(uikitPlugin(), sdk.Options{})
 	os.Exit(0)
+}
+
+// watcherPlugin watches sessions: its manifest intercepts session.start.
+// It tells what the host said in initialize, and crashes on request.
+func watcherPlugin() *sdk.Plugin {
+	p := &sdk.Plugin{Name: "watcher", Version: "0.0.1"}
+	var uiHost protocol.UIHostKind
+	p.OnInitialize(func(_ context.Context, init *protocol.InitializeParams) error {
+		uiHost = init.Capabilities.UIHost
+		return nil
+	})
+	p.Action("ui-host", "Tell the uiHost", func(context.Context, *protocol.UIActionParams) (string, error) {
+		return "uiHost=" + string(uiHost), nil
+	})
+	p.Action("crash", "Crash", func(context.Context, *protocol.UIActionParams) (string, error) {
+		os.Exit(3)
+		return "", nil
+	})
+	return p
 }
 
 // uikitPlugin asks and shows everything the host UI has.

@@ -312,6 +312,24 @@ func TestRequestOnTheWire(t *testing.T) {
 	}
 }
 
+// TestConfiguredDefaultEffort: with no effort chosen, the server's
+// configured default_effort is sent (the catalog passes none on).
+func TestConfiguredDefaultEffort(t *testing.T) {
+	t.Parallel()
+	fs := newFakeServer(t, reply{events: []string{`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, done: true})
+	p, _ := newTestProvider(t, fs, nil)
+	s, err := p.Stream(context.Background(), userRequest("local/r1", "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(t, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.requests()[0].body["reasoning_effort"]; got != "low" {
+		t.Errorf("reasoning_effort = %v, want the configured default low", got)
+	}
+}
+
 func TestRequestToolsAndImages(t *testing.T) {
 	t.Parallel()
 	fs := newFakeServer(t, reply{events: []string{`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, done: true})

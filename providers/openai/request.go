@@ -88,6 +88,10 @@ func buildRequest(m ModelConfig, effort string, body protocol.ProviderRequest) (
 	if body.ResponseFormat != nil {
 		req.ResponseFormat = &chatResponseFormat{Type: body.ResponseFormat.Type}
 	}
+	if effort == "" {
+		// The configured default_effort is this server's own default.
+		effort = m.DefaultEffort
+	}
 	if effort != "" {
 		if len(m.Efforts) == 0 {
 			return chatRequest{}, fmt.Errorf("model %q takes no reasoning effort (got %q)", m.ID, effort)
