@@ -24,8 +24,8 @@ func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
 	t.Helper()
 	e := &serveEnv{t: t, home: t.TempDir(), ws: t.TempDir()}
 	for _, p := range plugins {
-		if p == "uikit" {
-			e.installUIKit()
+		if p == "uikit" || p == "forky" {
+			installHelperPlugin(t, e.home, p)
 			continue
 		}
 		examplestest.Install(t, e.home, p)
@@ -41,18 +41,19 @@ func (e *serveEnv) writeConfig(toml string) {
 	}
 }
 
-// installUIKit installs this test binary, re-executed, as the uikit plugin.
-func (e *serveEnv) installUIKit() {
-	t := e.t
+// installHelperPlugin installs this test binary, re-executed, as the
+// plugin name (see TestServeSidecarHelper) into home.
+func installHelperPlugin(t *testing.T, home, name string) {
+	t.Helper()
 	src := t.TempDir()
 	man := map[string]any{
 		"apiVersion": "reasonix.io/plugin/v1",
-		"name":       "uikit",
+		"name":       name,
 		"version":    "0.0.1",
 		"runtime": map[string]any{
 			"command":      os.Args[0],
 			"args":         []string{"-test.run=^TestServeSidecarHelper$"},
-			"env":          map[string]string{sidecarEnv: "uikit"},
+			"env":          map[string]string{sidecarEnv: name},
 			"capabilities": []string{"ui"},
 		},
 	}
@@ -60,7 +61,7 @@ func (e *serveEnv) installUIKit() {
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := &manifest.Store{Dir: e.home}
+	store := &manifest.Store{Dir: home}
 	plan, err := store.Plan(manifest.InstallOptions{Source: src})
 	if err != nil {
 		t.Fatal(err)

@@ -15,14 +15,18 @@ import (
 // sidecarEnv selects the test plugin a re-executed test binary serves.
 const sidecarEnv = "RX_BRIDGE_TEST_SIDECAR"
 
-// TestServeSidecarHelper is not a test: with sidecarEnv=uikit the test
-// binary is the "uikit" plugin sidecar, which exercises every host UI
-// kind.
+// TestServeSidecarHelper is not a test: with sidecarEnv set the test
+// binary is a plugin sidecar ("uikit" exercises every host UI kind,
+// "forky" leaves descendants behind) or one of forky's descendants.
 func TestServeSidecarHelper(t *testing.T) {
-	if os.Getenv(sidecarEnv) != "uikit" {
+	switch role := os.Getenv(sidecarEnv); role {
+	case "":
 		return
+	case "uikit":
+		sdk.Main(uikitPlugin(), sdk.Options{})
+	default:
+		forkyRole(role)
 	}
-	sdk.Main(uikitPlugin(), sdk.Options{})
 	os.Exit(0)
 }
 
