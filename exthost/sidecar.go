@@ -430,7 +430,7 @@ func (s *Sidecar) terminalError() error {
 }
 
 // Shutdown stops the sidecar, bounded (SPEC §2 step 5): extension/shutdown
-// with timeout, stdin closed, a short grace, then the process group is
+// with timeout, stdin closed, a short grace, then the process tree is
 // killed. It is idempotent and never waits unboundedly: later calls
 // return once the first has finished.
 func (s *Sidecar) Shutdown(timeout time.Duration) {

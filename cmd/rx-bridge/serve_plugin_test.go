@@ -25,10 +25,19 @@ func TestServeSidecarHelper(t *testing.T) {
 	case "uikit":
 		sdk.Main(uikitPlugin(), sdk.Options{})
 	default:
-		forkyRole(role)
+		run, ok := helperRoles[role]
+		if !ok {
+			fmt.Fprintln(os.Stderr, "unknown helper role", role)
+			os.Exit(2)
+		}
+		run(role)
 	}
 	os.Exit(0)
 }
+
+// helperRoles are the other roles TestServeSidecarHelper plays, registered
+// by the (OS-specific) files that define them.
+var helperRoles = map[string]func(role string){}
 
 // uikitPlugin asks and shows everything the host UI has.
 func uikitPlugin() *sdk.Plugin {
