@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +53,7 @@ func startTree(path string, args, env []string, stdin, stdout, stderr *os.File) 
 	cmd := &exec.Cmd{
 		Path:   "/proc/self/exe", // this binary, even if it was replaced on disk since
 		Args:   append([]string{"rx-bridge-supervisor", superviseArg, path}, args...),
-		Env:    append(slices.Clip(env), superviseEnv+"=1"),
+		Env:    append(withoutVar(env, superviseEnv), superviseEnv+"=1"),
 		Stdin:  stdin,
 		Stdout: stdout,
 		Stderr: stderr,

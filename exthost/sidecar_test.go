@@ -190,6 +190,26 @@ func TestShellBehindSymlinkNeverStarts(t *testing.T) {
 	}
 }
 
+// TestExecFailureIsASpawnError: a program the kernel refuses to run
+// passes the launch check but fails the spawn stage with exec's own
+// message, reported back by the supervisor.
+func TestExecFailureIsASpawnError(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "bad"), []byte("\x7fELF not really"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Command: "${REASONIX_PLUGIN_ROOT}/bin/bad"})
+	var se *StartError
+	if !errors.As(err, &se) || se.Stage != "spawn" || !strings.Contains(err.Error(), "exec format error") {
+		t.Fatalf("start: %v; want a spawn-stage error with exec's message", err)
+	}
+	t.Log(err)
+}
+
 func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 	t.Parallel()
 	p, _ := fakePlugin(t, "crashy", "crash-on-call", nil)
