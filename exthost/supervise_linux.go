@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // init turns this binary, re-executed by startTree, into a sidecar's
@@ -74,9 +75,12 @@ func supervise(argv []string) int {
 	// supervisor lives as long as its sidecar and needs almost nothing.
 	debug.FreeOSMemory()
 
+	// exited closes when the sidecar has ended, but it stays a zombie
+	// (WNOWAIT) until cmd.Wait below: its pid, and so the number of its
+	// process group, cannot be reused before the group is killed.
 	exited := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
+		waitNoReap(pid)
 		close(exited)
 	}()
 	lost := make(chan struct{})
@@ -97,12 +101,25 @@ wait:
 			reapOrphans(pid)
 		}
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL) // the sidecar's group
-	_ = cmd.Process.Kill()                  // a no-op once reaped
-	<-exited
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // the sidecar's group, itself included
+	_ = cmd.Wait()
 	killOrphans()
 	fmt.Fprintf(report, "exit %s\n", cmd.ProcessState)
 	return 0
+}
+
+// pPID is waitid's P_PID.
+const pPID = 1
+
+// waitNoReap waits until pid has ended without reaping it.
+func waitNoReap(pid int) {
+	var info [128]byte // siginfo_t
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		if e != syscall.EINTR {
+			return
+		}
+	}
 }
 
 // reapOrphans reaps the adopted descendants that have ended, leaving the
