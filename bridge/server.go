@@ -36,9 +36,10 @@ type Options struct {
 	Builtins func(cfg *manifest.Config, cat *providers.Catalog) (release func(), err error)
 	// Logger receives diagnostics for stderr; nil discards them.
 	Logger *slog.Logger
-	// ExitBudget bounds the shutdown of every plugin when the editor goes
-	// away without shutdown (stdin closed, a signal); default 1.5 s, so
-	// the bridge is gone within 2 s.
+	// ExitBudget bounds the graceful shutdown of every plugin when the
+	// editor goes away without shutdown (stdin closed, a signal); default
+	// 1.5 s. The kills that follow take at most 400 ms more, so the bridge
+	// is gone within 2 s.
 	ExitBudget time.Duration
 	// MaxFrame is the largest inbound LSP body (default 64 MiB).
 	MaxFrame int
@@ -146,10 +147,16 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	return code
 }
 
+// killWait bounds how long the bridge waits, once the exit budget ran out,
+// for the killed sidecar trees to be gone before it exits.
+const killWait = 400 * time.Millisecond
+
 // stop ends everything the server runs: open requests are cancelled,
-// agent sessions closed, every plugin shut down. It waits at most budget;
-// sidecars still running then die with the process (the host starts them
-// with a parent-death signal).
+// agent sessions closed, every plugin shut down. The graceful part gets
+// budget; then every sidecar tree still running is killed, and stop waits
+// up to killWait for them to be gone, so the kills always run before the
+// process exits. (A tree the bridge could not wait for is still ended by
+// its supervisor when the bridge's lifeline closes: see exthost.)
 func (s *Server) stop(budget time.Duration) {
 	s.teardown.Do(func() {
 		done := make(chan struct{})
@@ -162,8 +169,11 @@ func (s *Server) stop(budget time.Duration) {
 		select {
 		case <-done:
 		case <-time.After(budget):
-			s.opts.Logger.Warn("plugins did not shut down in time; exiting anyway", "budget", budget)
+			s.opts.Logger.Warn("plugins did not shut down in time; killing them", "budget", budget)
 			s.cancel()
+			if s.rt != nil {
+				s.rt.mgr.Kill(killWait)
+			}
 		}
 	})
 }

@@ -119,7 +119,7 @@ func BenchmarkInterceptSDK(b *testing.B) {
 
 // childCPUOf reads a running sidecar's CPU time from /proc.
 func childCPUOf(s *Sidecar) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.cmd.Process.Pid))
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.tree.pid()))
 	if err != nil {
 		return 0
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -72,6 +74,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(envFakeMode); mode != "" {
 		os.Exit(fakeSidecar(mode))
 	}
+	// A race-enabled binary sleeps a second when it exits; the supervisors
+	// and fake sidecars are this binary, and the tests time their ends.
+	_ = os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	os.Exit(m.Run())
 }
 
@@ -81,11 +86,22 @@ func fakeSidecar(mode string) int {
 		return fakeBridge()
 	case "noop":
 		return 0
+	case "ping":
+		// Says it runs, then lives until stdin closes.
+		_, _ = os.Stdout.Write([]byte{'!'})
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
 	case "raw-echo":
 		return rawEcho()
 	}
-	if mode == "sleeper" {
+	if mode == "sleeper" || mode == "setsid-sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
+		// The setsid one also leaves the sidecar's group and session.
+		if mode == "setsid-sleeper" {
+			if _, err := syscall.Setsid(); err != nil {
+				return 2
+			}
+		}
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 		writePID()
 		time.Sleep(time.Hour)
@@ -175,12 +191,15 @@ func fakeSidecar(mode string) int {
 		}
 	}
 	if mode == "ignore-shutdown" {
-		// Fork a grandchild that ignores SIGTERM, then ignore EOF too.
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), envFakeMode+"=sleeper", envFakePID+"="+os.Getenv(envFakePID)+".grandchild")
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, "fork grandchild:", err)
-			return 2
+		// Fork a grandchild that ignores SIGTERM and one that calls
+		// setsid, then ignore EOF too.
+		for mode, suffix := range map[string]string{"sleeper": ".grandchild", "setsid-sleeper": ".setsid"} {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), envFakeMode+"="+mode, envFakePID+"="+os.Getenv(envFakePID)+suffix)
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, "fork grandchild:", err)
+				return 2
+			}
 		}
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	}
@@ -325,6 +344,20 @@ func fakePlugin(t *testing.T, id, mode string, init *protocol.InitializeResult) 
 		Intercepts:   []protocol.HookPoint{protocol.InputReceive, protocol.ToolBefore},
 		Capabilities: []protocol.Capability{protocol.CapInterceptors},
 	}, pidFile
+}
+
+// reapLeftovers kills, when the test ends, every process whose pid is in
+// one of files: a failing test must not leave sleepers behind.
+func reapLeftovers(t *testing.T, files ...string) {
+	t.Cleanup(func() {
+		for _, f := range files {
+			if raw, err := os.ReadFile(f); err == nil {
+				if pid, err := strconv.Atoi(string(raw)); err == nil && pid > 0 {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	})
 }
 
 // alive reports whether the process whose pid is in file still exists

@@ -58,6 +58,12 @@ type Manager struct {
 	// all tracks every generation not yet closed, for Close.
 	all    map[*Generation]struct{}
 	closed bool
+	// live tracks every sidecar started and not yet gone, generation or
+	// not, for Kill; halt ends the builds in progress when Kill runs.
+	live   map[*Sidecar]struct{}
+	killed bool
+	halt   context.Context
+	haltFn context.CancelFunc
 }
 
 // NewManager returns a manager with an empty current generation.
@@ -76,7 +82,9 @@ func NewManager(opts ManagerOptions) *Manager {
 	}
 	empty, _ := newGeneration(0, nil, observers{})
 	empty.SystemPrompt, empty.promptKey = opts.SystemPrompt, promptKey(empty, opts)
-	return &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}}
+	m := &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}, live: map[*Sidecar]struct{}{}}
+	m.halt, m.haltFn = context.WithCancel(context.Background())
+	return m
 }
 
 // ErrManagerClosed is returned by Load after Close.
@@ -180,6 +188,7 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 	slices.SortFunc(plugins, func(a, b *Plugin) int { return cmp.Compare(a.ID, b.ID) })
 	budget, cancel := context.WithTimeout(ctx, m.opts.StartBudget)
 	defer cancel()
+	defer context.AfterFunc(m.halt, cancel)()
 	results := make([]startResult, len(plugins))
 	var eg errgroup.Group
 	eg.SetLimit(m.opts.Parallel)
@@ -195,6 +204,9 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 				Logger:   m.opts.Logger,
 				Trace:    m.opts.Trace,
 			})
+			if s := results[i].s; s != nil && !m.track(s) {
+				s.kill()
+			}
 			return nil
 		})
 	}
@@ -300,6 +312,54 @@ func (m *Manager) Close() {
 	m.all = map[*Generation]struct{}{}
 	m.mu.Unlock()
 	shutdownAll(uniq(sidecars), m.opts.ShutdownTimeout)
+}
+
+// Kill ends the process tree of every sidecar the manager started, at
+// once and without the graceful steps, cancels the builds in progress, and
+// waits up to wait for the trees to be gone. It is for a process about to
+// exit whose shutdown budget ran out: a Close in progress then returns
+// promptly, and Close must still run (or be running) to release the rest.
+// After Kill, Load fails with ErrManagerClosed.
+func (m *Manager) Kill(wait time.Duration) {
+	m.mu.Lock()
+	m.killed, m.closed = true, true
+	live := make([]*Sidecar, 0, len(m.live))
+	for s := range m.live {
+		live = append(live, s)
+	}
+	m.mu.Unlock()
+	m.haltFn()
+	for _, s := range live {
+		s.kill()
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for _, s := range live {
+		select {
+		case <-s.proc.exited:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// track records a started sidecar for Kill; false once Kill ran (the
+// caller kills it).
+func (m *Manager) track(s *Sidecar) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.killed {
+		return false
+	}
+	for x := range m.live {
+		select {
+		case <-x.proc.exited:
+			delete(m.live, x)
+		default:
+		}
+	}
+	m.live[s] = struct{}{}
+	return true
 }
 
 func (m *Manager) isClosed() bool {

@@ -197,7 +197,7 @@ func TestReloadRetiresOldGenerationAfterLastPin(t *testing.T) {
 // killed, for the SIGKILL orphan test.
 func fakeBridge() int {
 	exe, _ := os.Executable()
-	p := &Plugin{ID: "orphan", Root: "/", Version: "1", Command: exe, Env: map[string]string{envFakeMode: "ok", envFakePID: os.Getenv(envFakePID) + ".sidecar"}}
+	p := &Plugin{ID: "orphan", Root: "/", Version: "1", Command: exe, Env: map[string]string{envFakeMode: "ignore-shutdown", envFakePID: os.Getenv(envFakePID) + ".sidecar"}}
 	m := NewManager(ManagerOptions{SessionID: "s", WorkspaceRoot: "/"})
 	if _, err := m.Load(context.Background(), []*Plugin{p}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -224,17 +224,53 @@ func TestSIGKILLOfTheBridgeLeavesNoSidecar(t *testing.T) {
 	if _, err := out.Read(buf); err != nil || string(buf) != "ready\n" {
 		t.Fatalf("bridge did not get ready: %q %v", buf, err)
 	}
-	if !alive(t, pidFile+".sidecar") {
-		t.Fatal("sidecar not running")
+	tree := []string{pidFile + ".sidecar", pidFile + ".sidecar.grandchild", pidFile + ".sidecar.setsid"}
+	reapLeftovers(t, tree...)
+	for _, f := range tree {
+		waitFile(t, f)
+		if !alive(t, f) {
+			t.Fatalf("%s not running", f)
+		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	deadline := time.Now().Add(2 * time.Second)
-	for alive(t, pidFile+".sidecar") {
-		if time.Now().After(deadline) {
-			t.Fatal("sidecar still alive 2 s after the bridge was SIGKILLed")
+	for _, f := range tree {
+		waitGone(t, f)
+	}
+}
+
+// TestKillEndsAStuckClose: Kill ends every tree at once — the sidecar, a
+// grandchild ignoring SIGTERM, one that called setsid — while Close waits
+// on a sidecar that never answers extension/shutdown, and Close returns.
+func TestKillEndsAStuckClose(t *testing.T) {
+	t.Parallel()
+	p, pidFile := fakePlugin(t, "stuck", "ignore-shutdown", nil)
+	tree := []string{pidFile, pidFile + ".grandchild", pidFile + ".setsid"}
+	reapLeftovers(t, tree...)
+	m := NewManager(ManagerOptions{SessionID: "s", WorkspaceRoot: "/ws", ShutdownTimeout: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := m.Load(ctx, []*Plugin{p}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range tree {
+		waitFile(t, f)
+	}
+	closed := make(chan struct{})
+	go func() { m.Close(); close(closed) }()
+	m.Kill(reapWait)
+	for _, f := range tree {
+		if alive(t, f) {
+			t.Errorf("%s alive after Kill returned", f)
 		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close still waiting after Kill (its shutdown timeout is an hour)")
+	}
+	if _, err := m.Load(ctx, []*Plugin{p}); !errors.Is(err, ErrManagerClosed) {
+		t.Fatalf("Load after Kill: %v", err)
 	}
 }
 

@@ -1,18 +1,13 @@
 package exthost
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // The environment variables every sidecar receives (SPEC §2).
@@ -25,41 +20,23 @@ const (
 // reapWait bounds how long a killed process tree may take to be reaped.
 const reapWait = 5 * time.Second
 
-// shells are the interpreters a runtime command may never be.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "fish": true, "dash": true, "ksh": true,
-	"cmd": true, "cmd.exe": true, "powershell": true, "powershell.exe": true,
-	"pwsh": true, "pwsh.exe": true,
-}
-
 // spawnSpec is everything needed to start one sidecar.
 type spawnSpec struct {
 	Plugin  string // installed plugin id
 	Root    string // installed plugin root
 	Version string // installed version, else the manifest's
-	Command string // runtime.command, not yet expanded
+	Path    string // the program, checked by resolveCommand
 	Args    []string
 	Env     map[string]string
 }
 
-// resolveCommand expands ${REASONIX_PLUGIN_ROOT} and applies the exec-form
-// rules: an absolute path that is not a shell.
+// resolveCommand is the launch check, the same one plugin doctor runs
+// (manifest.Runtime.CheckCommand): ${REASONIX_PLUGIN_ROOT} expanded, an
+// absolute path to an existing executable file that stays inside the root
+// and is not a shell, symlinks resolved first. It returns the program to
+// run.
 func resolveCommand(command, root string) (string, error) {
-	c := strings.TrimSpace(command)
-	if c == "" {
-		return "", errors.New("runtime command is empty")
-	}
-	const tok = "${" + EnvPluginRoot + "}"
-	if rest, ok := strings.CutPrefix(c, tok); ok {
-		c = filepath.Join(root, filepath.FromSlash(rest))
-	}
-	if !filepath.IsAbs(c) {
-		return "", fmt.Errorf("runtime command %q is not an absolute path after expansion", command)
-	}
-	if shells[strings.ToLower(filepath.Base(c))] {
-		return "", fmt.Errorf("runtime command %q is a shell; runtimes run in exec form only", command)
-	}
-	return filepath.Clean(c), nil
+	return (&manifest.Runtime{Command: command}).CheckCommand(root)
 }
 
 // sidecarEnv is the host's unfiltered environment, then the manifest env,
@@ -82,28 +59,33 @@ func sidecarEnv(spec spawnSpec) []string {
 	)
 }
 
-// process owns one sidecar OS process for its whole life: its pipes, its
-// stderr tail and its process group.
+// process owns one sidecar for its whole life: its pipes, its stderr tail
+// and, through the OS-specific procTree, every process it ever starts.
+//
+// procTree is the one seam between the host and the operating system
+// (one file per OS):
+//
+//	startTree(path, args, env, stdin, stdout, stderr) (*procTree, error)
+//	    starts the program with those three files as its stdio and takes
+//	    ownership of it and of all its descendants, including ones that
+//	    leave its process group or session, for as long as the host lives
+//	    and after it dies, however it dies.
+//	(*procTree).kill()             ends the whole tree; idempotent, never blocks
+//	(*procTree).exited()           closed once the whole tree is gone and reaped
+//	(*procTree).status() string    how the sidecar ended ("exit status 3")
+//	(*procTree).pid() int          the sidecar's process id (diagnostics)
+//
+// A sidecar's own exit ends its tree too: nothing it started outlives it.
 type process struct {
-	cmd    *exec.Cmd
+	tree   *procTree
 	stdin  *os.File // host's write end of the child's stdin
 	stdout *os.File // host's read end of the child's stdout
 	tail   *tailBuffer
-
-	exited  chan struct{} // closed once the process has been reaped
-	waitErr error
-
-	killOnce sync.Once
+	exited <-chan struct{} // closed once the tree has ended and been reaped
 }
 
-// startProcess spawns the sidecar as the leader of its own process group.
-// Pdeathsig makes the kernel kill it should the bridge itself be killed
-// before it could shut the sidecar down.
+// startProcess starts the sidecar's tree.
 func startProcess(spec spawnSpec) (*process, error) {
-	path, err := resolveCommand(spec.Command, spec.Root)
-	if err != nil {
-		return nil, err
-	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe: %w", err)
@@ -118,39 +100,23 @@ func startProcess(spec spawnSpec) (*process, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
-	cmd := exec.Command(path, spec.Args...)
-	cmd.Args[0] = path
-	cmd.Env = sidecarEnv(spec)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := startLocked(cmd); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, err
-	}
+	tree, err := startTree(spec.Path, spec.Args, sidecarEnv(spec), inR, outW, errW)
 	// The child holds its own copies now; ours must go so EOF propagates.
 	closeAll(inR, outW, errW)
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: newTailBuffer(protocol.StderrTailBytes), exited: make(chan struct{})}
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, err
+	}
+	p := &process{tree: tree, stdin: inW, stdout: outR, tail: newTailBuffer(protocol.StderrTailBytes), exited: tree.exited()}
 	go p.tail.drain(errR)
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	return p, nil
 }
 
-// killTree sends SIGKILL to the sidecar's whole process group (its
-// children included) and, should the group be gone already, to the child.
-// No SIGTERM is ever sent: a graceful stop is stdin EOF.
-func (p *process) killTree() {
-	p.killOnce.Do(func() {
-		pid := p.cmd.Process.Pid
-		if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
-			_ = p.cmd.Process.Kill()
-		}
-	})
-}
+// killTree ends the sidecar and everything it started. No SIGTERM is ever
+// sent: a graceful stop is stdin EOF.
+func (p *process) killTree() { p.tree.kill() }
 
-// waitExit waits up to d for the process to be reaped.
+// waitExit waits up to d for the tree to be gone.
 func (p *process) waitExit(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -169,10 +135,10 @@ func (p *process) exitStatus() string {
 	default:
 		return "still running"
 	}
-	if p.waitErr == nil {
-		return "exited with status 0"
+	if s := p.tree.status(); s != "exit status 0" {
+		return s
 	}
-	return p.waitErr.Error()
+	return "exited with status 0"
 }
 
 func closeAll(files ...*os.File) {

@@ -102,10 +102,11 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := resolveCommand(p.Command, p.Root); err != nil {
+	path, err := resolveCommand(p.Command, p.Root)
+	if err != nil {
 		return nil, startupError(p, "resolve", begin, err, "")
 	}
-	proc, err := startProcess(spawnSpec{Plugin: p.ID, Root: p.Root, Version: p.Version, Command: p.Command, Args: p.Args, Env: p.Env})
+	proc, err := startProcess(spawnSpec{Plugin: p.ID, Root: p.Root, Version: p.Version, Path: path, Args: p.Args, Env: p.Env})
 	if err != nil {
 		return nil, startupError(p, "spawn", begin, err, "")
 	}
@@ -429,7 +430,7 @@ func (s *Sidecar) terminalError() error {
 }
 
 // Shutdown stops the sidecar, bounded (SPEC §2 step 5): extension/shutdown
-// with timeout, stdin closed, a short grace, then the process group is
+// with timeout, stdin closed, a short grace, then the process tree is
 // killed. It is idempotent and never waits unboundedly: later calls
 // return once the first has finished.
 func (s *Sidecar) Shutdown(timeout time.Duration) {
@@ -457,6 +458,18 @@ func (s *Sidecar) Shutdown(timeout time.Duration) {
 		s.failStreams(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s disconnected: it was shut down", s.Plugin.ID))
 	})
 	<-s.shutdownDone
+}
+
+// kill ends the sidecar's tree now, skipping the graceful steps; it counts
+// as shutdown, not as a crash. A Shutdown in progress then ends promptly.
+func (s *Sidecar) kill() {
+	for {
+		st := s.state.Load()
+		if (st != int32(stateStarting) && st != int32(stateReady)) || s.state.CompareAndSwap(st, int32(stateShutdown)) {
+			break
+		}
+	}
+	s.proc.killTree()
 }
 
 // abort kills a sidecar whose start failed.

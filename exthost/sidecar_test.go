@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -110,32 +112,102 @@ func TestHandshakeRejections(t *testing.T) {
 	}
 }
 
+// TestResolveCommand: the launch runs plugin doctor's check
+// (manifest.Runtime.CheckCommand), symlinks resolved before the shell test.
 func TestResolveCommand(t *testing.T) {
 	t.Parallel()
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Skip("no /bin/sh")
+	}
+	root := t.TempDir()
+	for name, target := range map[string]string{"bin/hello": "", "bin/plain": "", "bin/tool": "/bin/sh"} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target != "" {
+			err = os.Symlink(target, p)
+		} else {
+			err = os.WriteFile(p, []byte("#!/bin/true\n"), map[bool]os.FileMode{true: 0o755, false: 0o644}[name == "bin/hello"])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		command, want, err string
 	}{
-		{command: "${REASONIX_PLUGIN_ROOT}/bin/hello", want: "/plug/root/bin/hello"},
-		{command: "  /usr/bin/env  ", want: "/usr/bin/env"},
-		{command: "", err: "runtime command is empty"},
-		{command: "hello", err: `runtime command "hello" is not an absolute path after expansion`},
-		{command: "./bin/hello", err: `runtime command "./bin/hello" is not an absolute path after expansion`},
-		{command: "/bin/sh", err: `runtime command "/bin/sh" is a shell; runtimes run in exec form only`},
-		{command: "/usr/bin/BASH", err: `runtime command "/usr/bin/BASH" is a shell; runtimes run in exec form only`},
-		{command: "/opt/pwsh.exe", err: `runtime command "/opt/pwsh.exe" is a shell; runtimes run in exec form only`},
+		{command: "${REASONIX_PLUGIN_ROOT}/bin/hello", want: "@/bin/hello"},
+		{command: "  @/bin/hello  ", want: "@/bin/hello"},
+		{command: "${REASONIX_PLUGIN_ROOT}/bin/tool", err: "runtime.command @/bin/tool resolves to the shell " + sh},
+		{command: "${REASONIX_PLUGIN_ROOT}/bin/plain", err: "runtime.command @/bin/plain is not executable (chmod +x it)"},
+		{command: "${REASONIX_PLUGIN_ROOT}/bin/gone", err: "runtime.command @/bin/gone does not exist"},
+		{command: "", err: `runtime.command "" is not an absolute path after expansion`},
+		{command: "hello", err: `runtime.command "hello" is not an absolute path after expansion`},
+		{command: "/bin/sh", err: `runtime.command "/bin/sh" is the shell sh; runtimes run in exec form only`},
+		{command: "/usr/bin/BASH", err: `runtime.command "/usr/bin/BASH" is the shell bash; runtimes run in exec form only`},
+		{command: "/opt/pwsh.exe", err: `runtime.command "/opt/pwsh.exe" is the shell pwsh; runtimes run in exec form only`},
 	}
 	for _, tc := range tests {
-		got, err := resolveCommand(tc.command, "/plug/root")
+		command := strings.ReplaceAll(tc.command, "@", root)
+		got, err := resolveCommand(command, root)
 		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("resolveCommand(%q) err = %v want %q", tc.command, err, tc.err)
+			if want := strings.ReplaceAll(tc.err, "@", root); err == nil || err.Error() != want {
+				t.Errorf("resolveCommand(%q) err = %v want %q", command, err, want)
 			}
 			continue
 		}
-		if err != nil || got != tc.want {
-			t.Errorf("resolveCommand(%q) = %q, %v want %q", tc.command, got, err, tc.want)
+		if want := strings.ReplaceAll(tc.want, "@", root); err != nil || got != want {
+			t.Errorf("resolveCommand(%q) = %q, %v want %q", command, got, err, want)
 		}
 	}
+}
+
+// TestShellBehindSymlinkNeverStarts: a plugin whose bin/tool links to
+// /bin/sh fails at the resolve stage, naming the shell; nothing runs.
+func TestShellBehindSymlinkNeverStarts(t *testing.T) {
+	t.Parallel()
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Skip("no /bin/sh")
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/bin/sh", filepath.Join(root, "bin", "tool")); err != nil {
+		t.Fatal(err)
+	}
+	p := &Plugin{ID: "linked", Root: root, Version: "1", Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}
+	s, err := start(t, p)
+	var se *StartError
+	if !errors.As(err, &se) || se.Stage != "resolve" {
+		t.Fatalf("start = %v, %v; want a resolve-stage StartError", s, err)
+	}
+	if want := "resolves to the shell " + sh; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not contain %q", err, want)
+	}
+}
+
+// TestExecFailureIsASpawnError: a program the kernel refuses to run
+// passes the launch check but fails the spawn stage with exec's own
+// message, reported back by the supervisor.
+func TestExecFailureIsASpawnError(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "bad"), []byte("\x7fELF not really"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Command: "${REASONIX_PLUGIN_ROOT}/bin/bad"})
+	var se *StartError
+	if !errors.As(err, &se) || se.Stage != "spawn" || !strings.Contains(err.Error(), "exec format error") {
+		t.Fatalf("start: %v; want a spawn-stage error with exec's message", err)
+	}
+	t.Log(err)
 }
 
 func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
@@ -189,13 +261,16 @@ func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 func TestShutdownKillsStubbornTree(t *testing.T) {
 	t.Parallel()
 	p, pidFile := fakePlugin(t, "stubborn", "ignore-shutdown", nil)
+	reapLeftovers(t, pidFile, pidFile+".grandchild", pidFile+".setsid")
 	s, err := start(t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, pidFile+".grandchild")
-	if !alive(t, pidFile+".grandchild") {
-		t.Fatal("grandchild not running")
+	for _, f := range []string{".grandchild", ".setsid"} {
+		waitFile(t, pidFile+f)
+		if !alive(t, pidFile+f) {
+			t.Fatalf("grandchild %s not running", f)
+		}
 	}
 	done := make(chan struct{})
 	go func() { s.Shutdown(500 * time.Millisecond); close(done) }()
@@ -204,7 +279,7 @@ func TestShutdownKillsStubbornTree(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("Shutdown hung")
 	}
-	for _, f := range []string{pidFile, pidFile + ".grandchild"} {
+	for _, f := range []string{pidFile, pidFile + ".grandchild", pidFile + ".setsid"} {
 		deadline := time.Now().Add(5 * time.Second)
 		for alive(t, f) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)

@@ -45,10 +45,11 @@ func (rt *Runtime) ExpandedCommand(root string) (string, error) {
 	return filepath.Clean(c), nil
 }
 
-// CheckCommand is the launch-time check of the command for a plugin at
-// root: it expands it, and the program must exist, be an executable regular
-// file, stay inside root when it is named inside root, and not turn out to
-// be a shell behind a symlink. It returns the expanded path.
+// CheckCommand is the launch check of the command for a plugin at root,
+// run by exthost before every start and by plugin doctor: it expands it,
+// and the program must exist, not turn out to be a shell behind a symlink,
+// stay inside root when it is named inside root, and be an executable
+// regular file. It returns the expanded path.
 func (rt *Runtime) CheckCommand(root string) (string, error) {
 	c, err := rt.ExpandedCommand(root)
 	if err != nil {
@@ -61,11 +62,13 @@ func (rt *Runtime) CheckCommand(root string) (string, error) {
 		}
 		return c, fmt.Errorf("runtime.command %s: %w", c, err)
 	}
-	if realRoot, err := filepath.EvalSymlinks(root); err == nil && within(filepath.Clean(root), c) && !within(realRoot, real) {
-		return c, fmt.Errorf("runtime.command %s escapes the plugin root through a symlink", c)
-	}
+	// The shell test first: a link to a shell is refused as a shell,
+	// wherever the shell lives.
 	if sh := shellName(real); sh != "" {
 		return c, fmt.Errorf("runtime.command %s resolves to the shell %s", c, real)
+	}
+	if realRoot, err := filepath.EvalSymlinks(root); err == nil && within(filepath.Clean(root), c) && !within(realRoot, real) {
+		return c, fmt.Errorf("runtime.command %s escapes the plugin root through a symlink", c)
 	}
 	fi, err := os.Stat(real)
 	if err != nil {

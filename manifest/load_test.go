@@ -223,12 +223,20 @@ func TestCheckCommandShellBehindSymlink(t *testing.T) {
 	if err := os.Symlink(sh, link); err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&Runtime{Command: link}).CheckCommand(t.TempDir())
 	if shellName(sh) == "" {
 		t.Skipf("/bin/sh resolves to %s, not a listed shell name", sh)
 	}
-	if err == nil || !strings.Contains(err.Error(), "resolves to the shell") {
-		t.Fatalf("err = %v", err)
+	_, err = (&Runtime{Command: link}).CheckCommand(t.TempDir())
+	if want := "runtime.command " + link + " resolves to the shell " + sh; err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	// Inside the root, a link to /bin/sh is refused as a shell (not only
+	// as a link leaving the root).
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"bin/tool": "->/bin/sh"})
+	_, err = (&Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}).CheckCommand(root)
+	if want := "runtime.command " + filepath.Join(root, "bin", "tool") + " resolves to the shell " + sh; err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +32,13 @@ func rxBridgeCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
 	return cmd
+}
+
+// TestMain drops the race runtime's one-second sleep at exit
+// (GORACE atexit_sleep_ms) for every process this race-enabled binary
+// starts: each sidecar's supervisor is this binary, and the tests that
+// check what is left when the bridge exits would measure that sleep.
+func TestMain(m *testing.M) {
+	_ = os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	os.Exit(m.Run())
 }

@@ -24,8 +24,8 @@ func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
 	t.Helper()
 	e := &serveEnv{t: t, home: t.TempDir(), ws: t.TempDir()}
 	for _, p := range plugins {
-		if p == "uikit" {
-			e.installUIKit()
+		if p == "uikit" || p == "forky" {
+			installHelperPlugin(t, e.home, p, map[string]any{"capabilities": []string{"ui"}})
 			continue
 		}
 		examplestest.Install(t, e.home, p)
@@ -41,16 +41,18 @@ func (e *serveEnv) writeConfig(toml string) {
 	}
 }
 
-// installUIKit installs this test binary, re-executed, as the uikit plugin.
-func (e *serveEnv) installUIKit() {
-	e.installHelper("uikit", map[string]any{"capabilities": []string{"ui"}})
-}
-
 // installHelper installs this test binary, re-executed, as the test
 // plugin name (see TestServeSidecarHelper) with the runtime members in
 // runtime.
 func (e *serveEnv) installHelper(name string, runtime map[string]any) {
-	t := e.t
+	installHelperPlugin(e.t, e.home, name, runtime)
+}
+
+// installHelperPlugin installs this test binary, re-executed, as the
+// plugin name (see TestServeSidecarHelper) into home, with the runtime
+// members in runtime added to its runtime.
+func installHelperPlugin(t *testing.T, home, name string, runtime map[string]any) {
+	t.Helper()
 	src := t.TempDir()
 	rt := map[string]any{
 		"command": os.Args[0],
@@ -70,7 +72,7 @@ func (e *serveEnv) installHelper(name string, runtime map[string]any) {
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := &manifest.Store{Dir: e.home}
+	store := &manifest.Store{Dir: home}
 	plan, err := store.Plan(manifest.InstallOptions{Source: src})
 	if err != nil {
 		t.Fatal(err)

@@ -15,17 +15,24 @@ import (
 // sidecarEnv selects the test plugin a re-executed test binary serves.
 const sidecarEnv = "RX_BRIDGE_TEST_SIDECAR"
 
-// TestServeSidecarHelper is not a test: with sidecarEnv=uikit the test
-// binary is the "uikit" plugin sidecar, which exercises every host UI
-// kind.
+// TestServeSidecarHelper is not a test: with sidecarEnv set the test
+// binary is a plugin sidecar ("uikit" exercises every host UI kind,
+// "forky" leaves descendants behind) or one of forky's descendants.
 func TestServeSidecarHelper(t *testing.T) {
-	switch os.Getenv(sidecarEnv) {
+	switch role := os.Getenv(sidecarEnv); role {
+	case "":
+		return
 	case "uikit":
 		sdk.Main(uikitPlugin(), sdk.Options{})
 	case "watcher":
 		sdk.Main(watcherPlugin(), sdk.Options{})
 	default:
-		return
+		run, ok := helperRoles[role]
+		if !ok {
+			fmt.Fprintln(os.Stderr, "unknown helper role", role)
+			os.Exit(2)
+		}
+		run(role)
 	}
 	os.Exit(0)
 }
@@ -48,6 +55,10 @@ func watcherPlugin() *sdk.Plugin {
 	})
 	return p
 }
+
+// helperRoles are the other roles TestServeSidecarHelper plays, registered
+// by the (OS-specific) files that define them.
+var helperRoles = map[string]func(role string){}
 
 // uikitPlugin asks and shows everything the host UI has.
 func uikitPlugin() *sdk.Plugin {

@@ -1,0 +1,172 @@
+package exthost
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestStatPPID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		stat string
+		ppid int
+		ok   bool
+	}{
+		{"42 (sleep) S 7 42 42 0 -1", 7, true},
+		{"42 (a b) c) R 1 2 3", 1, true}, // comm with a space and a ')'
+		{"42 ()) Z 0 0", 0, true},
+		{"42 (x) S", 0, false},
+		{"42 (x) S -5 1", 0, false},
+		{"42 (x) S y 1", 0, false},
+		{"no parenthesis 1 2", 0, false},
+		{"", 0, false},
+	}
+	for _, tc := range tests {
+		ppid, ok := statPPID([]byte(tc.stat))
+		if ppid != tc.ppid || ok != tc.ok {
+			t.Errorf("statPPID(%q) = %d, %v; want %d, %v", tc.stat, ppid, ok, tc.ppid, tc.ok)
+		}
+	}
+	// This process's own line names our parent.
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ppid, ok := statPPID(raw); !ok || ppid != os.Getppid() {
+		t.Fatalf("own stat: ppid %d, %v; want %d", ppid, ok, os.Getppid())
+	}
+}
+
+// FuzzStatPPID: a process names itself (comm, up to 16 bytes of its
+// choice, parentheses and spaces included); whatever it picks, the parent
+// pid is read right, and no input makes the parser panic.
+func FuzzStatPPID(f *testing.F) {
+	f.Add("sleep", 7, []byte("42 (sleep) S 7 1"))
+	f.Add(") S 99 (", 1, []byte("1 () S 0"))
+	f.Add("a\nb", 123456, []byte(")))"))
+	f.Fuzz(func(t *testing.T, comm string, ppid int, raw []byte) {
+		_, _ = statPPID(raw)
+		if len(comm) > 16 || ppid < 0 {
+			return
+		}
+		line := fmt.Sprintf("4242 (%s) S %d 4242 4242 0 -1 4194560 110 0 0 0\n", comm, ppid)
+		if got, ok := statPPID([]byte(line)); !ok || got != ppid {
+			t.Fatalf("statPPID(%q) = %d, %v; want %d", line, got, ok, ppid)
+		}
+	})
+}
+
+// BenchmarkSupervisorCost measures what the supervisor adds to a sidecar
+// start against a plain spawn of the same program in the same run,
+// interleaved so both see the same machine: the time from spawn until the
+// program has run far enough to write its first byte, and the teardown
+// (stdin closed until reaped). It also reports the resident memory of a
+// supervisor next to that of the sidecar it holds.
+func BenchmarkSupervisorCost(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := append(os.Environ(), envFakeMode+"=ping")
+	var direct, supervised, directEnd, supervisedEnd time.Duration
+	var supMem, sideMem memKiB
+	for b.Loop() {
+		d, de := benchDirect(b, exe, env)
+		s, se, sup, side := benchSupervised(b, exe, env)
+		direct, directEnd = direct+d, directEnd+de
+		supervised, supervisedEnd = supervised+s, supervisedEnd+se
+		supMem, sideMem = supMem.add(sup), sideMem.add(side)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(direct.Microseconds())/n, "direct-start-µs")
+	b.ReportMetric(float64(supervised.Microseconds())/n, "supervised-start-µs")
+	b.ReportMetric(float64(supervised)/float64(direct), "start-ratio")
+	b.ReportMetric(float64(directEnd.Microseconds())/n, "direct-teardown-µs")
+	b.ReportMetric(float64(supervisedEnd.Microseconds())/n, "supervised-teardown-µs")
+	b.ReportMetric(float64(supervisedEnd)/float64(directEnd), "teardown-ratio")
+	b.ReportMetric(float64(supMem.rss)/n, "supervisor-RSS-KiB")
+	b.ReportMetric(float64(supMem.private)/n, "supervisor-private-KiB")
+	b.ReportMetric(float64(sideMem.rss)/n, "sidecar-RSS-KiB")
+}
+
+func benchPipes(b *testing.B) (inR, inW, outR, outW *os.File) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err = os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return inR, inW, outR, outW
+}
+
+func benchDirect(b *testing.B, exe string, env []string) (start, end time.Duration) {
+	inR, inW, outR, outW := benchPipes(b)
+	defer closeAll(outR)
+	began := time.Now()
+	cmd := exec.Command(exe)
+	cmd.Env, cmd.Stdin, cmd.Stdout = env, inR, outW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	closeAll(inR, outW)
+	if _, err := outR.Read(make([]byte, 1)); err != nil {
+		b.Fatal(err)
+	}
+	start = time.Since(began)
+	began = time.Now()
+	closeAll(inW)
+	_ = cmd.Wait()
+	return start, time.Since(began)
+}
+
+func benchSupervised(b *testing.B, exe string, env []string) (start, end time.Duration, sup, side memKiB) {
+	inR, inW, outR, outW := benchPipes(b)
+	defer closeAll(outR)
+	began := time.Now()
+	t, err := startTree(exe, nil, env, inR, outW, os.Stderr)
+	closeAll(inR, outW)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := outR.Read(make([]byte, 1)); err != nil {
+		b.Fatal(err)
+	}
+	start = time.Since(began)
+	sup, side = memOf(t.cmd.Process.Pid), memOf(t.pid())
+	began = time.Now()
+	closeAll(inW)
+	<-t.exited()
+	return start, time.Since(began), sup, side
+}
+
+// memKiB is a process's resident memory and the part of it no other
+// process shares (the binary's pages are shared with the host).
+type memKiB struct{ rss, private int64 }
+
+func (m memKiB) add(o memKiB) memKiB { return memKiB{m.rss + o.rss, m.private + o.private} }
+
+// memOf reads pid's memory from /proc/<pid>/smaps_rollup.
+func memOf(pid int) memKiB {
+	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	var m memKiB
+	for line := range strings.Lines(string(raw)) {
+		k, v, _ := strings.Cut(line, ":")
+		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "Rss":
+			m.rss = n
+		case "Private_Clean", "Private_Dirty":
+			m.private += n
+		}
+	}
+	return m
+}
