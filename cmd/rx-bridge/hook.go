@@ -107,6 +107,7 @@ type hookJSON struct {
 	Warnings     []string           `json:"warnings"`
 	Audit        []string           `json:"audit"`
 	Error        string             `json:"error,omitempty"`
+	ErrorReason  protocol.Reason    `json:"errorReason,omitempty"`
 	Millis       float64            `json:"millis"`
 }
 
@@ -117,7 +118,9 @@ type rulingJSON struct {
 	Reason   string  `json:"reason,omitempty"`
 	Millis   float64 `json:"millis"`
 	Error    string  `json:"error,omitempty"`
-	Skipped  bool    `json:"skipped,omitempty"`
+	// ErrorReason is the protocol reason of Error, when it has one.
+	ErrorReason protocol.Reason `json:"errorReason,omitempty"`
+	Skipped     bool            `json:"skipped,omitempty"`
 }
 
 func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {

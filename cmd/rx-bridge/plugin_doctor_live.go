@@ -31,6 +31,8 @@ type startJSON struct {
 	Providers      []string `json:"providers"`
 	UIActions      []string `json:"uiActions"`
 	Error          string   `json:"error,omitempty"`
+	// Reason is the protocol reason of Error, when it has one.
+	Reason protocol.Reason `json:"reason,omitempty"`
 }
 
 // startRuntimeCheck starts r's runtime once, completes the handshake with
