@@ -536,6 +536,16 @@ type StartError struct {
 	cause  error
 }
 
+// StderrOf returns the redacted stderr tail of the failed start in err's
+// chain, or "".
+func StderrOf(err error) string {
+	var se *StartError
+	if errors.As(err, &se) {
+		return se.Stderr
+	}
+	return ""
+}
+
 func (e *StartError) Error() string { return e.msg }
 func (e *StartError) Unwrap() error { return e.cause }
 

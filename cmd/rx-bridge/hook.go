@@ -139,12 +139,12 @@ func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapse
 	for _, ru := range out.Rulings {
 		j := rulingJSON{Plugin: ru.Plugin, Owner: ru.Owner, Decision: string(ru.Decision), Reason: ru.Reason, Millis: millis(ru.Latency), Skipped: ru.Skipped}
 		if ru.Err != nil {
-			j.Error = redact.String(ru.Err.Error())
+			j.Error, j.ErrorReason = redact.String(ru.Err.Error()), protocol.ReasonOf(ru.Err)
 		}
 		r.Rulings = append(r.Rulings, j)
 	}
 	if err != nil {
-		r.Error = redact.String(err.Error())
+		r.Error, r.ErrorReason = redact.String(err.Error()), protocol.ReasonOf(err)
 	}
 	return r
 }
