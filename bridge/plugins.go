@@ -63,6 +63,15 @@ const reloadHint = "reload the plugins (rx.reload) to start a fresh sidecar"
 
 // plugins serves rx/plugins from the install records as they are now.
 func (s *Server) plugins(context.Context, []byte) (any, error) {
+	out, err := s.pluginEntries()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"plugins": out}, nil
+}
+
+// pluginEntries describes every installed plugin and its runtime now.
+func (s *Server) pluginEntries() ([]pluginJSON, error) {
 	home, err := manifest.LoadHome(s.opts.Home)
 	if err != nil {
 		return nil, err
@@ -117,7 +126,7 @@ func (s *Server) plugins(context.Context, []byte) (any, error) {
 		}
 		out = append(out, p)
 	}
-	return map[string]any{"plugins": out}, nil
+	return out, nil
 }
 
 // setState fills the state members; a crash or failed start is also the

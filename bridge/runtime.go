@@ -29,6 +29,7 @@ type runtime struct {
 	gens     []*exthost.Generation   // those with a catalog
 	warnings []string                // of the current generation, redacted
 	failures map[string]startFailure // plugin -> why it did not start
+	status   *statusWriter
 
 	load   sync.Mutex // one build at a time
 	qmu    sync.Mutex
@@ -62,6 +63,7 @@ func newRuntime(s *Server, home *manifest.Home) (*runtime, error) {
 		Logger:          s.log,
 		Trace:           s.traceWire,
 	})
+	r.status = newStatusWriter(s)
 	return r, nil
 }
 
@@ -202,6 +204,7 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	if err != nil {
 		done("failed")
 		r.recordFailure(err)
+		r.status.update()
 		if tail := exthost.StderrOf(err); tail != "" {
 			r.s.log.Error(redact.String(err.Error()), "stderr", tail)
 		} else {
@@ -224,6 +227,7 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	r.failures = failuresOf(g)
 	r.mu.Unlock()
 	r.keep(g, cat)
+	r.status.update()
 	for _, w := range warnings {
 		r.s.log.Warn(w)
 	}
@@ -290,6 +294,7 @@ func hookPoints(g *exthost.Generation) []string {
 }
 
 func (r *runtime) close() {
+	r.status.close()
 	r.mgr.Close()
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -237,6 +237,35 @@ func TestServeCrashIsOneLineAndShownCrashed(t *testing.T) {
 		t.Errorf("the stderr tail reached window/logMessage %d times, want once", logged)
 	}
 
+	// plugin list, from another process, shows what the editor saw.
+	pe := &pluginEnv{t: t, home: e.home, env: map[string]string{"RX_BRIDGE_HOME": e.home}}
+	// The bridge writes its status on its own goroutine after the crash.
+	stdout, _ := pe.mustRun(0, "list")
+	for wait := ctxT(t); !strings.Contains(stdout, "crashed") && wait.Err() == nil; {
+		time.Sleep(20 * time.Millisecond)
+		stdout, _ = pe.mustRun(0, "list")
+	}
+	if !strings.Contains(stdout, "LIVE") || !strings.Contains(stdout, "crashed") || !strings.Contains(stdout, "exit status 7") || !strings.Contains(stdout, "rx.reload") {
+		t.Errorf("plugin list does not show the crash, its reason and its recovery:\n%s", stdout)
+	}
+	stdout, _ = pe.mustRun(0, "list", "--json")
+	var list struct {
+		Plugins []struct {
+			Name string
+			Live []struct {
+				PID                                       int
+				Workspace, State, Reason, Since, Recover string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Plugins) != 1 || len(list.Plugins[0].Live) != 1 || list.Plugins[0].Live[0].State != "crashed" ||
+		list.Plugins[0].Live[0].Since != st.Since || list.Plugins[0].Live[0].Workspace != e.ws || list.Plugins[0].Live[0].Recover == "" {
+		t.Errorf("plugin list --json = %s, want errs live in one bridge, crashed since %s", stdout, st.Since)
+	}
+
 	// A reload starts a fresh sidecar: the recovery the hint names.
 	if err := c.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.reload"}, nil); err != nil {
 		t.Fatal(err)
@@ -248,4 +277,7 @@ func TestServeCrashIsOneLineAndShownCrashed(t *testing.T) {
 		t.Errorf("ping after the reload = %v, %v", res, err)
 	}
 	shutdownExit(t, c)
+	if stdout, _ := pe.mustRun(0, "list"); strings.Contains(stdout, "crashed") || strings.Contains(stdout, "running") {
+		t.Errorf("plugin list after the bridge exited still shows its runtime:\n%s", stdout)
+	}
 }
