@@ -253,7 +253,7 @@ func TestServeCrashIsOneLineAndShownCrashed(t *testing.T) {
 		Plugins []struct {
 			Name string
 			Live []struct {
-				PID                                       int
+				PID                                      int
 				Workspace, State, Reason, Since, Recover string
 			}
 		}
