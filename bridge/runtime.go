@@ -269,7 +269,8 @@ func (r *runtime) recordFailure(err error) {
 func failuresOf(g *exthost.Generation) map[string]startFailure {
 	out := make(map[string]startFailure, len(g.Failed))
 	for id, err := range g.Failed {
-		out[id] = newStartFailure(fmt.Errorf("optional extension runtime failed to start: %w", err))
+		// The text of the build's warning (Manager.startAll).
+		out[id] = newStartFailure(fmt.Errorf("%s: optional extension runtime failed to start: %w", id, err))
 	}
 	return out
 }
