@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/editorui"
@@ -24,9 +26,10 @@ type runtime struct {
 	mu       sync.Mutex
 	home     *manifest.Home
 	catalogs map[int64]catalogEntry
-	gens     []*exthost.Generation // those with a catalog
-	warnings []string              // of the current generation, redacted
-	failures map[string]string     // plugin -> redacted start failure
+	gens     []*exthost.Generation   // those with a catalog
+	warnings []string                // of the current generation, redacted
+	failures map[string]startFailure // plugin -> why it did not start
+	status   *statusWriter
 
 	load   sync.Mutex // one build at a time
 	qmu    sync.Mutex
@@ -49,7 +52,7 @@ type reloadWait struct {
 }
 
 func newRuntime(s *Server, home *manifest.Home) (*runtime, error) {
-	r := &runtime{s: s, home: home, catalogs: map[int64]catalogEntry{}, failures: map[string]string{}}
+	r := &runtime{s: s, home: home, catalogs: map[int64]catalogEntry{}, failures: map[string]startFailure{}}
 	r.mgr = exthost.NewManager(exthost.ManagerOptions{
 		SessionID:       s.session,
 		WorkspaceRoot:   s.workspace,
@@ -60,6 +63,7 @@ func newRuntime(s *Server, home *manifest.Home) (*runtime, error) {
 		Logger:          s.log,
 		Trace:           s.traceWire,
 	})
+	r.status = newStatusWriter(s)
 	return r, nil
 }
 
@@ -200,7 +204,12 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	if err != nil {
 		done("failed")
 		r.recordFailure(err)
-		r.s.log.Error(redact.String(err.Error()))
+		r.status.update()
+		if tail := exthost.StderrOf(err); tail != "" {
+			r.s.log.Error(redact.String(err.Error()), "stderr", tail)
+		} else {
+			r.s.log.Error(redact.String(err.Error()))
+		}
 		return nil, nil, err
 	}
 	warnings := append(slices.Clone(home.Warnings), problems...)
@@ -215,9 +224,10 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	r.mu.Lock()
 	r.home = home
 	r.warnings = warnings
-	r.failures = failuresOf(plugins, warnings)
+	r.failures = failuresOf(g)
 	r.mu.Unlock()
 	r.keep(g, cat)
+	r.status.update()
 	for _, w := range warnings {
 		r.s.log.Warn(w)
 	}
@@ -227,24 +237,40 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	return g, warnings, nil
 }
 
+// startFailure is why a plugin did not start: one redacted line, when,
+// and the redacted stderr tail of the attempt.
+type startFailure struct {
+	err    string
+	at     time.Time
+	stderr string
+}
+
+func newStartFailure(err error) startFailure {
+	f := startFailure{err: redact.String(err.Error()), at: time.Now(), stderr: exthost.StderrOf(err)}
+	var se *exthost.StartError
+	if errors.As(err, &se) {
+		f.at = se.At
+	}
+	return f
+}
+
 // recordFailure remembers which plugin failed a build.
 func (r *runtime) recordFailure(err error) {
-	if re, ok := err.(*exthost.RequiredError); ok {
+	var re *exthost.RequiredError
+	if errors.As(err, &re) {
 		r.mu.Lock()
-		r.failures[re.Plugin] = redact.String(re.Error())
+		r.failures[re.Plugin] = newStartFailure(re)
 		r.mu.Unlock()
 	}
 }
 
-// failuresOf picks each plugin's start failure out of a build's warnings.
-func failuresOf(plugins []*exthost.Plugin, warnings []string) map[string]string {
-	out := map[string]string{}
-	for _, p := range plugins {
-		for _, w := range warnings {
-			if len(w) > len(p.ID) && w[:len(p.ID)+1] == p.ID+":" {
-				out[p.ID] = w
-			}
-		}
+// failuresOf is the start failure of each optional plugin of g that did
+// not start.
+func failuresOf(g *exthost.Generation) map[string]startFailure {
+	out := make(map[string]startFailure, len(g.Failed))
+	for id, err := range g.Failed {
+		// The text of the build's warning (Manager.startAll).
+		out[id] = newStartFailure(fmt.Errorf("%s: optional extension runtime failed to start: %w", id, err))
 	}
 	return out
 }
@@ -269,6 +295,7 @@ func hookPoints(g *exthost.Generation) []string {
 }
 
 func (r *runtime) close() {
+	r.status.close()
 	r.mgr.Close()
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -29,6 +29,13 @@ func (s *Server) services() exthost.Services {
 			return res, err
 		},
 		OnCrash: func(sc *exthost.Sidecar, err error) {
+			s.rt.status.update()
+			// The one place the stderr tail of a crash is logged; errors
+			// and rx/plugins carry the one line.
+			if crash, ok := sc.CrashInfo(); ok && crash.Stderr != "" {
+				s.log.Error(redact.String(err.Error()), "stderr", crash.Stderr)
+				return
+			}
 			s.log.Error(redact.String(err.Error()))
 		},
 	}

@@ -134,7 +134,7 @@ func TestActions(t *testing.T) {
 		t.Fatalf("actions = %d %+v", gen, list)
 	}
 	_, err := h.Action("/x:y")
-	if !errors.Is(err, protocol.ErrInvalidParams) || err.Error() != `unknown action "/x:y"; available: /hello:greet, /zed:b` {
+	if !errors.Is(err, protocol.ErrInvalidParams) || err.Error() != `unknown action "/x:y"; available: /hello:greet, /zed:b (invalid_params)` {
 		t.Fatalf("err = %v", err)
 	}
 }

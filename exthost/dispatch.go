@@ -20,7 +20,8 @@ type Ruling struct {
 	Decision protocol.InterceptDecision // empty when the call failed
 	Reason   string                     // redacted
 	Latency  time.Duration
-	// Err is the call failure or contract violation (redacted). With
+	// Err is the call failure or contract violation: an *InterceptError
+	// (its text redacted) whose chain keeps the protocol reason. With
 	// Skipped set, it came from an optional plugin and was ignored.
 	Err     error
 	Skipped bool
@@ -308,7 +309,7 @@ func (w *walk) failure(ctx context.Context, s *Sidecar, r Ruling, err error, vio
 		return w.fatal(ctx, s, r, err, violation)
 	}
 	ie := &InterceptError{Plugin: s.Plugin.ID, Point: w.point, Violation: violation, Err: err}
-	r.Err, r.Skipped = errors.New(ie.Error()), true
+	r.Err, r.Skipped = ie, true
 	w.out.Rulings = append(w.out.Rulings, r)
 	category := warnCallError
 	if violation {
@@ -325,7 +326,7 @@ func (w *walk) fatal(ctx context.Context, s *Sidecar, r Ruling, err error, viola
 		return ctx.Err()
 	}
 	ie := &InterceptError{Plugin: s.Plugin.ID, Point: w.point, Violation: violation, Err: err}
-	r.Err = errors.New(ie.Error())
+	r.Err = ie
 	w.out.Rulings = append(w.out.Rulings, r)
 	return ie
 }

@@ -28,6 +28,9 @@ type Generation struct {
 	// Warnings are optional runtimes that failed and declarations that
 	// were left out; all text is redacted.
 	Warnings []string
+	// Failed are the optional runtimes that failed to start, by plugin
+	// id (a *StartError unless the budget ran out before their launch).
+	Failed map[string]error
 	// StartTime is how long the build took.
 	StartTime time.Duration
 	// SystemPrompt is the system prompt turns on this generation use:

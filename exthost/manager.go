@@ -103,7 +103,7 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 	}
 	began := time.Now()
 	id := generationCounter.Add(1)
-	started, warnings, err := m.startAll(ctx, id, plugins)
+	started, failed, warnings, err := m.startAll(ctx, id, plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +117,7 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 		shutdownAll(started, m.opts.ShutdownTimeout)
 		return nil, err
 	}
+	g.Failed = failed
 	g.StartTime = time.Since(began)
 
 	m.mu.Lock()
@@ -183,7 +184,7 @@ type startResult struct {
 // startAll starts plugins through a pool of Parallel workers under one
 // shared budget, then consumes the results in plugin order so warnings
 // are deterministic.
-func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]*Sidecar, []string, error) {
+func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]*Sidecar, map[string]error, []string, error) {
 	plugins = slices.Clone(plugins)
 	slices.SortFunc(plugins, func(a, b *Plugin) int { return cmp.Compare(a.ID, b.ID) })
 	budget, cancel := context.WithTimeout(ctx, m.opts.StartBudget)
@@ -214,6 +215,7 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 
 	var started []*Sidecar
 	var warnings []string
+	failed := map[string]error{}
 	for i, r := range results {
 		if r.err == nil {
 			started = append(started, r.s)
@@ -226,13 +228,18 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 				}
 			}
 			shutdownAll(uniq(started), m.opts.ShutdownTimeout)
-			return nil, nil, &RequiredError{Plugin: plugins[i].ID, Err: r.err}
+			return nil, nil, nil, &RequiredError{Plugin: plugins[i].ID, Err: r.err}
 		}
+		failed[plugins[i].ID] = r.err
 		w := fmt.Sprintf("%s: optional extension runtime failed to start: %s", plugins[i].ID, redact.String(r.err.Error()))
 		warnings = append(warnings, w)
-		m.opts.Logger.Warn(w)
+		if tail := StderrOf(r.err); tail != "" {
+			m.opts.Logger.Warn(w, "stderr", tail)
+		} else {
+			m.opts.Logger.Warn(w)
+		}
 	}
-	return started, warnings, nil
+	return started, failed, warnings, nil
 }
 
 // RequiredError is a generation build failed by a required runtime.

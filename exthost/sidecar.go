@@ -63,6 +63,8 @@ type Sidecar struct {
 	Init protocol.InitializeResult
 	// Timings of the start, for diagnostics.
 	SpawnTime, HandshakeTime time.Duration
+	// StartedAt is when the handshake completed.
+	StartedAt time.Time
 	// Generation is the runtime build the sidecar belongs to.
 	Generation int64
 
@@ -83,6 +85,7 @@ type Sidecar struct {
 
 	crashOnce    sync.Once
 	crashErr     error
+	crash        Crash // set before crashed closes
 	crashed      chan struct{}
 	shutdownOnce sync.Once
 	shutdownDone chan struct{}
@@ -93,7 +96,7 @@ type Sidecar struct {
 // generation budget); the handshake alone is also bounded by 30 s. On any
 // failure the process tree is killed before StartSidecar returns, and the
 // error says which stage failed, after how long, with the redacted stderr
-// tail.
+// tail kept apart from the one-line message (StartError.Stderr).
 func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, error) {
 	begin := time.Now()
 	if opts.UIHost == "" {
@@ -138,9 +141,11 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	defer cancel()
 	if err := s.handshake(hctx, opts); err != nil {
 		s.abort()
+		<-waitAtMost(s.proc.tail.done, 200*time.Millisecond)
 		return nil, startupError(p, "handshake", begin, err, s.StderrTail())
 	}
 	s.HandshakeTime = time.Since(hsBegin)
+	s.StartedAt = time.Now()
 	return s, nil
 }
 
@@ -305,7 +310,7 @@ func (s *Sidecar) watch() {
 	}
 	cause := s.conn.Err()
 	if cause == nil {
-		cause = errors.New("the process ended")
+		cause = errProcessEnded
 	}
 	s.markCrashed(cause)
 }
@@ -321,11 +326,13 @@ func (s *Sidecar) markCrashed(cause error) {
 		s.proc.killTree()
 		<-waitAtMost(s.proc.exited, reapWait)
 		<-waitAtMost(s.proc.tail.done, 200*time.Millisecond)
-		msg := fmt.Sprintf("extension sidecar %s crashed: %s (process %s)", s.Plugin.ID, redact.String(cause.Error()), s.proc.exitStatus())
-		if tail := s.StderrTail(); tail != "" {
-			msg += "; stderr: " + tail
+		// One line: it is what every later call fails with. The stderr
+		// tail is kept once, in Crash, for whoever shows details.
+		what := "connection closed"
+		if !errors.Is(cause, io.EOF) && !errors.Is(cause, errProcessEnded) {
+			what = oneLine(redact.String(cause.Error()), crashCauseBytes)
 		}
-		e := protocol.NewError(protocol.ReasonProviderInterrupted, msg)
+		e := protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s crashed: %s (%s)", s.Plugin.ID, what, s.proc.exitStatus())
 		if !errors.Is(cause, io.EOF) {
 			// A write stall or an oversized frame stays inspectable; the
 			// peer's EOF does not, or a crash would read as a stream's
@@ -333,6 +340,7 @@ func (s *Sidecar) markCrashed(cause error) {
 			e.Cause = cause
 		}
 		s.crashErr = e
+		s.crash = Crash{At: time.Now(), Err: e, Stderr: s.StderrTail()}
 		close(s.crashed)
 		_ = s.conn.Close()
 		s.content.Close()
@@ -343,9 +351,40 @@ func (s *Sidecar) markCrashed(cause error) {
 	})
 }
 
+// errProcessEnded is the crash cause when the process ended before its
+// connection did.
+var errProcessEnded = errors.New("the process ended")
+
+// crashCauseBytes bounds the cause in a crash message, which stays one
+// short line.
+const crashCauseBytes = 160
+
+// Crash is what is known about a crashed sidecar.
+type Crash struct {
+	At time.Time
+	// Err is the one-line error every later call fails with
+	// (provider_interrupted); it names the plugin, what happened and how
+	// the process ended.
+	Err error
+	// Stderr is the redacted tail of the sidecar's stderr at the crash:
+	// the details, shown once (log, doctor, rx/plugins), never appended
+	// to errors.
+	Stderr string
+}
+
+// CrashInfo returns the sidecar's crash, and false while it has not crashed.
+func (s *Sidecar) CrashInfo() (Crash, bool) {
+	select {
+	case <-s.crashed:
+		return s.crash, true
+	default:
+		return Crash{}, false
+	}
+}
+
 // Call sends one request to the sidecar and returns the raw result. It
 // fails fast once the sidecar crashed or shut down; a crash while waiting
-// fails with an error naming the plugin and its redacted stderr tail.
+// fails with the one-line crash error naming the plugin.
 func (s *Sidecar) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -484,23 +523,40 @@ func (s *Sidecar) abort() {
 // StderrTail returns the redacted tail of the sidecar's stderr.
 func (s *Sidecar) StderrTail() string { return s.proc.tail.String() }
 
-// startupError formats SPEC's startup diagnostic: `extension sidecar
-// startup <stage> failed after <elapsed>: <cause>[; stderr: <tail>]`,
-// redacted, keeping the cause unwrappable (and its reason, for errors.Is).
+// startupError formats the startup diagnostic: `extension sidecar <id>
+// startup <stage> failed after <elapsed>: <cause>`, redacted, keeping the
+// cause unwrappable (and its reason, for errors.Is). Reasonix appends
+// `; stderr: <tail>`; here the tail is kept in Stderr and shown once by
+// whoever shows details, so the error stays one line wherever it is
+// repeated (warnings, logs, rx/plugins, reload errors).
 func startupError(p *Plugin, stage string, begin time.Time, cause error, tail string) error {
-	msg := fmt.Sprintf("extension sidecar %s startup %s failed after %s: %s", p.ID, stage, time.Since(begin).Round(time.Millisecond), redact.String(cause.Error()))
-	if tail != "" {
-		msg += "; stderr: " + tail
-	}
-	return &StartError{Plugin: p.ID, Stage: stage, msg: msg, cause: cause}
+	msg := fmt.Sprintf("extension sidecar %s startup %s failed after %s: %s", p.ID, stage, time.Since(begin).Round(time.Millisecond), oneLine(redact.String(cause.Error()), startCauseBytes))
+	return &StartError{Plugin: p.ID, Stage: stage, At: time.Now(), Stderr: tail, msg: msg, cause: cause}
 }
+
+// startCauseBytes bounds the cause in a start failure's message.
+const startCauseBytes = 400
 
 // StartError is a failed sidecar start.
 type StartError struct {
 	Plugin string
 	Stage  string // resolve, spawn or handshake
+	At     time.Time
+	// Stderr is the redacted stderr tail of the failed start ("" when the
+	// process never ran or said nothing).
+	Stderr string
 	msg    string
 	cause  error
+}
+
+// StderrOf returns the redacted stderr tail of the failed start in err's
+// chain, or "".
+func StderrOf(err error) string {
+	var se *StartError
+	if errors.As(err, &se) {
+		return se.Stderr
+	}
+	return ""
 }
 
 func (e *StartError) Error() string { return e.msg }

@@ -99,8 +99,13 @@ func TestHandshakeRejections(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("error %q does not contain %q", err, tc.message)
 			}
-			if !strings.Contains(err.Error(), "startup handshake failed") {
-				t.Fatalf("error %q does not name the stage", err)
+			if !strings.Contains(err.Error(), "startup handshake failed") || !strings.Contains(err.Error(), "("+string(tc.reason)+")") {
+				t.Fatalf("error %q does not name the stage and the reason", err)
+			}
+			se := &StartError{}
+			if !errors.As(err, &se) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "fake sidecar starting") ||
+				!strings.Contains(se.Stderr, "fake sidecar starting, api_key=") || strings.Contains(se.Stderr, "0123456789abcdefSECRET") {
+				t.Fatalf("start error %q (stderr %q): want one line, the redacted stderr tail kept apart", err, se.Stderr)
 			}
 			if strings.Contains(err.Error(), "0123456789abcdefSECRET") {
 				t.Fatalf("secret from stderr leaked: %v", err)
@@ -230,14 +235,18 @@ func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 	if callCtx.Err() != nil {
 		t.Fatal("the call only failed at its deadline")
 	}
+	// One line naming the plugin and how it ended; the stderr tail is in
+	// CrashInfo, redacted, and nowhere in the error.
 	msg := err.Error()
-	for _, want := range []string{"extension sidecar crashy crashed", "exit status 7", "panic: boom"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("crash error %q lacks %q", msg, want)
-		}
+	if want := "extension sidecar crashy crashed: connection closed (exit status 7) (provider_interrupted)"; msg != want {
+		t.Errorf("crash error %q, want %q", msg, want)
 	}
-	if strings.Contains(msg, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || strings.Contains(msg, "0123456789abcdefSECRET") {
-		t.Fatalf("secret leaked into %q", msg)
+	crash, ok := s.CrashInfo()
+	if !ok || crash.Err.Error() != msg || crash.At.IsZero() || !strings.Contains(crash.Stderr, "panic: boom") {
+		t.Errorf("CrashInfo = %+v, %v; want the error, its time and the stderr tail", crash, ok)
+	}
+	if strings.Contains(crash.Stderr, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || strings.Contains(crash.Stderr, "0123456789abcdefSECRET") {
+		t.Fatalf("secret leaked into the tail %q", crash.Stderr)
 	}
 	if !errors.Is(err, protocol.ErrProviderInterrupted) {
 		t.Fatalf("crash error is not provider_interrupted: %v", err)

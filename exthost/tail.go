@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rx-bridge/rx-bridge/exthost/redact"
 )
@@ -64,4 +65,20 @@ func (t *tailBuffer) String() string {
 	}
 	t.mu.Unlock()
 	return redact.String(strings.TrimSpace(s))
+}
+
+// oneLine makes s one line of at most limit bytes: line breaks and tabs
+// become spaces, runs of spaces one, and a longer text is cut at a rune
+// boundary with "…". Errors that are repeated (every call to a crashed
+// sidecar, every warning) stay short this way; details go elsewhere.
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= limit {
+		return s
+	}
+	cut := max(limit-len("…"), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -3,6 +3,7 @@ package exthost
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestTailCutsAtLineBoundary: whatever the write sizes, the tail never
@@ -43,4 +44,40 @@ func TestTailCutsAtLineBoundary(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"two\nlines\r\n\tand  tabs ", 40, "two lines and tabs"},
+		{"abcdefghij", 6, "abc…"},
+		{"ééééé", 6, "é…"}, // never cuts a rune in half
+	}
+	for _, tc := range tests {
+		if got := oneLine(tc.in, tc.max); got != tc.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
+
+// FuzzOneLine: whatever a sidecar says, the result is one line within
+// the bound, and valid UTF-8 stays valid.
+func FuzzOneLine(f *testing.F) {
+	f.Add("panic: boom\ngoroutine 1 [running]:\n", 20)
+	f.Add("ééé", 4)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		max = 4 + max&0xff
+		got := oneLine(s, max)
+		if len(got) > max || strings.ContainsAny(got, "\n\r") {
+			t.Fatalf("oneLine(%q, %d) = %q", s, max, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("oneLine(%q, %d) = %q is not valid UTF-8", s, max, got)
+		}
+	})
 }

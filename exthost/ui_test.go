@@ -33,7 +33,7 @@ func TestUnknownActionListsTheAvailable(t *testing.T) {
 	g, _ := newGeneration(1, nil, observers{})
 	g.Actions = []Action{{Plugin: "hello", ActionID: "greet"}}
 	_, err := g.RunAction(context.Background(), "s", "/hello:wave", nil)
-	if err == nil || err.Error() != `unknown action "/hello:wave"; available: /hello:greet` {
+	if err == nil || err.Error() != `unknown action "/hello:wave"; available: /hello:greet (invalid_params)` {
 		t.Fatalf("got %v", err)
 	}
 }

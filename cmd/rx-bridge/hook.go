@@ -107,6 +107,7 @@ type hookJSON struct {
 	Warnings     []string           `json:"warnings"`
 	Audit        []string           `json:"audit"`
 	Error        string             `json:"error,omitempty"`
+	ErrorReason  protocol.Reason    `json:"errorReason,omitempty"`
 	Millis       float64            `json:"millis"`
 }
 
@@ -117,7 +118,9 @@ type rulingJSON struct {
 	Reason   string  `json:"reason,omitempty"`
 	Millis   float64 `json:"millis"`
 	Error    string  `json:"error,omitempty"`
-	Skipped  bool    `json:"skipped,omitempty"`
+	// ErrorReason is the protocol reason of Error, when it has one.
+	ErrorReason protocol.Reason `json:"errorReason,omitempty"`
+	Skipped     bool            `json:"skipped,omitempty"`
 }
 
 func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {
@@ -136,12 +139,12 @@ func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapse
 	for _, ru := range out.Rulings {
 		j := rulingJSON{Plugin: ru.Plugin, Owner: ru.Owner, Decision: string(ru.Decision), Reason: ru.Reason, Millis: millis(ru.Latency), Skipped: ru.Skipped}
 		if ru.Err != nil {
-			j.Error = redact.String(ru.Err.Error())
+			j.Error, j.ErrorReason = redact.String(ru.Err.Error()), protocol.ReasonOf(ru.Err)
 		}
 		r.Rulings = append(r.Rulings, j)
 	}
 	if err != nil {
-		r.Error = redact.String(err.Error())
+		r.Error, r.ErrorReason = redact.String(err.Error()), protocol.ReasonOf(err)
 	}
 	return r
 }

@@ -31,6 +31,10 @@ type startJSON struct {
 	Providers      []string `json:"providers"`
 	UIActions      []string `json:"uiActions"`
 	Error          string   `json:"error,omitempty"`
+	// Reason is the protocol reason of Error, when it has one.
+	Reason protocol.Reason `json:"reason,omitempty"`
+	// Stderr is the redacted stderr tail of a failed start.
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // startRuntimeCheck starts r's runtime once, completes the handshake with
@@ -49,7 +53,7 @@ func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
 		Session: protocol.SessionContext{SessionID: "doctor", WorkspaceRoot: filepath.Clean(wd), Generation: 1},
 	})
 	if err != nil {
-		out.Error = err.Error()
+		out.Error, out.Reason, out.Stderr = err.Error(), protocol.ReasonOf(err), exthost.StderrOf(err)
 		out.HandshakeMilli = millis(time.Since(began))
 		return out
 	}
@@ -76,6 +80,9 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func writeStart(w io.Writer, st *startJSON) {
 	if !st.OK {
 		fmt.Fprintf(w, "  fail  runtime start: %s\n", indentLines(st.Error, "        ")[8:])
+		if st.Stderr != "" {
+			fmt.Fprintf(w, "        stderr: %s\n", indentLines(st.Stderr, "                ")[16:])
+		}
 		return
 	}
 	fmt.Fprintf(w, "  ok    runtime started and answered the handshake as %s %s (spawn %.1f ms, handshake %.1f ms, shutdown %.1f ms)\n",

@@ -32,9 +32,24 @@ type pluginJSON struct {
 }
 
 type listJSON struct {
-	Home     string       `json:"home"`
-	Plugins  []pluginJSON `json:"plugins"`
-	Warnings []string     `json:"warnings"`
+	Home     string           `json:"home"`
+	Plugins  []listPluginJSON `json:"plugins"`
+	Warnings []string         `json:"warnings"`
+}
+
+// listPluginJSON is a plugin in list: the record, plus its runtime in
+// every bridge of the home running now.
+type listPluginJSON struct {
+	pluginJSON
+	Live []liveJSON `json:"live"`
+}
+
+// liveJSON is a plugin's runtime in one running bridge (an editor), from
+// the status it keeps in the home (manifest.StatusDir).
+type liveJSON struct {
+	PID       int    `json:"pid"`
+	Workspace string `json:"workspace"`
+	manifest.PluginStatus
 }
 
 type showJSON struct {

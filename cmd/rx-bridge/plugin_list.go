@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rx-bridge/rx-bridge/manifest"
@@ -22,10 +23,11 @@ func (c *pluginCmd) list(args []string) int {
 	if err != nil {
 		return c.failf("%v", err)
 	}
-	out := listJSON{Home: h.Dir, Plugins: []pluginJSON{}, Warnings: nonNil(h.Warnings)}
+	out := listJSON{Home: h.Dir, Plugins: []listPluginJSON{}, Warnings: nonNil(h.Warnings)}
+	statuses := manifest.ReadStatuses(h.Dir)
 	for _, r := range h.Records() {
 		m, err := manifest.Load(r.Dir())
-		out.Plugins = append(out.Plugins, describePlugin(h, r, m, err))
+		out.Plugins = append(out.Plugins, listPluginJSON{pluginJSON: describePlugin(h, r, m, err), Live: liveOf(statuses, r.Name)})
 	}
 	if *asJSON {
 		if err := writeJSON(c.stdout, out); err != nil {
@@ -39,18 +41,59 @@ func (c *pluginCmd) list(args []string) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tRUNTIME\tINSTALL\tROOT")
+	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tRUNTIME\tLIVE\tINSTALL\tROOT")
 	for _, p := range out.Plugins {
 		version := p.Version
 		if version == "" {
 			version = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, version, p.State, runtimeColumn(p.Runtime), p.Install, p.Root)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, version, p.State, runtimeColumn(p.Runtime), liveColumn(p.Live), p.Install, p.Root)
 	}
 	if err := tw.Flush(); err != nil {
 		return c.failf("%v", err)
 	}
+	for _, p := range out.Plugins {
+		for _, l := range p.Live {
+			if l.State == "running" || l.Reason == "" {
+				continue
+			}
+			fmt.Fprintf(c.stdout, "%s %s", p.Name, l.State)
+			if l.Since != "" {
+				fmt.Fprintf(c.stdout, " since %s", l.Since)
+			}
+			fmt.Fprintf(c.stdout, " (editor of %s, rx-bridge pid %d): %s\n", l.Workspace, l.PID, l.Reason)
+			if l.Recover != "" {
+				fmt.Fprintf(c.stdout, "  to recover: %s\n", l.Recover)
+			}
+		}
+	}
 	return 0
+}
+
+// liveOf is plugin name's runtime in each running bridge that has one.
+func liveOf(statuses []manifest.BridgeStatus, name string) []liveJSON {
+	out := []liveJSON{}
+	for _, st := range statuses {
+		for _, p := range st.Plugins {
+			if p.Name == name && p.State != "no runtime" {
+				out = append(out, liveJSON{PID: st.PID, Workspace: st.Workspace, PluginStatus: p})
+			}
+		}
+	}
+	return out
+}
+
+// liveColumn is LIVE: "-" when no running bridge has the plugin's
+// runtime, else its state in each ("running", "crashed, running").
+func liveColumn(live []liveJSON) string {
+	if len(live) == 0 {
+		return "-"
+	}
+	states := make([]string, len(live))
+	for i, l := range live {
+		states[i] = l.State
+	}
+	return strings.Join(states, ", ")
 }
 
 // show is `rx-bridge plugin show <name> [--json]`. It exits 1 when the

@@ -380,7 +380,7 @@ func TestPluginReasonixHome(t *testing.T) {
 	os.MkdirAll(e.home, 0o755)
 	os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("reasonix_home = \""+rhome+"\"\n"), 0o644)
 	stdout, _ := e.mustRun(0, "list")
-	if !strings.Contains(e.scrub(stdout), "theirs  3        enabled  -        reasonix  $SRC/reasonix-home/plugins/theirs") {
+	if !strings.Contains(e.scrub(stdout), "theirs  3        enabled  -        -     reasonix  $SRC/reasonix-home/plugins/theirs") {
 		t.Errorf("list:\n%s", stdout)
 	}
 	_, stderr := e.mustRun(1, "disable", "theirs")

@@ -74,6 +74,7 @@ func TestServePluginsAndFailures(t *testing.T) {
 			}
 			Trust string
 			Error string
+			State string
 		}
 	}
 	if err := c.Call(ctxT(t), "rx/plugins", nil, &plugins); err != nil {
@@ -83,10 +84,10 @@ func TestServePluginsAndFailures(t *testing.T) {
 		t.Fatalf("rx/plugins = %+v", plugins)
 	}
 	broken, hello := plugins.Plugins[0], plugins.Plugins[1]
-	if broken.Running || !strings.Contains(broken.Error, "failed to start") {
+	if broken.Running || broken.State != "failed to start" || !strings.Contains(broken.Error, "failed to start") {
 		t.Errorf("broken = %+v", broken)
 	}
-	if !hello.Running || hello.Generation != changed.Generation || hello.Runtime == nil || !strings.HasSuffix(hello.Runtime.Command, "/bin/hello") ||
+	if !hello.Running || hello.State != "running" || hello.Generation != changed.Generation || hello.Runtime == nil || !strings.HasSuffix(hello.Runtime.Command, "/bin/hello") ||
 		!strings.Contains(hello.Trust, "runtime: FULL TRUST") || !strings.Contains(hello.Trust, "outside any sandbox") {
 		t.Errorf("hello = %+v", hello)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Reason is a frozen error reason of the v1 error table.
@@ -134,11 +135,20 @@ func Errorf(r Reason, format string, args ...any) *Error {
 	return e
 }
 
+// Error is the message followed by the reason in parentheses, so every
+// text a user or plugin author sees names the reason they can look up in
+// the error table: "extension x did not answer input.receive within 5s
+// (intercept_timeout)". A message that already names its reason (one
+// that wraps an error of the same reason) is not tagged twice. The wire
+// carries Message alone, with the reason in data.
 func (e *Error) Error() string {
-	if e.Reason == "" {
+	switch {
+	case e.Reason == "":
 		return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
+	case strings.Contains(e.Message, "("+string(e.Reason)+")"):
+		return e.Message
 	}
-	return e.Message
+	return e.Message + " (" + string(e.Reason) + ")"
 }
 
 // Unwrap returns the local cause, if any.

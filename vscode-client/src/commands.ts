@@ -136,7 +136,11 @@ export function renderPlugins(plugins: PluginInfo[]): string {
 	if (plugins.length === 0) return 'No plugins are installed.\n\nInstall one with: rx-bridge plugin install <dir>\n';
 	const out: string[] = [];
 	for (const p of plugins) {
-		out.push(`${p.name}${p.version ? ` ${p.version}` : ''}${p.enabled === false ? ' (disabled)' : ''}${p.running ? ' — running' : ''}`);
+		const state = p.state ?? (p.running ? 'running' : '');
+		out.push(`${p.name}${p.version ? ` ${p.version}` : ''}${p.enabled === false ? ' (disabled)' : ''}${state && state !== 'disabled' ? ` — ${state}` : ''}`);
+		if (p.reason && state !== 'running') out.push(`  why: ${p.reason}`);
+		if (p.since) out.push(`  since: ${p.since}`);
+		if (p.recover) out.push(`  to recover: ${p.recover}`);
 		if (p.description) out.push(`  ${p.description}`);
 		if (p.source) out.push(`  source: ${p.source}`);
 		if (p.root) out.push(`  root: ${p.root}`);
@@ -151,7 +155,11 @@ export function renderPlugins(plugins: PluginInfo[]): string {
 		} else {
 			out.push('  runtime: none');
 		}
-		if (p.error) out.push(`  error: ${p.error}`);
+		if (p.error && p.error !== p.reason) out.push(`  error: ${p.error}`);
+		if (p.details) {
+			out.push('  details (stderr):');
+			for (const line of p.details.replace(/\n+$/, '').split('\n')) out.push(`    ${line}`);
+		}
 		if (p.trust) {
 			out.push('');
 			for (const line of p.trust.replace(/\n+$/, '').split('\n')) out.push(`  ${line}`);

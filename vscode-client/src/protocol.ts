@@ -91,6 +91,13 @@ export interface PluginInfo {
 	manifestKind?: string;
 	running?: boolean;
 	generation?: number;
+	/** running, crashed, failed to start, disabled, not started, no runtime. */
+	state?: string;
+	reason?: string;
+	since?: string;
+	recover?: string;
+	/** The redacted stderr tail of a crash or failed start. */
+	details?: string;
 	runtime?: {
 		command?: string;
 		args?: string[];

@@ -124,6 +124,18 @@ describe('actions', () => {
 		assert.ok(fake.events.some((e) => e.type === 'showTextDocument'));
 	});
 
+	it('shows a crashed plugin as crashed, why, since when, how to recover and its stderr', async () => {
+		await start((s) => s.setup((c) => c.onRequest('rx/plugins', () => ({ plugins: [{ name: 'hello', version: '0.1.0', enabled: true, running: false, generation: 1,
+			state: 'crashed', reason: 'extension sidecar hello crashed: connection closed (exit status 2) (provider_interrupted)', since: '2025-06-01T09:12:44Z',
+			recover: 'reload the plugins (rx.reload) to start a fresh sidecar', details: 'panic: boom\ngoroutine 1 [running]:',
+			runtime: null, trust: '', error: 'extension sidecar hello crashed: connection closed (exit status 2) (provider_interrupted)' }] }))));
+		await vscode.commands.executeCommand(CommandId.showPlugins);
+		const text = h.docs.get(PLUGINS_DOC)!;
+		assert.match(text, /^hello 0\.1\.0 — crashed\n  why: extension sidecar hello crashed: connection closed \(exit status 2\) \(provider_interrupted\)\n  since: 2025-06-01T09:12:44Z\n  to recover: reload the plugins \(rx\.reload\)/);
+		assert.ok(text.includes('  details (stderr):\n    panic: boom\n    goroutine 1 [running]:'), text);
+		assert.equal(text.split('exit status 2').length - 1, 1, 'the reason is shown once');
+	});
+
 	it('opens the log channel', async () => {
 		await start();
 		await vscode.commands.executeCommand(CommandId.showLog);

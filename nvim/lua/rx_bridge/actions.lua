@@ -236,6 +236,18 @@ function M.plugin_lines(res, st)
     end
     lines[#lines + 1] = ("  enabled: %s   running: %s   generation: %s"):format(
       yesno(p.enabled), yesno(p.running), tostring(p.generation))
+    if type(p.state) == "string" and p.state ~= "" then
+      lines[#lines + 1] = "  state: " .. text.line(p.state)
+      if p.state ~= "running" and type(p.reason) == "string" and p.reason ~= "" then
+        lines[#lines + 1] = "  why: " .. text.line(p.reason)
+      end
+      if type(p.since) == "string" and p.since ~= "" then
+        lines[#lines + 1] = "  since: " .. text.line(p.since)
+      end
+      if type(p.recover) == "string" and p.recover ~= "" then
+        lines[#lines + 1] = "  to recover: " .. text.line(p.recover)
+      end
+    end
     lines[#lines + 1] = "  manifest: " .. text.line(p.manifestKind)
     if p.source and p.source ~= "" then
       lines[#lines + 1] = "  source: " .. text.line(p.source)
@@ -262,6 +274,12 @@ function M.plugin_lines(res, st)
     end
     if p.error and p.error ~= "" then
       lines[#lines + 1] = "  error: " .. text.line(p.error)
+    end
+    if type(p.details) == "string" and p.details ~= "" then
+      lines[#lines + 1] = "  details (stderr):"
+      for _, l in ipairs(text.lines(p.details)) do
+        lines[#lines + 1] = "    " .. l
+      end
     end
     lines[#lines + 1] = ""
   end

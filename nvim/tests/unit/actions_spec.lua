@@ -120,4 +120,17 @@ T.test("with autostart, opening a file attaches it to its root's bridge", functi
   T.eq(vim.uri_from_fname(vim.uv.fs_realpath(tmp .. "/c") .. "/y.txt"), opened[1].params.textDocument.uri)
 end)
 
+T.test(":Rx plugins shows a crashed plugin's state, why, since, recovery and stderr", function()
+  local reason = "extension sidecar hello crashed: connection closed (exit status 2) (provider_interrupted)"
+  local lines = require("rx_bridge.actions").plugin_lines({ plugins = { {
+    name = "hello", version = "0.1.0", enabled = true, running = false, generation = 1, manifestKind = "reasonix", root = "/h",
+    state = "crashed", reason = reason, since = "2025-06-01T09:12:44Z", recover = "reload the plugins (rx.reload)",
+    details = "panic: boom\ngoroutine 1 [running]:", runtime = vim.NIL, trust = "", error = reason,
+  } } }, { root = "/ws", generation = 1, info = {} })
+  local text = table.concat(lines, "\n")
+  T.contains(text, "  enabled: yes   running: no   generation: 1\n  state: crashed\n  why: " .. reason
+    .. "\n  since: 2025-06-01T09:12:44Z\n  to recover: reload the plugins (rx.reload)")
+  T.contains(text, "  details (stderr):\n    panic: boom\n    goroutine 1 [running]:")
+end)
+
 T.run()
