@@ -20,14 +20,19 @@ func inProcess(t *testing.T) (*Server, *lspclient.Client, <-chan int) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
+	done := make(chan struct{})
 	go func() {
 		code <- s.serve(context.Background(), inR, outW)
 		outW.Close()
+		close(done)
 	}()
 	c := lspclient.New(outR, inW)
+	// The server has ended (and removed its status file from the home)
+	// before the temporary folders are removed.
 	t.Cleanup(func() {
 		inW.Close()
 		c.Close()
+		<-done
 	})
 	return s, c, code
 }
