@@ -15,9 +15,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // SessionsDir is the directory of the bridge home holding transcripts.
@@ -81,7 +81,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 		s.discard()
 		return nil, err
 	}
-	out, err := a.sessionHook(ctx, &protocol.SessionStartPayload{Phase: protocol.PhaseStart, SessionPath: log.Path()})
+	out, err := a.sessionHook(ctx, &extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: log.Path()})
 	s.warn(out)
 	if err == nil && out.Blocked {
 		err = fmt.Errorf("extension %s refused to start the session: %s", out.BlockedBy, out.Reason)
@@ -158,7 +158,7 @@ func (a *Agent) Session(id string) (*Session, bool) {
 
 // sessionHook runs a session.* point outside a turn, on the current
 // generation.
-func (a *Agent) sessionHook(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
+func (a *Agent) sessionHook(ctx context.Context, p extproto.Payload) (exthost.Outcome, error) {
 	g, release := a.opts.Runtime.Acquire()
 	defer release()
 	return g.Intercept(ctx, p.Point(), p)

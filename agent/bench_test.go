@@ -14,7 +14,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/providers/openai"
@@ -29,7 +29,7 @@ const benchChunks = 256
 type memProvider struct{ scripted }
 
 func (p *memProvider) Stream(ctx context.Context, req providers.Request) (providers.Stream, error) {
-	chunks := make([]protocol.ProviderChunk, 0, benchChunks+2)
+	chunks := make([]extproto.ProviderChunk, 0, benchChunks+2)
 	for i := range benchChunks {
 		chunks = append(chunks, text(fmt.Sprintf("tok%d ", i)))
 	}
@@ -226,7 +226,7 @@ func benchObservers(b *testing.B, n int) Runtime {
 			ID: fmt.Sprintf("obs%d", i), Root: b.TempDir(), Version: "1.0.0", Command: exe,
 			Env:          map[string]string{envChild: "plugin", envLog: os.DevNull},
 			Intercepts:   allPoints,
-			Capabilities: []protocol.Capability{protocol.CapInterceptors},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors},
 		})
 	}
 	if _, err := mgr.Load(context.Background(), list); err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // compactionGuidance is the host's instruction to the summariser.
@@ -20,7 +20,7 @@ const summariseMessageBytes = 4000
 // thumb for English text and code across tokenizers. It only has to be
 // good enough to decide when to compact; the provider's own count
 // replaces it whenever one was reported (see turn.promptEstimate).
-func estimateTokens(msgs []protocol.ProviderMessage) int {
+func estimateTokens(msgs []extproto.ProviderMessage) int {
 	n := 0
 	for i := range msgs {
 		m := &msgs[i]
@@ -71,43 +71,43 @@ func (t *turn) compact(ctx context.Context, system string) error {
 	if cut <= 1 {
 		return nil
 	}
-	out, err := t.intercept(ctx, &protocol.CompactionPreparePayload{Messages: append([]protocol.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
-	t.notes(protocol.CompactionPrepare, out)
+	out, err := t.intercept(ctx, &extproto.CompactionPreparePayload{Messages: append([]extproto.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
+	t.notes(extproto.CompactionPrepare, out)
 	if err != nil {
 		return t.fail(ctx, err)
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, protocol.CompactionPrepare, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.prepare: %s; the history is not compacted", out.BlockedBy, out.Reason))
+		t.notice(NoticeBlocked, extproto.CompactionPrepare, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.prepare: %s; the history is not compacted", out.BlockedBy, out.Reason))
 		return nil
 	}
-	prep := out.Payload.(*protocol.CompactionPreparePayload)
+	prep := out.Payload.(*extproto.CompactionPreparePayload)
 	summary, err := t.summarise(ctx, prep.Messages, prep.Guidance)
 	if err != nil {
 		return t.fail(ctx, fmt.Errorf("compaction with model %s: %w", t.model.Ref, err))
 	}
-	out, err = t.intercept(ctx, &protocol.CompactionCompletePayload{Summary: summary})
-	t.notes(protocol.CompactionComplete, out)
+	out, err = t.intercept(ctx, &extproto.CompactionCompletePayload{Summary: summary})
+	t.notes(extproto.CompactionComplete, out)
 	if err != nil {
 		return t.fail(ctx, err)
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, protocol.CompactionComplete, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.complete: %s; the summary is discarded", out.BlockedBy, out.Reason))
+		t.notice(NoticeBlocked, extproto.CompactionComplete, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.complete: %s; the summary is discarded", out.BlockedBy, out.Reason))
 		return nil
 	}
-	summary = out.Payload.(*protocol.CompactionCompletePayload).Summary
+	summary = out.Payload.(*extproto.CompactionCompletePayload).Summary
 	t.s.j.commit(&record{Type: recCompaction, Compaction: &compactionRecord{Replaced: cut, Summary: summary}})
 	t.s.reported.tokens = 0
-	t.notice(NoticeCompaction, protocol.CompactionComplete, "", fmt.Sprintf("compacted %d older messages into a summary (the prompt was about %d of %d tokens)", cut, est, window))
+	t.notice(NoticeCompaction, extproto.CompactionComplete, "", fmt.Sprintf("compacted %d older messages into a summary (the prompt was about %d of %d tokens)", cut, est, window))
 	return nil
 }
 
 // keepFrom returns the index of the first message of the last keep
 // turns (a turn starts at a user message), so history[:cut] is what may
 // be summarised.
-func keepFrom(h []protocol.ProviderMessage, keep int) int {
+func keepFrom(h []extproto.ProviderMessage, keep int) int {
 	seen := 0
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == protocol.RoleUser {
+		if h[i].Role == extproto.RoleUser {
 			seen++
 			if seen == keep {
 				return i
@@ -118,16 +118,16 @@ func keepFrom(h []protocol.ProviderMessage, keep int) int {
 }
 
 // summarise asks the turn's model for a summary of msgs.
-func (t *turn) summarise(ctx context.Context, msgs []protocol.ProviderMessage, guidance string) (string, error) {
+func (t *turn) summarise(ctx context.Context, msgs []extproto.ProviderMessage, guidance string) (string, error) {
 	if guidance == "" {
 		guidance = compactionGuidance
 	}
-	req := protocol.ProviderRequest{
-		Messages: []protocol.ProviderMessage{
-			{Role: protocol.RoleSystem, Content: guidance},
-			{Role: protocol.RoleUser, Content: renderForSummary(msgs)},
+	req := extproto.ProviderRequest{
+		Messages: []extproto.ProviderMessage{
+			{Role: extproto.RoleSystem, Content: guidance},
+			{Role: extproto.RoleUser, Content: renderForSummary(msgs)},
 		},
-		Tools:     []protocol.ProviderToolSchema{},
+		Tools:     []extproto.ProviderToolSchema{},
 		MaxTokens: t.s.a.opts.MaxTokens,
 	}
 	resp, err := t.stream(ctx, req, false)
@@ -147,13 +147,13 @@ func (t *turn) summarise(ctx context.Context, msgs []protocol.ProviderMessage, g
 // renderForSummary writes messages as a plain transcript: the summariser
 // needs their content, not the tool-call structure some providers only
 // accept alongside tool definitions.
-func renderForSummary(msgs []protocol.ProviderMessage) string {
+func renderForSummary(msgs []extproto.ProviderMessage) string {
 	var b strings.Builder
 	b.WriteString("Conversation to summarise:\n")
 	for _, m := range msgs {
 		b.WriteString("\n[")
 		b.WriteString(string(m.Role))
-		if m.Role == protocol.RoleTool && m.Name != "" {
+		if m.Role == extproto.RoleTool && m.Name != "" {
 			b.WriteString(" " + m.Name)
 		}
 		b.WriteString("]\n")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // compactable is a harness whose model has a small context window, so
@@ -68,8 +68,8 @@ func TestCompactionHooks(t *testing.T) {
 	t.Parallel()
 	t.Run("block at prepare skips compaction", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "keep", intercepts: []protocol.HookPoint{protocol.CompactionPrepare}, rules: map[protocol.HookPoint]rule{
-			protocol.CompactionPrepare: {Decision: protocol.DecisionBlock, Reason: "keep everything"},
+		ps := startPlugins(t, pluginSpec{id: "keep", intercepts: []extproto.HookPoint{extproto.CompactionPrepare}, rules: map[extproto.HookPoint]rule{
+			extproto.CompactionPrepare: {Decision: extproto.DecisionBlock, Reason: "keep everything"},
 		}})
 		h := compactable(t, []step{answer(long), answer("second answer")}, onPlugins(ps))
 		s := h.session()
@@ -84,9 +84,9 @@ func TestCompactionHooks(t *testing.T) {
 	})
 	t.Run("compaction slot owner replaces the summary", func(t *testing.T) {
 		t.Parallel()
-		replacement, _ := json.Marshal(protocol.CompactionCompletePayload{Summary: "the owner's summary"})
-		ps := startPlugins(t, pluginSpec{id: "summariser", replaces: []string{"compaction"}, rules: map[protocol.HookPoint]rule{
-			protocol.CompactionComplete: {Decision: protocol.DecisionReplace, Replacement: replacement},
+		replacement, _ := json.Marshal(extproto.CompactionCompletePayload{Summary: "the owner's summary"})
+		ps := startPlugins(t, pluginSpec{id: "summariser", replaces: []string{"compaction"}, rules: map[extproto.HookPoint]rule{
+			extproto.CompactionComplete: {Decision: extproto.DecisionReplace, Replacement: replacement},
 		}})
 		h := compactable(t, []step{answer(long), answer("the model's summary"), answer("second answer")}, onPlugins(ps))
 		s := h.session()
@@ -109,13 +109,13 @@ func equalStrings(a, b []string) bool { return strings.Join(a, "\x00") == string
 func TestEstimateTokens(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		msgs []protocol.ProviderMessage
+		msgs []extproto.ProviderMessage
 		want int
 	}{
 		{nil, 0},
-		{[]protocol.ProviderMessage{{Role: "user", Content: "abcd"}}, 5},
-		{[]protocol.ProviderMessage{{Role: "user", Content: strings.Repeat("x", 400)}}, 104},
-		{[]protocol.ProviderMessage{{Role: "assistant", ToolCalls: []protocol.ProviderToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}}}}, 4 + (2+9+12+8+3)/4},
+		{[]extproto.ProviderMessage{{Role: "user", Content: "abcd"}}, 5},
+		{[]extproto.ProviderMessage{{Role: "user", Content: strings.Repeat("x", 400)}}, 104},
+		{[]extproto.ProviderMessage{{Role: "assistant", ToolCalls: []extproto.ProviderToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}}}}, 4 + (2+9+12+8+3)/4},
 	} {
 		if got := estimateTokens(tc.msgs); got != tc.want {
 			t.Errorf("estimateTokens(%+v) = %d, want %d", tc.msgs, got, tc.want)

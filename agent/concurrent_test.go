@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -19,12 +19,12 @@ type echoProvider struct{ scripted }
 func (p *echoProvider) Stream(ctx context.Context, req providers.Request) (providers.Stream, error) {
 	msgs := req.Body.Messages
 	last := msgs[len(msgs)-1]
-	if last.Role == protocol.RoleUser {
+	if last.Role == extproto.RoleUser {
 		return &scriptStream{ctx: ctx, p: &p.scripted, step: calls(call("c-"+last.Content, "list_files", "{}"))}, nil
 	}
 	var user string
 	for _, m := range msgs {
-		if m.Role == protocol.RoleUser {
+		if m.Role == extproto.RoleUser {
 			user = m.Content
 		}
 	}

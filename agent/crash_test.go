@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
@@ -153,7 +153,7 @@ func TestKill9MidTurnThenLoad(t *testing.T) {
 	if interrupted != 1 || !reflect.DeepEqual(again.History(), s.History()) {
 		t.Errorf("second load: %d interrupted turns", interrupted)
 	}
-	if len(unansweredCalls(again.History())) != 0 || again.History()[len(again.History())-1].Role != protocol.RoleAssistant {
+	if len(unansweredCalls(again.History())) != 0 || again.History()[len(again.History())-1].Role != extproto.RoleAssistant {
 		t.Error("history after reload is not a valid conversation")
 	}
 }

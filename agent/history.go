@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // summaryPrefix introduces the summary that replaces compacted turns.
@@ -10,21 +10,21 @@ const summaryPrefix = "Summary of the earlier part of this conversation (older t
 // summaryMessage is the history message a compaction leaves in place of
 // the messages it summarised. It is a user message: providers accept
 // those anywhere, unlike a second system message.
-func summaryMessage(summary string) protocol.ProviderMessage {
-	return protocol.ProviderMessage{Role: protocol.RoleUser, Content: summaryPrefix + summary}
+func summaryMessage(summary string) extproto.ProviderMessage {
+	return extproto.ProviderMessage{Role: extproto.RoleUser, Content: summaryPrefix + summary}
 }
 
 // requestMessages is the message list of the next request: the system
 // prompt, then a copy of the history. Reasoning goes back to the model
 // only when its descriptor asks for it (reasoningRoundTrip for every
 // assistant message, toolCallReasoning for those that call tools).
-func requestMessages(system string, history []protocol.ProviderMessage, d protocol.ProviderDescriptor) []protocol.ProviderMessage {
-	msgs := make([]protocol.ProviderMessage, 0, len(history)+1)
+func requestMessages(system string, history []extproto.ProviderMessage, d extproto.ProviderDescriptor) []extproto.ProviderMessage {
+	msgs := make([]extproto.ProviderMessage, 0, len(history)+1)
 	if system != "" {
-		msgs = append(msgs, protocol.ProviderMessage{Role: protocol.RoleSystem, Content: system})
+		msgs = append(msgs, extproto.ProviderMessage{Role: extproto.RoleSystem, Content: system})
 	}
 	for _, m := range history {
-		if m.Role == protocol.RoleAssistant && m.ReasoningContent != "" {
+		if m.Role == extproto.RoleAssistant && m.ReasoningContent != "" {
 			keep := d.ReasoningRoundTrip || (d.ToolCallReasoning && len(m.ToolCalls) > 0)
 			if !keep {
 				m.ReasoningContent, m.ReasoningSignature = "", ""
@@ -39,14 +39,14 @@ func requestMessages(system string, history []protocol.ProviderMessage, d protoc
 // that no tool message answers: what a turn that ended early (or a
 // process that died) left open. Providers reject a history with such
 // calls, so they are answered before the next request.
-func unansweredCalls(history []protocol.ProviderMessage) []protocol.ProviderToolCall {
+func unansweredCalls(history []extproto.ProviderMessage) []extproto.ProviderToolCall {
 	last := -1
 	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == protocol.RoleAssistant {
+		if history[i].Role == extproto.RoleAssistant {
 			last = i
 			break
 		}
-		if history[i].Role == protocol.RoleUser {
+		if history[i].Role == extproto.RoleUser {
 			return nil
 		}
 	}
@@ -55,11 +55,11 @@ func unansweredCalls(history []protocol.ProviderMessage) []protocol.ProviderTool
 	}
 	answered := map[string]bool{}
 	for _, m := range history[last+1:] {
-		if m.Role == protocol.RoleTool {
+		if m.Role == extproto.RoleTool {
 			answered[m.ToolCallID] = true
 		}
 	}
-	var out []protocol.ProviderToolCall
+	var out []extproto.ProviderToolCall
 	for _, c := range history[last].ToolCalls {
 		if !answered[c.ID] {
 			out = append(out, c)
@@ -68,6 +68,6 @@ func unansweredCalls(history []protocol.ProviderMessage) []protocol.ProviderTool
 	return out
 }
 
-func toolMessage(call protocol.ProviderToolCall, result string) *protocol.ProviderMessage {
-	return &protocol.ProviderMessage{Role: protocol.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: result}
+func toolMessage(call extproto.ProviderToolCall, result string) *extproto.ProviderMessage {
+	return &extproto.ProviderMessage{Role: extproto.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: result}
 }

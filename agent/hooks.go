@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // errEnded travels up the pipeline when the turn ends early without
@@ -17,7 +17,7 @@ var errEnded = errors.New("turn ended")
 // ends the turn with its (already redacted) reason shown, and a failure
 // fails the turn (its message names the plugin). A cancelled turn ends
 // as cancelled.
-func (t *turn) hook(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
+func (t *turn) hook(ctx context.Context, p extproto.Payload) (exthost.Outcome, error) {
 	out, err := t.intercept(ctx, p)
 	t.notes(p.Point(), out)
 	if err != nil {
@@ -31,7 +31,7 @@ func (t *turn) hook(ctx context.Context, p protocol.Payload) (exthost.Outcome, e
 
 // intercept is the generation's Intercept, after a checkpoint when a
 // sidecar may be asked (with none, the call returns at once).
-func (t *turn) intercept(ctx context.Context, p protocol.Payload) (exthost.Outcome, error) {
+func (t *turn) intercept(ctx context.Context, p extproto.Payload) (exthost.Outcome, error) {
 	if !t.g.Empty() {
 		t.s.j.checkpoint()
 	}
@@ -39,7 +39,7 @@ func (t *turn) intercept(ctx context.Context, p protocol.Payload) (exthost.Outco
 }
 
 // notes shows an outcome's warnings and audit records.
-func (t *turn) notes(point protocol.HookPoint, out exthost.Outcome) {
+func (t *turn) notes(point extproto.HookPoint, out exthost.Outcome) {
 	for _, w := range out.Warnings {
 		t.notice(NoticeWarning, point, "", w)
 	}
@@ -70,7 +70,7 @@ func (t *turn) fail(ctx context.Context, err error) error {
 	return err
 }
 
-func (t *turn) notice(kind NoticeKind, point protocol.HookPoint, plugin, text string) {
+func (t *turn) notice(kind NoticeKind, point extproto.HookPoint, plugin, text string) {
 	t.emit(Update{Kind: UpdateNotice, Notice: &Notice{Kind: kind, Point: point, Plugin: plugin, Text: text}})
 }
 
@@ -78,7 +78,7 @@ func (t *turn) notice(kind NoticeKind, point protocol.HookPoint, plugin, text st
 // took the call over, or "".
 func ownerServed(out exthost.Outcome) string {
 	for _, r := range out.Rulings {
-		if r.Owner && r.Decision == protocol.DecisionReplace {
+		if r.Owner && r.Decision == extproto.DecisionReplace {
 			return r.Plugin
 		}
 	}
@@ -88,7 +88,7 @@ func ownerServed(out exthost.Outcome) string {
 // ownerReplaced reports whether the slot owner answered replace.
 func ownerReplaced(out exthost.Outcome, plugin string) bool {
 	for _, r := range out.Rulings {
-		if r.Owner && r.Plugin == plugin && r.Decision == protocol.DecisionReplace {
+		if r.Owner && r.Plugin == plugin && r.Decision == extproto.DecisionReplace {
 			return true
 		}
 	}
@@ -101,9 +101,9 @@ func verdictBy(out exthost.Outcome) string {
 	by := ""
 	for _, r := range out.Rulings {
 		switch {
-		case r.Decision == protocol.DecisionAllow || r.Decision == protocol.DecisionDeny:
+		case r.Decision == extproto.DecisionAllow || r.Decision == extproto.DecisionDeny:
 			by = r.Plugin
-		case r.Owner && r.Decision == protocol.DecisionReplace:
+		case r.Owner && r.Decision == extproto.DecisionReplace:
 			by = r.Plugin
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -99,25 +99,25 @@ func TestBlockAtEachPoint(t *testing.T) {
 	t.Parallel()
 	const secret = "api_key=sk-live-0123456789abcdefSECRETVALUE"
 	for _, tc := range []struct {
-		point protocol.HookPoint
+		point extproto.HookPoint
 		// history is the roles persisted by the time the turn ends.
 		history string
 		// wrote reports whether apply_edit's file exists.
 		wrote bool
 	}{
-		{protocol.InputReceive, "", false},
-		{protocol.AgentBeforeStart, "", false},
-		{protocol.ContextPrepare, "user", false},
-		{protocol.ProviderRequestPt, "user", false},
-		{protocol.ProviderResponsePt, "user", false},
-		{protocol.PermissionDecision, "user assistant tool", false},
-		{protocol.ToolBefore, "user assistant tool", false},
-		{protocol.ToolAfter, "user assistant tool", true},
+		{extproto.InputReceive, "", false},
+		{extproto.AgentBeforeStart, "", false},
+		{extproto.ContextPrepare, "user", false},
+		{extproto.ProviderRequestPt, "user", false},
+		{extproto.ProviderResponsePt, "user", false},
+		{extproto.PermissionDecision, "user assistant tool", false},
+		{extproto.ToolBefore, "user assistant tool", false},
+		{extproto.ToolAfter, "user assistant tool", true},
 	} {
 		t.Run(string(tc.point), func(t *testing.T) {
 			t.Parallel()
-			ps := startPlugins(t, pluginSpec{id: "guard", intercepts: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]rule{
-				tc.point: {Decision: protocol.DecisionBlock, Reason: "policy says no, " + secret},
+			ps := startPlugins(t, pluginSpec{id: "guard", intercepts: []extproto.HookPoint{tc.point}, rules: map[extproto.HookPoint]rule{
+				tc.point: {Decision: extproto.DecisionBlock, Reason: "policy says no, " + secret},
 			}})
 			prov := newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "out.txt", "content": "x"})), answer("done"))
 			h := newHarness(t, prov, onPlugins(ps))
@@ -163,17 +163,17 @@ func TestBlockAtEachPoint(t *testing.T) {
 func TestReplaceAtEachPoint(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		point       protocol.HookPoint
+		point       extproto.HookPoint
 		replacement string
 		tool        string
 		check       func(t *testing.T, h *harness, s *Session)
 	}{
-		{protocol.InputReceive, `{"text":"rewritten input"}`, "", func(t *testing.T, h *harness, s *Session) {
+		{extproto.InputReceive, `{"text":"rewritten input"}`, "", func(t *testing.T, h *harness, s *Session) {
 			if got := s.History()[0].Content; got != "rewritten input" {
 				t.Errorf("user message %q", got)
 			}
 		}},
-		{protocol.ContextPrepare, `{"messages":[{"role":"user","content":"only this"}]}`, "", func(t *testing.T, h *harness, s *Session) {
+		{extproto.ContextPrepare, `{"messages":[{"role":"user","content":"only this"}]}`, "", func(t *testing.T, h *harness, s *Session) {
 			msgs := h.prov.requests()[0].Body.Messages
 			if len(msgs) != 1 || msgs[0].Content != "only this" {
 				t.Errorf("request messages %+v", msgs)
@@ -182,19 +182,19 @@ func TestReplaceAtEachPoint(t *testing.T) {
 				t.Error("context.prepare changed the stored history")
 			}
 		}},
-		{protocol.ProviderRequestPt, `{"request":{"messages":[{"role":"user","content":"swapped"}],"tools":[],"maxTokens":7}}`, "", func(t *testing.T, h *harness, s *Session) {
+		{extproto.ProviderRequestPt, `{"request":{"messages":[{"role":"user","content":"swapped"}],"tools":[],"maxTokens":7}}`, "", func(t *testing.T, h *harness, s *Session) {
 			body := h.prov.requests()[0].Body
 			if body.MaxTokens != 7 || len(body.Tools) != 0 || body.Messages[0].Content != "swapped" {
 				t.Errorf("request %+v", body)
 			}
 		}},
-		{protocol.ProviderResponsePt, `{"text":"replaced answer"}`, "", func(t *testing.T, h *harness, s *Session) {
+		{extproto.ProviderResponsePt, `{"text":"replaced answer"}`, "", func(t *testing.T, h *harness, s *Session) {
 			hist := s.History()
 			if len(hist) != 2 || hist[1].Content != "replaced answer" || len(hist[1].ToolCalls) != 0 {
 				t.Errorf("history %+v", hist)
 			}
 		}},
-		{protocol.ToolBefore, `{"name":"list_files","arguments":"{}"}`, "read_file", func(t *testing.T, h *harness, s *Session) {
+		{extproto.ToolBefore, `{"name":"list_files","arguments":"{}"}`, "read_file", func(t *testing.T, h *harness, s *Session) {
 			if got := s.History()[2]; got.Name != "read_file" || !strings.Contains(got.Content, "a.txt") {
 				t.Errorf("tool result %+v; want the list_files output", got)
 			}
@@ -203,7 +203,7 @@ func TestReplaceAtEachPoint(t *testing.T) {
 				t.Errorf("shown call %+v", updates)
 			}
 		}},
-		{protocol.ToolAfter, `{"name":"read_file","result":"from the plugin","isError":true}`, "read_file", func(t *testing.T, h *harness, s *Session) {
+		{extproto.ToolAfter, `{"name":"read_file","result":"from the plugin","isError":true}`, "read_file", func(t *testing.T, h *harness, s *Session) {
 			if got := s.History()[2].Content; got != "from the plugin" {
 				t.Errorf("tool result %q", got)
 			}
@@ -214,8 +214,8 @@ func TestReplaceAtEachPoint(t *testing.T) {
 	} {
 		t.Run(string(tc.point), func(t *testing.T) {
 			t.Parallel()
-			ps := startPlugins(t, pluginSpec{id: "rewriter", intercepts: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]rule{
-				tc.point: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(tc.replacement), Tool: tc.tool},
+			ps := startPlugins(t, pluginSpec{id: "rewriter", intercepts: []extproto.HookPoint{tc.point}, rules: map[extproto.HookPoint]rule{
+				tc.point: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(tc.replacement), Tool: tc.tool},
 			}})
 			steps := []step{answer("plain answer")}
 			if tc.tool != "" {
@@ -237,18 +237,18 @@ func TestPermissionByExtensions(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		user     PermissionOutcome
-		decision protocol.InterceptDecision
+		decision extproto.InterceptDecision
 		ran      bool
 		audited  bool
 	}{
-		{"extension allow overrides a user deny", PermissionDeny, protocol.DecisionAllow, true, true},
-		{"extension deny overrides a user allow", PermissionAllow, protocol.DecisionDeny, false, false},
-		{"continue keeps the user's allow", PermissionAllow, protocol.DecisionContinue, true, false},
+		{"extension allow overrides a user deny", PermissionDeny, extproto.DecisionAllow, true, true},
+		{"extension deny overrides a user allow", PermissionAllow, extproto.DecisionDeny, false, false},
+		{"continue keeps the user's allow", PermissionAllow, extproto.DecisionContinue, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ps := startPlugins(t, pluginSpec{id: "policy", intercepts: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]rule{
-				protocol.PermissionDecision: {Decision: tc.decision, Reason: "by policy"},
+			ps := startPlugins(t, pluginSpec{id: "policy", intercepts: []extproto.HookPoint{extproto.PermissionDecision}, rules: map[extproto.HookPoint]rule{
+				extproto.PermissionDecision: {Decision: tc.decision, Reason: "by policy"},
 			}})
 			h := newHarness(t, newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "f.txt", "content": "x"})), answer("ok")), onPlugins(ps), withApproval(manifest.ApproveAsk))
 			h.editor.answers = func(PermissionRequest) PermissionOutcome { return tc.user }
@@ -277,7 +277,7 @@ func TestPermissionByExtensions(t *testing.T) {
 			} else if audit != "" {
 				t.Errorf("unexpected audit %q", audit)
 			}
-			if tc.decision != protocol.DecisionContinue && decidedBy != "extension policy" {
+			if tc.decision != extproto.DecisionContinue && decidedBy != "extension policy" {
 				t.Errorf("decided by %q", decidedBy)
 			}
 		})
@@ -293,18 +293,18 @@ func TestToolSlotOwner(t *testing.T) {
 	args := `{"path":"missing.txt"}`
 	for _, tc := range []struct {
 		name   string
-		rules  map[protocol.HookPoint]rule
+		rules  map[extproto.HookPoint]rule
 		result string
 		failed bool
 		served string
 	}{
-		{"owner serves", map[protocol.HookPoint]rule{
-			protocol.ToolBefore: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":` + jsonString(args) + `}`)},
-			protocol.ToolAfter:  {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","result":"served by the owner"}`)},
+		{"owner serves", map[extproto.HookPoint]rule{
+			extproto.ToolBefore: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":` + jsonString(args) + `}`)},
+			extproto.ToolAfter:  {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","result":"served by the owner"}`)},
 		}, "served by the owner", false, "owner"},
 		{"owner continues: the built-in runs", nil, "missing.txt: no such file or directory", true, ""},
-		{"owner takes the call without a result", map[protocol.HookPoint]rule{
-			protocol.ToolBefore: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":` + jsonString(args) + `}`)},
+		{"owner takes the call without a result", map[extproto.HookPoint]rule{
+			extproto.ToolBefore: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":` + jsonString(args) + `}`)},
 		}, "extension owner took read_file over at tool.before but gave no result at tool.after", true, "owner"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,8 +339,8 @@ func TestPluginFailures(t *testing.T) {
 	t.Parallel()
 	t.Run("slot owner", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "ctxowner", replaces: []string{"context"}, rules: map[protocol.HookPoint]rule{
-			protocol.ContextPrepare: {Fail: "broken with token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
+		ps := startPlugins(t, pluginSpec{id: "ctxowner", replaces: []string{"context"}, rules: map[extproto.HookPoint]rule{
+			extproto.ContextPrepare: {Fail: "broken with token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
 		}})
 		prov := newScripted(answer("never"))
 		h := newHarness(t, prov, onPlugins(ps))
@@ -359,8 +359,8 @@ func TestPluginFailures(t *testing.T) {
 	})
 	t.Run("optional interceptor", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "flaky", intercepts: []protocol.HookPoint{protocol.InputReceive}, rules: map[protocol.HookPoint]rule{
-			protocol.InputReceive: {Fail: "oops"},
+		ps := startPlugins(t, pluginSpec{id: "flaky", intercepts: []extproto.HookPoint{extproto.InputReceive}, rules: map[extproto.HookPoint]rule{
+			extproto.InputReceive: {Fail: "oops"},
 		}})
 		h := newHarness(t, newScripted(answer("fine")), onPlugins(ps))
 		s := h.session()
@@ -383,8 +383,8 @@ func TestSessionPointBlocks(t *testing.T) {
 	t.Parallel()
 	t.Run("session.start refuses the session", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
-			protocol.SessionStart: {Decision: protocol.DecisionBlock, Reason: "no sessions today"},
+		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
+			extproto.SessionStart: {Decision: extproto.DecisionBlock, Reason: "no sessions today"},
 		}})
 		h := newHarness(t, newScripted(), onPlugins(ps))
 		if _, err := h.agent.New(ctx(t), h.ws, "test/m1"); err == nil || !strings.Contains(err.Error(), "no sessions today") {
@@ -403,15 +403,15 @@ func TestSessionPointBlocks(t *testing.T) {
 		}
 		id := s.ID()
 		_ = s.Close(ctx(t))
-		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
-			protocol.SessionLoad: {Decision: protocol.DecisionBlock, Reason: "archived"},
+		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
+			extproto.SessionLoad: {Decision: extproto.DecisionBlock, Reason: "archived"},
 		}})
 		h.opts.Runtime = ps.mgr
 		if _, err := h.reopen().Load(ctx(t), id); err == nil || !strings.Contains(err.Error(), "archived") {
 			t.Fatalf("Load = %v", err)
 		}
-		flaky := startPlugins(t, pluginSpec{id: "flaky", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
-			protocol.SessionLoad: {Fail: "disk on fire"},
+		flaky := startPlugins(t, pluginSpec{id: "flaky", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
+			extproto.SessionLoad: {Fail: "disk on fire"},
 		}})
 		h.opts.Runtime = flaky.mgr
 		h.updates.reset(id)
@@ -425,8 +425,8 @@ func TestSessionPointBlocks(t *testing.T) {
 	})
 	t.Run("session.rotate block skips rotation", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]rule{
-			protocol.SessionRotate: {Decision: protocol.DecisionBlock, Reason: "keep one file"},
+		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
+			extproto.SessionRotate: {Decision: extproto.DecisionBlock, Reason: "keep one file"},
 		}})
 		h := newHarness(t, newScripted(answer("a")), onPlugins(ps), func(o *Options) { o.MaxTranscriptBytes = 1 })
 		s := h.session()
@@ -447,23 +447,23 @@ func TestReplacementsShownRedacted(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
 	for _, tc := range []struct {
-		point       protocol.HookPoint
+		point       extproto.HookPoint
 		replacement string
 		tool        string
 		shown       UpdateKind
 		model       func(h *harness, s *Session) string
 	}{
-		{protocol.InputReceive, `{"text":"use api_key=` + secret + `"}`, "", UpdateUserMessage,
+		{extproto.InputReceive, `{"text":"use api_key=` + secret + `"}`, "", UpdateUserMessage,
 			func(h *harness, s *Session) string { return s.History()[0].Content }},
-		{protocol.ProviderResponsePt, `{"text":"the key is ` + secret + `"}`, "", UpdateNotice,
+		{extproto.ProviderResponsePt, `{"text":"the key is ` + secret + `"}`, "", UpdateNotice,
 			func(h *harness, s *Session) string { return s.History()[1].Content }},
-		{protocol.ToolBefore, `{"name":"read_file","arguments":"{\"path\":\"` + secret + `.txt\"}"}`, "read_file", UpdateToolCallUpdate,
+		{extproto.ToolBefore, `{"name":"read_file","arguments":"{\"path\":\"` + secret + `.txt\"}"}`, "read_file", UpdateToolCallUpdate,
 			func(h *harness, s *Session) string { return s.History()[2].Content }},
 	} {
 		t.Run(string(tc.point), func(t *testing.T) {
 			t.Parallel()
-			ps := startPlugins(t, pluginSpec{id: "rewriter", intercepts: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]rule{
-				tc.point: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(tc.replacement), Tool: tc.tool},
+			ps := startPlugins(t, pluginSpec{id: "rewriter", intercepts: []extproto.HookPoint{tc.point}, rules: map[extproto.HookPoint]rule{
+				tc.point: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(tc.replacement), Tool: tc.tool},
 			}})
 			steps := []step{answer("plain answer")}
 			if tc.tool != "" {

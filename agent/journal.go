@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // journal is where a session's records go: folded into its state and
@@ -113,12 +113,12 @@ func (j *journal) store(r *record) {
 // event, not one per chunk. It never waits for an observer.
 func (j *journal) observe(u *Update) {
 	g := j.gen
-	if g == nil || !g.Observed(protocol.FrontendEvent) {
+	if g == nil || !g.Observed(extproto.FrontendEvent) {
 		return
 	}
 	detail, _ := json.Marshal(u)
-	p := &protocol.FrontendEventPayload{Kind: string(u.Kind), Text: updateText(u), Detail: string(detail)}
-	for _, w := range g.Event(protocol.FrontendEvent, p) {
+	p := &extproto.FrontendEventPayload{Kind: string(u.Kind), Text: updateText(u), Detail: string(detail)}
+	for _, w := range g.Event(extproto.FrontendEvent, p) {
 		j.s.a.opts.Logger.Warn(w)
 	}
 }

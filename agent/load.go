@@ -8,7 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // interruptedReason answers the calls of a turn the process died in.
@@ -38,7 +38,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 		_ = log.Close()
 		return nil, err
 	}
-	out, err := a.sessionHook(ctx, &protocol.SessionLoadPayload{Phase: protocol.PhaseLoad, SessionPath: log.Path()})
+	out, err := a.sessionHook(ctx, &extproto.SessionLoadPayload{Phase: extproto.PhaseLoad, SessionPath: log.Path()})
 	if err == nil && out.Blocked {
 		_ = log.Close()
 		return nil, fmt.Errorf("extension %s refused to load the session: %s", out.BlockedBy, out.Reason)
@@ -50,7 +50,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 	}
 	s.warn(out)
 	if err != nil {
-		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Point: protocol.SessionLoad, Text: redactErr(err)}})
+		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Point: extproto.SessionLoad, Text: redactErr(err)}})
 	}
 	if torn != nil {
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: torn.String()}})

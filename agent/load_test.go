@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // conversation runs three turns with tools, reasoning, a model change and
@@ -17,7 +17,7 @@ func conversation(t *testing.T, h *harness) *Session {
 	t.Helper()
 	h.prov.push(
 		calls(call("c1", "list_files", "{}"), call("c2", "read_file", map[string]any{"path": "a.txt"})),
-		step{chunks: []protocol.ProviderChunk{thought("hm"), thought("m"), text("It says "), text("hello."), usage(30, 4, "stop"), done()}},
+		step{chunks: []extproto.ProviderChunk{thought("hm"), thought("m"), text("It says "), text("hello."), usage(30, 4, "stop"), done()}},
 		calls(call("c3", "apply_edit", map[string]any{"path": "a.txt", "content": "bye"})),
 		answer("Could not edit."),
 		answer("Third."),

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
@@ -23,7 +23,7 @@ type Runtime interface {
 // it.
 type Models interface {
 	Lookup(ref string) (providers.Model, error)
-	Open(ctx context.Context, ref, effort string, body protocol.ProviderRequest) (providers.Stream, error)
+	Open(ctx context.Context, ref, effort string, body extproto.ProviderRequest) (providers.Stream, error)
 }
 
 // StaticModels serves m to every generation: for hosts whose catalog

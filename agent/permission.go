@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -20,7 +20,7 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	if err != nil {
 		return false, "", err
 	}
-	out, err := t.hook(ctx, &protocol.PermissionDecisionPayload{Name: tc.Name, Arguments: args, ReadOnly: tool.ReadOnly(), HostDecision: host})
+	out, err := t.hook(ctx, &extproto.PermissionDecisionPayload{Name: tc.Name, Arguments: args, ReadOnly: tool.ReadOnly(), HostDecision: host})
 	if err != nil {
 		return false, "", err
 	}
@@ -28,10 +28,10 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	if plugin := verdictBy(out); plugin != "" {
 		by, ruled = "extension "+plugin, true
 	}
-	if asked || ruled || verdict != protocol.HostAllow {
+	if asked || ruled || verdict != extproto.HostAllow {
 		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionOutcome(verdict), DecidedBy: by}})
 	}
-	if verdict != protocol.HostAllow {
+	if verdict != extproto.HostAllow {
 		return false, fmt.Sprintf("permission denied by %s; the call did not run", by), nil
 	}
 	return true, "", nil
@@ -41,12 +41,12 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // allows read-only tools and asks for the rest, ask asks for every call.
 // A prompt the editor withdraws (PermissionCancelled) ends the turn as
 // cancelled.
-func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (protocol.HostDecision, string, error) {
+func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, string, error) {
 	switch mode := t.s.a.opts.Config.Approval(); {
 	case mode == manifest.ApproveYolo:
-		return protocol.HostAllow, "approval mode yolo", nil
+		return extproto.HostAllow, "approval mode yolo", nil
 	case mode == manifest.ApproveAuto && tool.ReadOnly():
-		return protocol.HostAllow, "approval mode auto (read-only tool)", nil
+		return extproto.HostAllow, "approval mode auto (read-only tool)", nil
 	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
 	t.s.j.checkpoint()
@@ -56,9 +56,9 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (
 	}
 	switch outcome {
 	case PermissionAllow:
-		return protocol.HostAllow, "user", nil
+		return extproto.HostAllow, "user", nil
 	case PermissionDeny:
-		return protocol.HostDeny, "user", nil
+		return extproto.HostDeny, "user", nil
 	case PermissionCancelled:
 		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: "user"}})
 		t.stop = StopCancelled

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // Environment of the plugin child.
@@ -26,7 +26,7 @@ const (
 
 // rule scripts the plugin's ruling at one point.
 type rule struct {
-	Decision    protocol.InterceptDecision `json:"decision"`
+	Decision    extproto.InterceptDecision `json:"decision"`
 	Reason      string                     `json:"reason,omitempty"`
 	Replacement json.RawMessage            `json:"replacement,omitempty"`
 	// Fail answers with an error instead of a ruling.
@@ -42,7 +42,7 @@ type rule struct {
 // answers by its rules, continue where it has none.
 func servePlugin() {
 	name := os.Getenv("REASONIX_PLUGIN_NAME")
-	rules := map[protocol.HookPoint]rule{}
+	rules := map[extproto.HookPoint]rule{}
 	if raw := os.Getenv(envRules); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &rules); err != nil {
 			fmt.Fprintln(os.Stderr, "bad rules:", err)
@@ -69,20 +69,20 @@ func servePlugin() {
 		switch {
 		case r.Fail != "":
 			return sdk.Decision{}, errors.New(r.Fail)
-		case r.Decision == protocol.DecisionBlock:
+		case r.Decision == extproto.DecisionBlock:
 			return sdk.Block(r.Reason), nil
 		case r.Wrap != "":
-			var sp protocol.SystemPromptBuildPayload
+			var sp extproto.SystemPromptBuildPayload
 			if err := json.Unmarshal(c.Raw, &sp); err != nil {
 				return sdk.Decision{}, err
 			}
 			sp.Prompt = r.Wrap + sp.Prompt
 			return sdk.Replace(&sp), nil
-		case r.Decision == protocol.DecisionReplace:
+		case r.Decision == extproto.DecisionReplace:
 			return sdk.ReplaceJSON(r.Replacement), nil
-		case r.Decision == protocol.DecisionAllow:
+		case r.Decision == extproto.DecisionAllow:
 			return sdk.Allow(), nil
-		case r.Decision == protocol.DecisionDeny:
+		case r.Decision == extproto.DecisionDeny:
 			return sdk.Deny(r.Reason), nil
 		}
 		return sdk.Continue(), nil
@@ -95,23 +95,23 @@ func servePlugin() {
 		}
 		_ = json.Unmarshal(c.Raw, &ev)
 		switch {
-		case c.Point == protocol.SystemPromptBuild:
+		case c.Point == extproto.SystemPromptBuild:
 			appendLog(name + " saw prompt " + ev.Prompt)
-		case c.Point == protocol.FrontendEvent && ev.Kind == "crash":
+		case c.Point == extproto.FrontendEvent && ev.Kind == "crash":
 			os.Exit(7) // the test's way to crash this sidecar
 		}
 	})
 	if mode := os.Getenv(envProvide); mode != "" {
 		p.Provide(sdk.Provider{
-			Descriptor: protocol.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20, Efforts: []string{"low", "high"}, DefaultEffort: "high"},
-			Accept: func(_ context.Context, open *protocol.StreamOpenParams) error {
+			Descriptor: extproto.ProviderDescriptor{Ref: "echo/m", Model: "m", Tools: true, ContextWindow: 1 << 20, Efforts: []string{"low", "high"}, DefaultEffort: "high"},
+			Accept: func(_ context.Context, open *extproto.StreamOpenParams) error {
 				appendLog(fmt.Sprintf("provider open effort=%q", open.Effort))
 				if mode == "decline" {
 					return errors.New("not today")
 				}
 				return nil
 			},
-			Stream: func(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+			Stream: func(ctx context.Context, open *extproto.StreamOpenParams, out *sdk.Stream) error {
 				return provide(ctx, mode, open, out)
 			},
 		})
@@ -123,7 +123,7 @@ func servePlugin() {
 // last message is the user's and answers otherwise; "crash" sends a chunk
 // and then kills the sidecar; "hang" sends a chunk and waits for the
 // host's stream/cancel, which it logs.
-func provide(ctx context.Context, mode string, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+func provide(ctx context.Context, mode string, open *extproto.StreamOpenParams, out *sdk.Stream) error {
 	msgs := open.Request.Messages
 	last := msgs[len(msgs)-1]
 	switch mode {
@@ -137,16 +137,16 @@ func provide(ctx context.Context, mode string, open *protocol.StreamOpenParams, 
 		appendLog("provider stream cancelled")
 		return ctx.Err()
 	}
-	if last.Role == protocol.RoleUser {
+	if last.Role == extproto.RoleUser {
 		_ = out.Text("Listing. ")
 		_ = out.ToolCallStart("p1", "list_files")
-		_ = out.ToolCall(protocol.ProviderToolCall{ID: "p1", Name: "list_files", Arguments: "{}"})
-		_ = out.Usage(protocol.ProviderUsage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15, FinishReason: "tool_calls"})
+		_ = out.ToolCall(extproto.ProviderToolCall{ID: "p1", Name: "list_files", Arguments: "{}"})
+		_ = out.Usage(extproto.ProviderUsage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15, FinishReason: "tool_calls"})
 		return out.Done()
 	}
 	_ = out.Text("The tool said: ")
 	_ = out.Text(last.Content)
-	_ = out.Usage(protocol.ProviderUsage{PromptTokens: 20, CompletionTokens: 4, TotalTokens: 24, FinishReason: "stop"})
+	_ = out.Usage(extproto.ProviderUsage{PromptTokens: 20, CompletionTokens: 4, TotalTokens: 24, FinishReason: "stop"})
 	return out.Done()
 }
 
@@ -162,9 +162,9 @@ func appendLog(line string) {
 // pluginSpec describes one test plugin.
 type pluginSpec struct {
 	id         string
-	intercepts []protocol.HookPoint
+	intercepts []extproto.HookPoint
 	replaces   []string
-	rules      map[protocol.HookPoint]rule
+	rules      map[extproto.HookPoint]rule
 	required   bool
 	// provide, when set, makes the plugin a provider in that mode.
 	provide string
@@ -205,13 +205,13 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 			Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ","), envProvide: sp.provide},
 			Required:     sp.required,
 			Intercepts:   sp.intercepts,
-			Capabilities: []protocol.Capability{protocol.CapInterceptors},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors},
 		}
 		if sp.provide != "" {
-			p.Capabilities = append(p.Capabilities, protocol.CapProviders)
+			p.Capabilities = append(p.Capabilities, extproto.CapProviders)
 		}
 		for _, s := range sp.replaces {
-			slot, err := protocol.ParseSlot(s)
+			slot, err := extproto.ParseSlot(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,4 +259,4 @@ func onPlugins(ps *plugins) option {
 }
 
 // allPoints are the 17 hook points.
-var allPoints = protocol.HookPoints
+var allPoints = extproto.HookPoints

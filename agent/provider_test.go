@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -14,7 +14,7 @@ import (
 // call takes the next step. It records every request and whether a
 // stream saw its context end.
 type scripted struct {
-	models []protocol.ProviderDescriptor
+	models []extproto.ProviderDescriptor
 
 	mu        sync.Mutex
 	steps     []step
@@ -27,14 +27,14 @@ type scripted struct {
 // step is one stream: chunks, then (optionally) a hang that only the
 // context ends, or a failure.
 type step struct {
-	chunks []protocol.ProviderChunk
+	chunks []extproto.ProviderChunk
 	hang   bool
 	fail   error
 }
 
 func newScripted(steps ...step) *scripted {
 	return &scripted{
-		models: []protocol.ProviderDescriptor{
+		models: []extproto.ProviderDescriptor{
 			{Ref: "test/m1", Model: "m1", Tools: true, ContextWindow: 1 << 20},
 			{Ref: "test/m2", Model: "m2", Tools: true},
 		},
@@ -43,14 +43,14 @@ func newScripted(steps ...step) *scripted {
 }
 
 func (p *scripted) Origin() providers.Origin              { return providers.Builtin("test") }
-func (p *scripted) Models() []protocol.ProviderDescriptor { return p.models }
+func (p *scripted) Models() []extproto.ProviderDescriptor { return p.models }
 
 func (p *scripted) Stream(ctx context.Context, req providers.Request) (providers.Stream, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, req)
 	if len(p.steps) == 0 {
 		p.mu.Unlock()
-		return nil, protocol.NewError(protocol.ReasonProviderFailed, "script exhausted")
+		return nil, extproto.NewError(extproto.ReasonProviderFailed, "script exhausted")
 	}
 	st := p.steps[0]
 	p.steps = p.steps[1:]
@@ -81,7 +81,7 @@ type scriptStream struct {
 	i    int
 }
 
-func (s *scriptStream) Next() (protocol.ProviderChunk, error) {
+func (s *scriptStream) Next() (extproto.ProviderChunk, error) {
 	if err := s.ctx.Err(); err != nil {
 		return s.interrupted(err)
 	}
@@ -94,37 +94,37 @@ func (s *scriptStream) Next() (protocol.ProviderChunk, error) {
 		<-s.ctx.Done()
 		return s.interrupted(s.ctx.Err())
 	case s.step.fail != nil:
-		return protocol.ProviderChunk{}, s.step.fail
+		return extproto.ProviderChunk{}, s.step.fail
 	}
-	return protocol.ProviderChunk{}, io.EOF
+	return extproto.ProviderChunk{}, io.EOF
 }
 
-func (s *scriptStream) interrupted(err error) (protocol.ProviderChunk, error) {
+func (s *scriptStream) interrupted(err error) (extproto.ProviderChunk, error) {
 	s.p.mu.Lock()
 	s.p.cancelled++
 	s.p.mu.Unlock()
-	return protocol.ProviderChunk{}, protocol.Errorf(protocol.ReasonProviderInterrupted, "stream cancelled: %w", err)
+	return extproto.ProviderChunk{}, extproto.Errorf(extproto.ReasonProviderInterrupted, "stream cancelled: %w", err)
 }
 
 func (s *scriptStream) Close() error { return nil }
 
 // Chunk helpers.
 
-func text(s string) protocol.ProviderChunk {
-	return protocol.ProviderChunk{Type: protocol.ChunkText, Text: s}
+func text(s string) extproto.ProviderChunk {
+	return extproto.ProviderChunk{Type: extproto.ChunkText, Text: s}
 }
 
-func thought(s string) protocol.ProviderChunk {
-	return protocol.ProviderChunk{Type: protocol.ChunkReasoning, Text: s}
+func thought(s string) extproto.ProviderChunk {
+	return extproto.ProviderChunk{Type: extproto.ChunkReasoning, Text: s}
 }
 
-func usage(prompt, completion int, finish string) protocol.ProviderChunk {
-	return protocol.ProviderChunk{Type: protocol.ChunkUsage, Usage: &protocol.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, FinishReason: finish}}
+func usage(prompt, completion int, finish string) extproto.ProviderChunk {
+	return extproto.ProviderChunk{Type: extproto.ChunkUsage, Usage: &extproto.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, FinishReason: finish}}
 }
 
-func done() protocol.ProviderChunk { return protocol.ProviderChunk{Type: protocol.ChunkDone} }
+func done() extproto.ProviderChunk { return extproto.ProviderChunk{Type: extproto.ChunkDone} }
 
-func call(id, name string, args any) protocol.ProviderChunk {
+func call(id, name string, args any) extproto.ProviderChunk {
 	raw, ok := args.(string)
 	if !ok {
 		b, err := json.Marshal(args)
@@ -133,15 +133,15 @@ func call(id, name string, args any) protocol.ProviderChunk {
 		}
 		raw = string(b)
 	}
-	return protocol.ProviderChunk{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{ID: id, Name: name, Arguments: raw}}
+	return extproto.ProviderChunk{Type: extproto.ChunkToolCall, ToolCall: &extproto.ProviderToolCall{ID: id, Name: name, Arguments: raw}}
 }
 
 // answer is a step that says s and stops.
 func answer(s string) step {
-	return step{chunks: []protocol.ProviderChunk{text(s), usage(10, 2, "stop"), done()}}
+	return step{chunks: []extproto.ProviderChunk{text(s), usage(10, 2, "stop"), done()}}
 }
 
 // calls is a step that calls tools.
-func calls(cs ...protocol.ProviderChunk) step {
-	return step{chunks: append(append([]protocol.ProviderChunk{text("Let me look.")}, cs...), usage(20, 5, "tool_calls"), done())}
+func calls(cs ...extproto.ProviderChunk) step {
+	return step{chunks: append(append([]extproto.ProviderChunk{text("Let me look.")}, cs...), usage(20, 5, "tool_calls"), done())}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // transcriptVersion is the version of the record format below.
@@ -34,8 +34,8 @@ type record struct {
 	Header     *header                   `json:"session,omitempty"`
 	Turn       int                       `json:"turn,omitempty"`
 	Update     *Update                   `json:"update,omitempty"`
-	Message    *protocol.ProviderMessage `json:"message,omitempty"`
-	Usage      *protocol.ProviderUsage   `json:"usage,omitempty"`
+	Message    *extproto.ProviderMessage `json:"message,omitempty"`
+	Usage      *extproto.ProviderUsage   `json:"usage,omitempty"`
 	Model      string                    `json:"model,omitempty"`
 	Compaction *compactionRecord         `json:"compaction,omitempty"`
 }
@@ -60,12 +60,12 @@ type compactionRecord struct {
 type state struct {
 	header  header
 	model   string
-	history []protocol.ProviderMessage
+	history []extproto.ProviderMessage
 	turns   int
 	// open is set between a turn's start and its turn_end update.
 	open bool
 	// usage sums the provider-reported usage of every round.
-	usage protocol.ProviderUsage
+	usage extproto.ProviderUsage
 }
 
 // apply folds one record into the state.
@@ -102,7 +102,7 @@ func (st *state) apply(r *record) error {
 		if c == nil || c.Replaced < 0 || c.Replaced > len(st.history) {
 			return fmt.Errorf("compaction record does not fit the history")
 		}
-		st.history = append([]protocol.ProviderMessage{summaryMessage(c.Summary)}, st.history[c.Replaced:]...)
+		st.history = append([]extproto.ProviderMessage{summaryMessage(c.Summary)}, st.history[c.Replaced:]...)
 	default:
 		return fmt.Errorf("unknown record type %q", r.Type)
 	}

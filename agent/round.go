@@ -6,43 +6,43 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // round is one provider round: context.prepare, provider.request, the
 // stream, provider.response. It records the (possibly replaced) response
 // and returns its tool calls. A finish reason of length or a refusal
 // sets the turn's stop.
-func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToolCall, error) {
+func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToolCall, error) {
 	msgs := requestMessages(system, t.s.st.history, t.model.Descriptor)
 	// The replacement affects this request only, never the history.
-	out, err := t.hook(ctx, &protocol.ContextPreparePayload{Messages: msgs})
+	out, err := t.hook(ctx, &extproto.ContextPreparePayload{Messages: msgs})
 	if err != nil {
 		return nil, err
 	}
-	msgs = out.Payload.(*protocol.ContextPreparePayload).Messages
-	req := &protocol.ProviderRequest{Messages: msgs, Tools: t.s.a.opts.Tools.Schemas(), MaxTokens: t.s.a.opts.MaxTokens}
-	if out, err = t.hook(ctx, &protocol.ProviderRequestPayload{Request: req}); err != nil {
+	msgs = out.Payload.(*extproto.ContextPreparePayload).Messages
+	req := &extproto.ProviderRequest{Messages: msgs, Tools: t.s.a.opts.Tools.Schemas(), MaxTokens: t.s.a.opts.MaxTokens}
+	if out, err = t.hook(ctx, &extproto.ProviderRequestPayload{Request: req}); err != nil {
 		return nil, err
 	}
-	req = out.Payload.(*protocol.ProviderRequestPayload).Request
+	req = out.Payload.(*extproto.ProviderRequestPayload).Request
 	reported := len(t.s.st.history)
 
 	resp, err := t.stream(ctx, *req, true)
 	if err != nil {
 		return nil, t.fail(ctx, fmt.Errorf("model %s: %w", t.model.Ref, err))
 	}
-	out, err = t.hook(ctx, &protocol.ProviderResponsePayload{
+	out, err = t.hook(ctx, &extproto.ProviderResponsePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, Signature: resp.ReasoningSignature, Calls: resp.ToolCalls, Usage: resp.Usage,
 	})
 	if err != nil {
 		return nil, err
 	}
-	final := out.Payload.(*protocol.ProviderResponsePayload)
+	final := out.Payload.(*extproto.ProviderResponsePayload)
 	if out.Changed && final.Text != resp.Text {
-		t.notice(NoticeReplaced, protocol.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+redact.String(final.Text))
+		t.notice(NoticeReplaced, extproto.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+redact.String(final.Text))
 	}
 	// Session counters keep what the provider reported; a replaced
 	// usage drives only this round's display and decisions (§6.8).
@@ -56,8 +56,8 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 		t.s.reported.tokens, t.s.reported.upTo = u.PromptTokens, reported
 	}
 	if final.Text != "" || final.Reasoning != "" || len(final.Calls) > 0 {
-		t.s.j.commit(&record{Type: recMessage, Message: &protocol.ProviderMessage{
-			Role: protocol.RoleAssistant, Content: final.Text,
+		t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{
+			Role: extproto.RoleAssistant, Content: final.Text,
 			ReasoningContent: final.Reasoning, ReasoningSignature: final.Signature, ToolCalls: final.Calls,
 		}})
 	}
@@ -78,7 +78,7 @@ func (t *turn) round(ctx context.Context, system string) ([]protocol.ProviderToo
 // reasoning as they arrive. A stream that ends without done is
 // interrupted; the caller's cancel reaches the provider through ctx (for
 // a plugin provider, as stream/cancel).
-func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bool) (providers.Response, error) {
+func (t *turn) stream(ctx context.Context, req extproto.ProviderRequest, show bool) (providers.Response, error) {
 	t.s.j.checkpoint()
 	st, err := t.models.Open(ctx, t.model.Ref, "", req)
 	if err != nil {
@@ -101,11 +101,11 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bo
 			continue
 		}
 		switch ch.Type {
-		case protocol.ChunkText:
+		case extproto.ChunkText:
 			if ch.Text != "" {
 				t.emit(Update{Kind: UpdateAgentMessage, Text: ch.Text})
 			}
-		case protocol.ChunkReasoning:
+		case extproto.ChunkReasoning:
 			if ch.Text != "" {
 				t.emit(Update{Kind: UpdateAgentThought, Text: ch.Text})
 			}
@@ -113,7 +113,7 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bo
 	}
 	resp := asm.Response()
 	if !resp.Done {
-		return resp, protocol.NewError(protocol.ReasonProviderInterrupted, "the provider stream ended without done")
+		return resp, extproto.NewError(extproto.ReasonProviderInterrupted, "the provider stream ended without done")
 	}
 	return resp, nil
 }
@@ -122,5 +122,5 @@ func (t *turn) stream(ctx context.Context, req protocol.ProviderRequest, show bo
 // error is never one, even when its cause chain reaches io.EOF: exthost's
 // error for a crashed sidecar wraps the pipe's EOF.
 func cleanEnd(err error) bool {
-	return errors.Is(err, io.EOF) && protocol.ReasonOf(err) == ""
+	return errors.Is(err, io.EOF) && extproto.ReasonOf(err) == ""
 }

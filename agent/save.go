@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // save ends a turn's bookkeeping: every record is written, the transcript
@@ -30,11 +30,11 @@ func (t *turn) save(ctx context.Context) error {
 		return err
 	}
 	rotate := s.log.Size() >= s.a.opts.MaxTranscriptBytes
-	if !rotate && !t.g.Rules(protocol.SessionSave) {
+	if !rotate && !t.g.Rules(extproto.SessionSave) {
 		s.syncInBackground()
-		if t.g.Observed(protocol.SessionSave) {
-			for _, w := range t.g.Event(protocol.SessionSave, &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: s.log.Path()}) {
-				t.notice(NoticeWarning, protocol.SessionSave, "", w)
+		if t.g.Observed(extproto.SessionSave) {
+			for _, w := range t.g.Event(extproto.SessionSave, &extproto.SessionSavePayload{Phase: extproto.PhaseSave, SessionPath: s.log.Path()}) {
+				t.notice(NoticeWarning, extproto.SessionSave, "", w)
 			}
 		}
 		return nil
@@ -42,24 +42,24 @@ func (t *turn) save(ctx context.Context) error {
 	if err := s.log.Sync(); err != nil {
 		return fmt.Errorf("transcript %s: %w", s.log.Path(), err)
 	}
-	out, err := t.intercept(ctx, &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: s.log.Path()})
-	t.notes(protocol.SessionSave, out)
+	out, err := t.intercept(ctx, &extproto.SessionSavePayload{Phase: extproto.PhaseSave, SessionPath: s.log.Path()})
+	t.notes(extproto.SessionSave, out)
 	if err != nil {
 		return err
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, protocol.SessionSave, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.save: "+out.Reason+" (the transcript is already saved)")
+		t.notice(NoticeBlocked, extproto.SessionSave, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.save: "+out.Reason+" (the transcript is already saved)")
 	}
 	if !rotate {
 		return s.j.failure()
 	}
-	out, err = t.intercept(ctx, &protocol.SessionRotatePayload{Phase: protocol.PhaseRotate, SessionPath: s.log.Path()})
-	t.notes(protocol.SessionRotate, out)
+	out, err = t.intercept(ctx, &extproto.SessionRotatePayload{Phase: extproto.PhaseRotate, SessionPath: s.log.Path()})
+	t.notes(extproto.SessionRotate, out)
 	if err != nil {
 		return err
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, protocol.SessionRotate, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.rotate: "+out.Reason+"; the transcript is not rotated this time")
+		t.notice(NoticeBlocked, extproto.SessionRotate, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.rotate: "+out.Reason+"; the transcript is not rotated this time")
 		return s.j.failure()
 	}
 	s.j.flush()
@@ -67,7 +67,7 @@ func (t *turn) save(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rotate transcript %s: %w", s.log.Path(), err)
 	}
-	t.notice(NoticeTranscript, protocol.SessionRotate, "", "transcript rotated; older records are in "+archived)
+	t.notice(NoticeTranscript, extproto.SessionRotate, "", "transcript rotated; older records are in "+archived)
 	s.j.flush()
 	return s.j.failure()
 }

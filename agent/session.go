@@ -8,7 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Session is one conversation in one workspace. Its methods are safe for
@@ -74,14 +74,14 @@ func (s *Session) Model() string {
 }
 
 // History returns a copy of the model history.
-func (s *Session) History() []protocol.ProviderMessage {
+func (s *Session) History() []extproto.ProviderMessage {
 	s.jmu.Lock()
 	defer s.jmu.Unlock()
-	return append([]protocol.ProviderMessage(nil), s.st.history...)
+	return append([]extproto.ProviderMessage(nil), s.st.history...)
 }
 
 // Usage sums the provider-reported usage of every round of the session.
-func (s *Session) Usage() protocol.ProviderUsage {
+func (s *Session) Usage() extproto.ProviderUsage {
 	s.jmu.Lock()
 	defer s.jmu.Unlock()
 	return s.st.usage
@@ -188,7 +188,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.a.forget(s)
 	// session.end cannot undo the end; its failures are shown, not
 	// returned.
-	out, err := s.a.sessionHook(ctx, &protocol.SessionEndPayload{Phase: protocol.PhaseEnd, SessionPath: s.log.Path()})
+	out, err := s.a.sessionHook(ctx, &extproto.SessionEndPayload{Phase: extproto.PhaseEnd, SessionPath: s.log.Path()})
 	s.warn(out)
 	if err != nil {
 		s.a.opts.Logger.Warn("session.end failed", "session", s.id, "err", redactErr(err))

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -61,7 +61,7 @@ func TestPluginProviderCrashFailsTurnWithoutFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Prompt(ctx(t), "go")
-	if err == nil || protocol.ReasonOf(err) != protocol.ReasonProviderInterrupted || !strings.Contains(err.Error(), "extension sidecar prov crashed") {
+	if err == nil || extproto.ReasonOf(err) != extproto.ReasonProviderInterrupted || !strings.Contains(err.Error(), "extension sidecar prov crashed") {
 		t.Fatalf("err = %v, want provider_interrupted naming the plugin", err)
 	}
 	if len(builtin.requests()) != 0 {
@@ -127,7 +127,7 @@ func TestEchoProviderExample(t *testing.T) {
 	}
 	mgr := exthost.NewManager(exthost.ManagerOptions{SessionID: "t", WorkspaceRoot: t.TempDir()})
 	t.Cleanup(mgr.Close)
-	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Command: bin, Capabilities: []protocol.Capability{protocol.CapProviders}}})
+	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Command: bin, Capabilities: []extproto.Capability{extproto.CapProviders}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestStreamOpenCarriesOnlyAChosenEffort(t *testing.T) {
 	if got := ps.lines(t, "provider open "); !slices.Equal(got, []string{`effort=""`, `effort=""`}) {
 		t.Errorf("stream/open efforts %q, want none chosen twice", got)
 	}
-	st, err := h.opts.Models(ps.gen).Open(ctx(t), "plugin/prov/echo/m", "low", protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: protocol.RoleAssistant, Content: "x"}}, Tools: []protocol.ProviderToolSchema{}})
+	st, err := h.opts.Models(ps.gen).Open(ctx(t), "plugin/prov/echo/m", "low", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleAssistant, Content: "x"}}, Tools: []extproto.ProviderToolSchema{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestDeclinedStreamNamesPluginAndModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Prompt(ctx(t), "hi")
-	if err == nil || protocol.ReasonOf(err) != protocol.ReasonProviderFailed {
+	if err == nil || extproto.ReasonOf(err) != extproto.ReasonProviderFailed {
 		t.Fatalf("Prompt = %v, want provider_failed", err)
 	}
 	for _, want := range []string{"extension prov", `"plugin/prov/echo/m"`, `model "m"`, "not today"} {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // eventually waits until cond holds; events are asynchronous. The bound
@@ -29,7 +29,7 @@ func systemMessages(t *testing.T, h *harness) []string {
 	t.Helper()
 	var out []string
 	for _, r := range h.prov.requests() {
-		if m := r.Body.Messages[0]; m.Role == protocol.RoleSystem {
+		if m := r.Body.Messages[0]; m.Role == extproto.RoleSystem {
 			out = append(out, m.Content)
 		} else {
 			t.Fatalf("a request without a system message: %+v", r.Body.Messages)
@@ -45,9 +45,9 @@ func systemMessages(t *testing.T, h *harness) []string {
 // generation keeps serving (PROTOCOL_DETAILS §4.2, §5).
 func TestSystemPromptIsAStrategy(t *testing.T) {
 	t.Parallel()
-	sysBuild := []protocol.HookPoint{protocol.SystemPromptBuild}
-	wrap := func(w string) map[protocol.HookPoint]rule {
-		return map[protocol.HookPoint]rule{protocol.SystemPromptBuild: {Decision: protocol.DecisionReplace, Wrap: w}}
+	sysBuild := []extproto.HookPoint{extproto.SystemPromptBuild}
+	wrap := func(w string) map[extproto.HookPoint]rule {
+		return map[extproto.HookPoint]rule{extproto.SystemPromptBuild: {Decision: extproto.DecisionReplace, Wrap: w}}
 	}
 
 	t.Run("an owner that also intercepts wraps once per build", func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestSystemPromptIsAStrategy(t *testing.T) {
 
 	t.Run("a plugin that only intercepts it only observes it", func(t *testing.T) {
 		t.Parallel()
-		watcher := map[protocol.HookPoint]rule{protocol.SystemPromptBuild: {Decision: protocol.DecisionBlock, Reason: "no prompt for you"}}
+		watcher := map[extproto.HookPoint]rule{extproto.SystemPromptBuild: {Decision: extproto.DecisionBlock, Reason: "no prompt for you"}}
 		ps := startPlugins(t,
 			pluginSpec{id: "rewriter", intercepts: sysBuild, rules: wrap("[rewriter] ")},
 			pluginSpec{id: "watcher", required: true, intercepts: sysBuild, rules: watcher})
@@ -160,13 +160,13 @@ func TestSystemPromptIsAStrategy(t *testing.T) {
 // rules (PROTOCOL_DETAILS §4.2).
 func TestSessionPointsAreBroadcasts(t *testing.T) {
 	t.Parallel()
-	sessionPoints := []protocol.HookPoint{protocol.SessionStart, protocol.SessionSave, protocol.SessionRotate, protocol.SessionEnd, protocol.SessionLoad}
+	sessionPoints := []extproto.HookPoint{extproto.SessionStart, extproto.SessionSave, extproto.SessionRotate, extproto.SessionEnd, extproto.SessionLoad}
 
 	t.Run("interceptors observe while the session_policy owner rules", func(t *testing.T) {
 		t.Parallel()
-		refuse := map[protocol.HookPoint]rule{}
+		refuse := map[extproto.HookPoint]rule{}
 		for _, pt := range sessionPoints {
-			refuse[pt] = rule{Decision: protocol.DecisionBlock, Reason: "watchers cannot refuse"}
+			refuse[pt] = rule{Decision: extproto.DecisionBlock, Reason: "watchers cannot refuse"}
 		}
 		ps := startPlugins(t,
 			pluginSpec{id: "watcher", required: true, intercepts: sessionPoints, rules: refuse},
@@ -208,12 +208,12 @@ func TestSessionPointsAreBroadcasts(t *testing.T) {
 
 	t.Run("a crashed watcher does not stop a new session", func(t *testing.T) {
 		t.Parallel()
-		ps := startPlugins(t, pluginSpec{id: "watcher", required: true, intercepts: []protocol.HookPoint{protocol.SessionStart, protocol.FrontendEvent}})
+		ps := startPlugins(t, pluginSpec{id: "watcher", required: true, intercepts: []extproto.HookPoint{extproto.SessionStart, extproto.FrontendEvent}})
 		sc, ok := ps.gen.Sidecar("watcher")
 		if !ok {
 			t.Fatal("no watcher sidecar")
 		}
-		ps.gen.Event(protocol.FrontendEvent, &protocol.FrontendEventPayload{Kind: "crash"})
+		ps.gen.Event(extproto.FrontendEvent, &extproto.FrontendEventPayload{Kind: "crash"})
 		select {
 		case <-sc.Crashed():
 		case <-ctx(t).Done():

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // runCalls runs a response's tool calls one after another, in the order
 // the model gave them.
-func (t *turn) runCalls(ctx context.Context, calls []protocol.ProviderToolCall) error {
+func (t *turn) runCalls(ctx context.Context, calls []extproto.ProviderToolCall) error {
 	for _, c := range calls {
 		if err := t.call(ctx, c); err != nil {
 			return err
@@ -23,7 +23,7 @@ func (t *turn) runCalls(ctx context.Context, calls []protocol.ProviderToolCall) 
 }
 
 // describe renders a call as shown, before anything ran.
-func (t *turn) describe(c protocol.ProviderToolCall) ToolCall {
+func (t *turn) describe(c extproto.ProviderToolCall) ToolCall {
 	tc := ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Status: ToolPending, Title: c.Name}
 	if tool, ok := t.s.a.opts.Tools.Lookup(c.Name); ok {
 		tc.Kind = tool.Kind()
@@ -35,7 +35,7 @@ func (t *turn) describe(c protocol.ProviderToolCall) ToolCall {
 // call runs one tool call through the whole pipeline and records its
 // result. A call that cannot run (unknown tool, bad arguments, permission
 // denied) still gets a result, an error the model can act on.
-func (t *turn) call(ctx context.Context, c protocol.ProviderToolCall) error {
+func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 	tc := t.describe(c)
 	t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
 	result, isErr, fromPlugin, err := t.execute(ctx, c, &tc)
@@ -60,7 +60,7 @@ func (t *turn) call(ctx context.Context, c protocol.ProviderToolCall) error {
 
 // execute is permission, tool.before, the run and tool.after. fromPlugin
 // reports that a plugin supplied or changed the result.
-func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *ToolCall) (result string, isErr, fromPlugin bool, err error) {
+func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *ToolCall) (result string, isErr, fromPlugin bool, err error) {
 	set := t.s.a.opts.Tools
 	tool, ok := set.Lookup(c.Name)
 	if !ok {
@@ -74,7 +74,7 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	if ok, refusal, err := t.permit(ctx, tc, args, tool); err != nil || !ok {
 		return refusal, true, false, err
 	}
-	out, err := t.hook(ctx, &protocol.ToolBeforePayload{Name: tc.Name, Arguments: args})
+	out, err := t.hook(ctx, &extproto.ToolBeforePayload{Name: tc.Name, Arguments: args})
 	if err != nil {
 		return "", false, false, err
 	}
@@ -82,7 +82,7 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	// call over: the built-in does not run and the owner's tool.after
 	// replacement is the result. Its continue lets the built-in run.
 	served := ownerServed(out)
-	if before := out.Payload.(*protocol.ToolBeforePayload); before.Name != tc.Name || before.Arguments != args {
+	if before := out.Payload.(*extproto.ToolBeforePayload); before.Name != tc.Name || before.Arguments != args {
 		// The call changed: it must still be a known tool with object
 		// arguments, and it needs a permission of its own.
 		next, ok := set.Lookup(before.Name)
@@ -107,14 +107,14 @@ func (t *turn) execute(ctx context.Context, c protocol.ProviderToolCall, tc *Too
 	if ctx.Err() != nil {
 		actx = context.WithoutCancel(ctx)
 	}
-	out, err = t.hook(actx, &protocol.ToolAfterPayload{Name: tc.Name, Arguments: args, Result: result, IsError: isErr})
+	out, err = t.hook(actx, &extproto.ToolAfterPayload{Name: tc.Name, Arguments: args, Result: result, IsError: isErr})
 	if err != nil {
 		return "", false, false, err
 	}
 	if served != "" && !ownerReplaced(out, served) {
 		return fmt.Sprintf("extension %s took %s over at tool.before but gave no result at tool.after", served, tc.Name), true, true, nil
 	}
-	after := out.Payload.(*protocol.ToolAfterPayload)
+	after := out.Payload.(*extproto.ToolAfterPayload)
 	return after.Result, after.IsError, out.Changed || served != "", nil
 }
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // turn is one Prompt from input to turn_end, pinned to one generation.
@@ -24,7 +24,7 @@ type turn struct {
 	stop  StopReason
 	block *Block
 	// usage sums the provider-reported usage of the turn's rounds.
-	usage protocol.ProviderUsage
+	usage extproto.ProviderUsage
 	// openReason answers the calls a turn that ends early leaves open.
 	openReason string
 }
@@ -91,11 +91,11 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	t.model = model
-	out, err := t.hook(ctx, &protocol.InputReceivePayload{Text: text})
+	out, err := t.hook(ctx, &extproto.InputReceivePayload{Text: text})
 	if err != nil {
 		return err
 	}
-	text = out.Payload.(*protocol.InputReceivePayload).Text
+	text = out.Payload.(*extproto.InputReceivePayload).Text
 	shown := text
 	if out.Changed {
 		// A plugin wrote this text: the user sees it redacted; the model
@@ -105,10 +105,10 @@ func (t *turn) start(ctx context.Context, text string) error {
 	t.emit(Update{Kind: UpdateUserMessage, Text: shown})
 	// A block here aborts the turn before the user's message joins the
 	// history.
-	if _, err := t.hook(ctx, &protocol.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.s.a.opts.Tools.Len(), SessionID: t.s.id}); err != nil {
+	if _, err := t.hook(ctx, &extproto.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.s.a.opts.Tools.Len(), SessionID: t.s.id}); err != nil {
 		return err
 	}
-	t.s.j.commit(&record{Type: recMessage, Message: &protocol.ProviderMessage{Role: protocol.RoleUser, Content: text}})
+	t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{Role: extproto.RoleUser, Content: text}})
 	system := t.systemPrompt()
 	for step := 1; ; step++ {
 		if err := t.compact(ctx, system); err != nil {

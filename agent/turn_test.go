@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -21,7 +21,7 @@ func TestFullTurnWithTools(t *testing.T) {
 			call("c3", "apply_edit", map[string]any{"path": "main.go", "edits": []map[string]string{{"oldText": "// TODO", "newText": "// done"}}}),
 			call("c4", "run_command", map[string]any{"command": []string{"cat", "main.go"}}),
 		),
-		step{chunks: []protocol.ProviderChunk{thought("all good"), text("Done: "), text("fixed it."), usage(40, 6, "stop"), done()}},
+		step{chunks: []extproto.ProviderChunk{thought("all good"), text("Done: "), text("fixed it."), usage(40, 6, "stop"), done()}},
 	)
 	h := newHarness(t, prov)
 	h.write("main.go", "package main\n// TODO\n")
@@ -54,11 +54,11 @@ func TestFullTurnWithTools(t *testing.T) {
 		t.Errorf("last update %+v", last)
 	}
 	h0 := s.History()
-	roles := make([]protocol.ProviderRole, len(h0))
+	roles := make([]extproto.ProviderRole, len(h0))
 	for i, m := range h0 {
 		roles[i] = m.Role
 	}
-	wantRoles := []protocol.ProviderRole{"user", "assistant", "tool", "tool", "tool", "tool", "assistant"}
+	wantRoles := []extproto.ProviderRole{"user", "assistant", "tool", "tool", "tool", "tool", "assistant"}
 	if !slices.Equal(roles, wantRoles) {
 		t.Fatalf("history roles %v, want %v", roles, wantRoles)
 	}
@@ -67,7 +67,7 @@ func TestFullTurnWithTools(t *testing.T) {
 	}
 	// The second request carries the tool results and the tool schemas.
 	reqs := prov.requests()
-	if len(reqs) != 2 || len(reqs[1].Body.Messages) != 7 || reqs[1].Body.Messages[0].Role != protocol.RoleSystem || len(reqs[1].Body.Tools) != 5 {
+	if len(reqs) != 2 || len(reqs[1].Body.Messages) != 7 || reqs[1].Body.Messages[0].Role != extproto.RoleSystem || len(reqs[1].Body.Tools) != 5 {
 		t.Fatalf("%d requests; the second has %d messages and %d tools", len(reqs), len(reqs[1].Body.Messages), len(reqs[1].Body.Tools))
 	}
 	if s.Usage().TotalTokens != 71 || s.Turns() != 1 {
@@ -85,8 +85,8 @@ func TestStopReasons(t *testing.T) {
 		open   string // the result given to a call left open
 	}{
 		{name: "end turn", steps: []step{answer("hi")}, stop: StopEndTurn},
-		{name: "max tokens", steps: []step{{chunks: []protocol.ProviderChunk{text("cut"), call("c1", "list_files", "{}"), usage(5, 5, "length"), done()}}}, stop: StopMaxTokens, open: "not run: the response was cut at the token limit"},
-		{name: "refusal", steps: []step{{chunks: []protocol.ProviderChunk{usage(5, 0, "content_filter"), done()}}}, stop: StopRefusal},
+		{name: "max tokens", steps: []step{{chunks: []extproto.ProviderChunk{text("cut"), call("c1", "list_files", "{}"), usage(5, 5, "length"), done()}}}, stop: StopMaxTokens, open: "not run: the response was cut at the token limit"},
+		{name: "refusal", steps: []step{{chunks: []extproto.ProviderChunk{usage(5, 0, "content_filter"), done()}}}, stop: StopRefusal},
 		{name: "step budget", budget: 2, steps: []step{calls(call("c1", "list_files", "{}")), calls(call("c2", "list_files", "{}"))}, stop: StopMaxTurnRequests, open: "not run: the turn reached its step budget of 2 model requests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestStopReasons(t *testing.T) {
 			}
 			if tc.open != "" {
 				hist := s.History()
-				if last := hist[len(hist)-1]; last.Role != protocol.RoleTool || last.Content != tc.open {
+				if last := hist[len(hist)-1]; last.Role != extproto.RoleTool || last.Content != tc.open {
 					t.Errorf("last message %+v, want the open call answered %q", last, tc.open)
 				}
 			}
@@ -140,11 +140,11 @@ func TestProviderFailureFailsTurnWithoutFallback(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		step   step
-		reason protocol.Reason
+		reason extproto.Reason
 	}{
-		{"interrupted mid-stream", step{chunks: []protocol.ProviderChunk{text("partial")}, fail: protocol.NewError(protocol.ReasonProviderInterrupted, "provider sidecar crashed: token=ghp_abcdefghijklmnopqrstuvwxyz0123456789")}, protocol.ReasonProviderInterrupted},
-		{"failed", step{fail: protocol.NewError(protocol.ReasonProviderFailed, "HTTP 500")}, protocol.ReasonProviderFailed},
-		{"ended without done", step{chunks: []protocol.ProviderChunk{text("x")}}, protocol.ReasonProviderInterrupted},
+		{"interrupted mid-stream", step{chunks: []extproto.ProviderChunk{text("partial")}, fail: extproto.NewError(extproto.ReasonProviderInterrupted, "provider sidecar crashed: token=ghp_abcdefghijklmnopqrstuvwxyz0123456789")}, extproto.ReasonProviderInterrupted},
+		{"failed", step{fail: extproto.NewError(extproto.ReasonProviderFailed, "HTTP 500")}, extproto.ReasonProviderFailed},
+		{"ended without done", step{chunks: []extproto.ProviderChunk{text("x")}}, extproto.ReasonProviderInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -152,7 +152,7 @@ func TestProviderFailureFailsTurnWithoutFallback(t *testing.T) {
 			h := newHarness(t, prov)
 			s := h.session()
 			_, err := s.Prompt(ctx(t), "go")
-			if err == nil || protocol.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), "model test/m1") {
+			if err == nil || extproto.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), "model test/m1") {
 				t.Fatalf("err = %v, want %s naming the model", err, tc.reason)
 			}
 			if strings.Contains(err.Error(), "ghp_") {
@@ -168,7 +168,7 @@ func TestProviderFailureFailsTurnWithoutFallback(t *testing.T) {
 			}
 			// Only the user's message is kept: a failed stream is never
 			// persisted as an answer.
-			if hist := s.History(); len(hist) != 1 || hist[0].Role != protocol.RoleUser {
+			if hist := s.History(); len(hist) != 1 || hist[0].Role != extproto.RoleUser {
 				t.Errorf("history %+v", hist)
 			}
 			// The session stays usable.
@@ -182,7 +182,7 @@ func TestProviderFailureFailsTurnWithoutFallback(t *testing.T) {
 
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
-	prov := newScripted(calls(call("c1", "list_files", "{}")), step{chunks: []protocol.ProviderChunk{text("thinking about it")}, hang: true})
+	prov := newScripted(calls(call("c1", "list_files", "{}")), step{chunks: []extproto.ProviderChunk{text("thinking about it")}, hang: true})
 	prov.started = make(chan providers.Request, 2)
 	h := newHarness(t, prov)
 	s := h.session()
@@ -204,7 +204,7 @@ func TestCancelMidStream(t *testing.T) {
 	}
 	// The partial answer was shown but not persisted; the first round is.
 	hist := s.History()
-	if len(hist) != 3 || hist[2].Role != protocol.RoleTool {
+	if len(hist) != 3 || hist[2].Role != extproto.RoleTool {
 		t.Fatalf("history %+v", hist)
 	}
 	prov.push(answer("fine"))

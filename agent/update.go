@@ -2,7 +2,7 @@ package agent
 
 import (
 	"github.com/rx-bridge/rx-bridge/agent/tools"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // UpdateKind names what an Update carries. Where the Agent Client
@@ -46,7 +46,7 @@ type Update struct {
 	Text       string                  `json:"text,omitempty"`
 	ToolCall   *ToolCall               `json:"toolCall,omitempty"`
 	Permission *Permission             `json:"permission,omitempty"`
-	Usage      *protocol.ProviderUsage `json:"usage,omitempty"`
+	Usage      *extproto.ProviderUsage `json:"usage,omitempty"`
 	Notice     *Notice                 `json:"notice,omitempty"`
 	End        *TurnEnd                `json:"end,omitempty"`
 }
@@ -109,7 +109,7 @@ const (
 // came from a sidecar is redacted.
 type Notice struct {
 	Kind   NoticeKind         `json:"kind"`
-	Point  protocol.HookPoint `json:"point,omitempty"`
+	Point  extproto.HookPoint `json:"point,omitempty"`
 	Plugin string             `json:"plugin,omitempty"`
 	Text   string             `json:"text"`
 }
@@ -137,20 +137,20 @@ type TurnEnd struct {
 	// adds it.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Usage sums the provider-reported usage of the turn's rounds.
-	Usage protocol.ProviderUsage `json:"usage"`
+	Usage extproto.ProviderUsage `json:"usage"`
 }
 
 // Result is what Prompt returns for a turn that did not fail.
 type Result struct {
 	Stop  StopReason
-	Usage protocol.ProviderUsage
+	Usage extproto.ProviderUsage
 	// Block is set when a plugin's block ended the turn.
 	Block *Block
 }
 
 // Block is a plugin's block that ended a turn.
 type Block struct {
-	Point  protocol.HookPoint
+	Point  extproto.HookPoint
 	Plugin string
 	// Reason is redacted.
 	Reason string
@@ -166,7 +166,7 @@ func (u *Update) merge(prev *Update) bool {
 	return false
 }
 
-func addUsage(sum *protocol.ProviderUsage, u *protocol.ProviderUsage) {
+func addUsage(sum *extproto.ProviderUsage, u *extproto.ProviderUsage) {
 	if u == nil {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // actionJSON is one entry of rx/actions.
@@ -122,7 +122,7 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	g, release := s.rt.mgr.Acquire()
 	defer release()
 	if g.ID != s.hub.Generation() {
-		return nil, xprotocol.Errorf(xprotocol.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
+		return nil, extproto.Errorf(extproto.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
 	}
 	res, err := g.RunAction(ctx, s.session, name, actionArgs)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // LSP error codes beyond JSON-RPC's own.
@@ -21,7 +21,7 @@ const (
 
 // errorData is the `data` of an rx/ error: the extension protocol reason.
 type errorData struct {
-	Reason protocol.Reason `json:"reason"`
+	Reason extproto.Reason `json:"reason"`
 }
 
 // wireError turns an error into the JSON-RPC error the editor sees
@@ -43,15 +43,15 @@ func wireError(err error) *jsonrpc2.Error {
 	if errors.As(err, &unknown) {
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, redact.String(err.Error()))
 	}
-	var pe *protocol.Error
+	var pe *extproto.Error
 	if errors.As(err, &pe) && pe.Reason != "" {
 		var code jsonrpc2.Code
 		switch pe.Reason {
-		case protocol.ReasonInvalidParams:
+		case extproto.ReasonInvalidParams:
 			code = jsonrpc2.InvalidParams
-		case protocol.ReasonUnknownMethod:
+		case extproto.ReasonUnknownMethod:
 			code = jsonrpc2.MethodNotFound
-		case protocol.ReasonInternal:
+		case extproto.ReasonInternal:
 			code = jsonrpc2.InternalError
 		default:
 			code = jsonrpc2.JSONRPCReservedErrorRangeEnd // -32000

@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -22,9 +22,9 @@ func TestWireError(t *testing.T) {
 	}{
 		{"cancelled", fmt.Errorf("x: %w", context.Canceled), -32800, ""},
 		{"unknown model", &providers.UnknownRefError{Ref: "a/b"}, jsonrpc2.InvalidParams, ""},
-		{"invalid params", protocol.NewError(protocol.ReasonInvalidParams, "bad"), jsonrpc2.InvalidParams, "invalid_params"},
-		{"plugin crashed", protocol.NewError(protocol.ReasonProviderInterrupted, "hello crashed"), -32000, "provider_interrupted"},
-		{"provider failed", fmt.Errorf("wrapped: %w", protocol.NewError(protocol.ReasonProviderFailed, "no")), -32000, "provider_failed"},
+		{"invalid params", extproto.NewError(extproto.ReasonInvalidParams, "bad"), jsonrpc2.InvalidParams, "invalid_params"},
+		{"plugin crashed", extproto.NewError(extproto.ReasonProviderInterrupted, "hello crashed"), -32000, "provider_interrupted"},
+		{"provider failed", fmt.Errorf("wrapped: %w", extproto.NewError(extproto.ReasonProviderFailed, "no")), -32000, "provider_failed"},
 		{"plain", fmt.Errorf("token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"), jsonrpc2.InternalError, ""},
 	}
 	for _, tt := range tests {

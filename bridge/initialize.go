@@ -10,9 +10,9 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/editorui"
-	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // initialize answers the LSP initialize request: it records what the
@@ -118,8 +118,8 @@ func (s *Server) initializeResult() *protocol.InitializeResult {
 	caps := rxServerCaps{
 		Version:       RxVersion,
 		BridgeVersion: s.opts.Version,
-		ProtocolID:    xprotocol.ProtocolID,
-		ProtocolMajor: xprotocol.ProtocolMajor,
+		ProtocolID:    extproto.ProtocolID,
+		ProtocolMajor: extproto.ProtocolMajor,
 		Home:          s.home.Dir,
 		Generation:    s.hub.Generation(),
 		Plugins:       []pluginBrief{},

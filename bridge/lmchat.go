@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // lmChatParams is rx/lm/chat (EDITOR_PROTOCOL.md §4.2).
@@ -15,21 +15,21 @@ type lmChatParams struct {
 	RequestID string                        `json:"requestId"`
 	Model     string                        `json:"model"`
 	Effort    string                        `json:"effort"`
-	Messages  []protocol.ProviderMessage    `json:"messages"`
-	Tools     []protocol.ProviderToolSchema `json:"tools"`
+	Messages  []extproto.ProviderMessage    `json:"messages"`
+	Tools     []extproto.ProviderToolSchema `json:"tools"`
 	MaxTokens int                           `json:"maxTokens"`
 }
 
 type lmChunk struct {
 	RequestID string                 `json:"requestId"`
-	Chunk     protocol.ProviderChunk `json:"chunk"`
+	Chunk     extproto.ProviderChunk `json:"chunk"`
 }
 
 type lmChatResult struct {
 	Text         string                      `json:"text"`
 	Reasoning    string                      `json:"reasoning"`
-	ToolCalls    []protocol.ProviderToolCall `json:"toolCalls"`
-	Usage        protocol.ProviderUsage      `json:"usage"`
+	ToolCalls    []extproto.ProviderToolCall `json:"toolCalls"`
+	Usage        extproto.ProviderUsage      `json:"usage"`
 	FinishReason string                      `json:"finishReason"`
 }
 
@@ -45,10 +45,10 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 		return nil, invalidParams("rx/lm/chat needs a model")
 	}
 	if p.Messages == nil {
-		p.Messages = []protocol.ProviderMessage{}
+		p.Messages = []extproto.ProviderMessage{}
 	}
 	if p.Tools == nil {
-		p.Tools = []protocol.ProviderToolSchema{}
+		p.Tools = []extproto.ProviderToolSchema{}
 	}
 	g, release := s.rt.mgr.Acquire()
 	defer release()
@@ -56,7 +56,7 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if _, err := cat.Lookup(p.Model); err != nil {
 		return nil, err
 	}
-	body := protocol.ProviderRequest{MaxTokens: p.MaxTokens, Messages: p.Messages, Tools: p.Tools}
+	body := extproto.ProviderRequest{MaxTokens: p.MaxTokens, Messages: p.Messages, Tools: p.Tools}
 	if err := body.Validate(); err != nil {
 		return nil, invalidParams("rx/lm/chat: %v", err)
 	}
@@ -87,7 +87,7 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	r := a.Response()
 	out := lmChatResult{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls}
 	if out.ToolCalls == nil {
-		out.ToolCalls = []protocol.ProviderToolCall{}
+		out.ToolCalls = []extproto.ProviderToolCall{}
 	}
 	if r.Usage != nil {
 		out.Usage = *r.Usage
@@ -105,8 +105,8 @@ func (s *Server) lmError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if protocol.ReasonOf(err) == "" {
-		err = protocol.NewError(protocol.ReasonProviderFailed, redact.String(err.Error()))
+	if extproto.ReasonOf(err) == "" {
+		err = extproto.NewError(extproto.ReasonProviderFailed, redact.String(err.Error()))
 	}
 	return err
 }

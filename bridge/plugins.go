@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // pluginJSON is one entry of rx/plugins (EDITOR_PROTOCOL.md §2.4).

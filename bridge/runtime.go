@@ -11,10 +11,10 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // runtime is the plugin side of one connection: the extension host's
@@ -119,7 +119,7 @@ func (r *runtime) build(cfg *manifest.Config, g *exthost.Generation) (catalogEnt
 	if err != nil || g.Empty() {
 		return e, err
 	}
-	ctx, cancel := context.WithTimeout(r.s.ctx, protocol.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, extproto.HandshakeTimeout)
 	defer cancel()
 	if err := providers.AddGeneration(ctx, e.cat, g); err != nil {
 		e.release()
@@ -286,7 +286,7 @@ func actionsOf(g *exthost.Generation) []editorui.Action {
 // hookPoints are the points some plugin of g intercepts.
 func hookPoints(g *exthost.Generation) []string {
 	out := []string{}
-	for _, pt := range protocol.HookPoints {
+	for _, pt := range extproto.HookPoints {
 		if len(g.Chain(pt)) > 0 {
 			out = append(out, string(pt))
 		}

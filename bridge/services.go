@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // services is what the extension host hands the sidecars' inbound UI
@@ -14,15 +14,15 @@ import (
 // sidecar cannot stamp traffic with a generation it does not belong to.
 func (s *Server) services() exthost.Services {
 	return exthost.Services{
-		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error) {
-			res, err := &protocol.UIPublishResult{Accepted: false}, error(nil)
+		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
+			res, err := &extproto.UIPublishResult{Accepted: false}, error(nil)
 			if p.Generation == sc.Generation {
 				res, err = s.hub.Publish(ctx, sc.Plugin.ID, p)
 			}
 			return res, err
 		},
-		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
-			res, err := &protocol.UIRequestResult{Cancelled: true}, error(nil)
+		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
+			res, err := &extproto.UIRequestResult{Cancelled: true}, error(nil)
 			if p.Generation == sc.Generation {
 				res, err = s.hub.Request(ctx, sc.Plugin.ID, p)
 			}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func (s *Server) newAgent() error {
@@ -237,7 +237,7 @@ func sessionError(err error) error {
 	switch {
 	case errors.Is(err, agent.ErrNoSession), errors.Is(err, agent.ErrSessionOpen), errors.Is(err, agent.ErrBusy), errors.Is(err, agent.ErrSessionClosed):
 		return invalidParams("%s", err.Error())
-	case protocol.ReasonOf(err) != "":
+	case extproto.ReasonOf(err) != "":
 		return domainError(err)
 	}
 	return err

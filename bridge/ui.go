@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/rx-bridge/rx-bridge/editorui"
-	xprotocol "github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // editorUI implements editorui.Editor over LSP: rx/ui/request and
@@ -23,10 +23,10 @@ func (e *editorUI) Supports(k editorui.Kind) bool { return e.s.client.supports(k
 // uiRequest is the params of rx/ui/request (EDITOR_PROTOCOL.md §3.1).
 type uiRequest struct {
 	editorui.Origin
-	Kind    xprotocol.UIRequestKind `json:"kind"`
-	Title   string                  `json:"title,omitempty"`
-	Message string                  `json:"message,omitempty"`
-	Fields  []editorui.Field        `json:"fields"`
+	Kind    extproto.UIRequestKind `json:"kind"`
+	Title   string                 `json:"title,omitempty"`
+	Message string                 `json:"message,omitempty"`
+	Fields  []editorui.Field       `json:"fields"`
 }
 
 // uiAnswer is the result of rx/ui/request.
@@ -48,7 +48,7 @@ func (e *editorUI) ask(ctx context.Context, p editorui.Prompt) (editorui.Answer,
 // as that widget.
 func (e *editorUI) askField(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
 	if len(p.Fields) == 1 {
-		p.Kind = xprotocol.UIRequestKind(p.Fields[0].Kind)
+		p.Kind = extproto.UIRequestKind(p.Fields[0].Kind)
 	}
 	return e.ask(ctx, p)
 }
@@ -72,16 +72,16 @@ func (e *editorUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer
 // uiSurface is the params of rx/ui/surface (EDITOR_PROTOCOL.md §3.2).
 type uiSurface struct {
 	editorui.Origin
-	Kind    xprotocol.UISurfaceKind `json:"kind"`
-	Payload any                     `json:"payload"`
+	Kind    extproto.UISurfaceKind `json:"kind"`
+	Payload any                    `json:"payload"`
 }
 
-func (e *editorUI) surface(o editorui.Origin, kind xprotocol.UISurfaceKind, payload any) error {
+func (e *editorUI) surface(o editorui.Origin, kind extproto.UISurfaceKind, payload any) error {
 	return e.s.conn.Notify(e.s.ctx, "rx/ui/surface", uiSurface{Origin: o, Kind: kind, Payload: payload})
 }
 
 func (e *editorUI) Notify(_ context.Context, n editorui.Notification) error {
-	return e.surface(n.Origin, xprotocol.SurfaceNotification, struct {
+	return e.surface(n.Origin, extproto.SurfaceNotification, struct {
 		Title    string            `json:"title"`
 		Body     string            `json:"body,omitempty"`
 		Severity editorui.Severity `json:"severity,omitempty"`
@@ -89,7 +89,7 @@ func (e *editorUI) Notify(_ context.Context, n editorui.Notification) error {
 }
 
 func (e *editorUI) Status(_ context.Context, st editorui.Status) error {
-	return e.surface(st.Origin, xprotocol.SurfaceStatus, struct {
+	return e.surface(st.Origin, extproto.SurfaceStatus, struct {
 		Label    string            `json:"label"`
 		Detail   string            `json:"detail,omitempty"`
 		Severity editorui.Severity `json:"severity,omitempty"`
@@ -98,7 +98,7 @@ func (e *editorUI) Status(_ context.Context, st editorui.Status) error {
 }
 
 func (e *editorUI) Card(_ context.Context, c editorui.Card) error {
-	return e.surface(c.Origin, xprotocol.SurfaceCard, struct {
+	return e.surface(c.Origin, extproto.SurfaceCard, struct {
 		Title    string                `json:"title,omitempty"`
 		Markdown string                `json:"markdown,omitempty"`
 		Text     string                `json:"text,omitempty"`
@@ -109,7 +109,7 @@ func (e *editorUI) Card(_ context.Context, c editorui.Card) error {
 }
 
 func (e *editorUI) ShowForm(_ context.Context, f editorui.Form) error {
-	return e.surface(f.Origin, xprotocol.SurfaceForm, struct {
+	return e.surface(f.Origin, extproto.SurfaceForm, struct {
 		Title   string           `json:"title,omitempty"`
 		Message string           `json:"message,omitempty"`
 		Fields  []editorui.Field `json:"fields"`
@@ -186,7 +186,7 @@ func (s *Server) uiSubmit(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return xprotocol.UISubmitResult{Accepted: ok}, nil
+	return extproto.UISubmitResult{Accepted: ok}, nil
 }
 
 // submitForm is the hub's Submit for forms it asked field by field.

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"unsafe"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // encodeBase64 is base64.StdEncoding.EncodeToString without the second
@@ -27,7 +27,7 @@ func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), le
 var strictBase64 = base64.StdEncoding.Strict()
 
 // maxPageBase64 is the base64 length of a full page.
-var maxPageBase64 = base64.StdEncoding.EncodedLen(protocol.ContentRefChunkBytes)
+var maxPageBase64 = base64.StdEncoding.EncodedLen(extproto.ContentRefChunkBytes)
 
 // decodedLen is the exact decoded length of padded base64 s (whose length
 // is a multiple of 4).

@@ -9,5 +9,5 @@
 // grace), the store's memory bounds and every size and hash check of §7. It
 // never does I/O, never starts goroutines beyond the store's one sweep
 // timer, and never decodes the payloads it carries: callers strictly decode
-// the bytes it returns. It imports only exthost/protocol.
+// the bytes it returns. It imports only extproto.
 package contentref

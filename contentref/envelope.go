@@ -3,7 +3,7 @@ package contentref
 import (
 	"encoding/json"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // envelope checks how an externalizable field at pointer arrived and
@@ -11,21 +11,21 @@ import (
 // §7.3/§7.5's, checked before any read: an externalized field has a null
 // inline value, exactly one descriptor, the expected pointer, a
 // well-formed descriptor, and at most 8 MiB.
-func envelope(pointer string, inline json.RawMessage, ext []protocol.ExternalizedField) (*protocol.ExternalizedField, error) {
+func envelope(pointer string, inline json.RawMessage, ext []extproto.ExternalizedField) (*extproto.ExternalizedField, error) {
 	switch {
 	case len(ext) == 0:
 		return nil, nil
 	case len(ext) > 1:
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "%d externalized descriptors, at most one (%s) is allowed", len(ext), pointer)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "%d externalized descriptors, at most one (%s) is allowed", len(ext), pointer)
 	case !isNull(inline):
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "%s is both inline and externalized", pointer)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "%s is both inline and externalized", pointer)
 	}
 	d := &ext[0]
 	if d.JSONPointer != pointer {
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "externalized pointer %q, want %q", d.JSONPointer, pointer)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "externalized pointer %q, want %q", d.JSONPointer, pointer)
 	}
 	if err := d.Validate(); err != nil {
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "invalid externalized descriptor: %w", err)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "invalid externalized descriptor: %w", err)
 	}
 	if err := checkObjectSize(d.TotalBytes); err != nil {
 		return nil, err
@@ -34,8 +34,8 @@ func envelope(pointer string, inline json.RawMessage, ext []protocol.Externalize
 }
 
 func checkObjectSize(n int64) error {
-	if n > protocol.ContentRefObjectBytes {
-		return protocol.Errorf(protocol.ReasonFrameTooLarge, "content object of %d bytes exceeds the %d-byte limit", n, protocol.ContentRefObjectBytes)
+	if n > extproto.ContentRefObjectBytes {
+		return extproto.Errorf(extproto.ReasonFrameTooLarge, "content object of %d bytes exceeds the %d-byte limit", n, extproto.ContentRefObjectBytes)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestExternalize(t *testing.T) {
@@ -13,13 +13,13 @@ func TestExternalize(t *testing.T) {
 		name         string
 		size         int
 		externalized bool
-		reason       protocol.Reason
+		reason       extproto.Reason
 	}{
 		{"small stays inline", 2, false, ""},
-		{"64 KiB stays inline", protocol.ExternalizeFieldBytes, false, ""},
-		{"64 KiB + 1 is externalized", protocol.ExternalizeFieldBytes + 1, true, ""},
-		{"exactly 8 MiB is externalized", protocol.ContentRefObjectBytes, true, ""},
-		{"8 MiB + 1 is too large", protocol.ContentRefObjectBytes + 1, false, protocol.ReasonFrameTooLarge},
+		{"64 KiB stays inline", extproto.ExternalizeFieldBytes, false, ""},
+		{"64 KiB + 1 is externalized", extproto.ExternalizeFieldBytes + 1, true, ""},
+		{"exactly 8 MiB is externalized", extproto.ContentRefObjectBytes, true, ""},
+		{"8 MiB + 1 is too large", extproto.ContentRefObjectBytes + 1, false, extproto.ReasonFrameTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

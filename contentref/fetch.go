@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // ReadFunc sends one host/content/read and returns the host's page.
-type ReadFunc func(ctx context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error)
+type ReadFunc func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error)
 
 // Fetch pages the object desc names through read and verifies it as a
 // sidecar must (§7.3): every page echoes the ref and offset asked for, is
@@ -20,7 +20,7 @@ type ReadFunc func(ctx context.Context, p protocol.ContentReadParams) (*protocol
 // SHA-256 (hex compared case-insensitively). A mismatch is protocol_error,
 // an object over 8 MiB frame_too_large; an error from read is returned as
 // is. desc's pointer is not looked at.
-func Fetch(ctx context.Context, read ReadFunc, desc protocol.ExternalizedField) ([]byte, error) {
+func Fetch(ctx context.Context, read ReadFunc, desc extproto.ExternalizedField) ([]byte, error) {
 	want, err := checkDescriptor(&desc)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func Fetch(ctx context.Context, read ReadFunc, desc protocol.ExternalizedField) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := read(ctx, protocol.ContentReadParams{ContentRef: desc.ContentRef, Offset: off})
+		r, err := read(ctx, extproto.ContentReadParams{ContentRef: desc.ContentRef, Offset: off})
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +48,7 @@ func Fetch(ctx context.Context, read ReadFunc, desc protocol.ExternalizedField) 
 	}
 	var got [sha256.Size]byte
 	if h.Sum(got[:0]); got != want {
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "content ref %q: reassembled bytes do not match sha256 %s", desc.ContentRef, desc.SHA256)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "content ref %q: reassembled bytes do not match sha256 %s", desc.ContentRef, desc.SHA256)
 	}
 	return buf, nil
 }
@@ -56,7 +56,7 @@ func Fetch(ctx context.Context, read ReadFunc, desc protocol.ExternalizedField) 
 // ResolveIncoming is the sidecar's inbound rule for the externalizable
 // member at pointer (the intercept or event "/payload"): the same envelope
 // rules as Resolve, then Fetch. With no descriptor it returns inline as is.
-func ResolveIncoming(ctx context.Context, read ReadFunc, pointer string, inline json.RawMessage, ext []protocol.ExternalizedField) (json.RawMessage, error) {
+func ResolveIncoming(ctx context.Context, read ReadFunc, pointer string, inline json.RawMessage, ext []extproto.ExternalizedField) (json.RawMessage, error) {
 	d, err := envelope(pointer, inline, ext)
 	if err != nil {
 		return nil, err
@@ -69,24 +69,24 @@ func ResolveIncoming(ctx context.Context, read ReadFunc, pointer string, inline 
 
 // checkDescriptor validates what Fetch is asked to read and returns its
 // digest.
-func checkDescriptor(d *protocol.ExternalizedField) ([sha256.Size]byte, error) {
+func checkDescriptor(d *extproto.ExternalizedField) ([sha256.Size]byte, error) {
 	sum, ok := parseSHA256(d.SHA256)
 	switch {
 	case strings.TrimSpace(d.ContentRef) == "":
-		return sum, protocol.NewError(protocol.ReasonProtocolError, "externalized descriptor has a blank contentRef")
+		return sum, extproto.NewError(extproto.ReasonProtocolError, "externalized descriptor has a blank contentRef")
 	case d.TotalBytes < 0:
-		return sum, protocol.Errorf(protocol.ReasonProtocolError, "externalized descriptor has totalBytes %d", d.TotalBytes)
+		return sum, extproto.Errorf(extproto.ReasonProtocolError, "externalized descriptor has totalBytes %d", d.TotalBytes)
 	case !ok:
-		return sum, protocol.Errorf(protocol.ReasonProtocolError, "externalized descriptor has sha256 %q, want 64 hex characters", d.SHA256)
+		return sum, extproto.Errorf(extproto.ReasonProtocolError, "externalized descriptor has sha256 %q, want 64 hex characters", d.SHA256)
 	}
 	return sum, checkObjectSize(d.TotalBytes)
 }
 
 // decodePage checks page r, asked for at off, against desc and decodes its
 // data into buf[off:], returning the number of bytes it holds.
-func decodePage(r *protocol.ContentReadResult, desc *protocol.ExternalizedField, want [sha256.Size]byte, off int64, buf []byte) (int64, error) {
+func decodePage(r *extproto.ContentReadResult, desc *extproto.ExternalizedField, want [sha256.Size]byte, off int64, buf []byte) (int64, error) {
 	if r == nil {
-		return 0, protocol.NewError(protocol.ReasonProtocolError, "host/content/read returned no page")
+		return 0, extproto.NewError(extproto.ReasonProtocolError, "host/content/read returned no page")
 	}
 	if err := checkObjectSize(r.TotalBytes); err != nil {
 		return 0, err
@@ -97,19 +97,19 @@ func decodePage(r *protocol.ContentReadResult, desc *protocol.ExternalizedField,
 		return 0, pageErrorf(desc, off, "echoed contentRef %q", r.ContentRef)
 	case r.Offset != off:
 		return 0, pageErrorf(desc, off, "echoed offset %d", r.Offset)
-	case r.Encoding != protocol.EncodingUTF8:
+	case r.Encoding != extproto.EncodingUTF8:
 		return 0, pageErrorf(desc, off, "encoding %q, want utf8", r.Encoding)
 	case r.TotalBytes != desc.TotalBytes:
 		return 0, pageErrorf(desc, off, "totalBytes %d, descriptor says %d", r.TotalBytes, desc.TotalBytes)
 	case !ok || sum != want:
 		return 0, pageErrorf(desc, off, "sha256 %q, descriptor says %s", r.SHA256, desc.SHA256)
 	case len(r.DataBase64) > maxPageBase64 || len(r.DataBase64)%4 != 0:
-		return 0, pageErrorf(desc, off, "dataBase64 of %d characters is not padded base64 of at most %d bytes", len(r.DataBase64), protocol.ContentRefChunkBytes)
+		return 0, pageErrorf(desc, off, "dataBase64 of %d characters is not padded base64 of at most %d bytes", len(r.DataBase64), extproto.ContentRefChunkBytes)
 	}
 	n := decodedLen(r.DataBase64)
 	end := off + n
-	if n > protocol.ContentRefChunkBytes {
-		return 0, pageErrorf(desc, off, "%d bytes exceed the %d-byte page limit", n, protocol.ContentRefChunkBytes)
+	if n > extproto.ContentRefChunkBytes {
+		return 0, pageErrorf(desc, off, "%d bytes exceed the %d-byte page limit", n, extproto.ContentRefChunkBytes)
 	}
 	if end > desc.TotalBytes {
 		return 0, pageErrorf(desc, off, "%d bytes run past totalBytes %d", n, desc.TotalBytes)
@@ -126,7 +126,7 @@ func decodePage(r *protocol.ContentReadResult, desc *protocol.ExternalizedField,
 
 // checkNext enforces nextOffset: present iff bytes follow, and then equal
 // to the end of this page, which must lie past off.
-func checkNext(r *protocol.ContentReadResult, desc *protocol.ExternalizedField, off, end int64) error {
+func checkNext(r *extproto.ContentReadResult, desc *extproto.ExternalizedField, off, end int64) error {
 	switch {
 	case r.NextOffset == nil && end != desc.TotalBytes:
 		return pageErrorf(desc, off, "last page ends at %d of %d bytes", end, desc.TotalBytes)
@@ -140,6 +140,6 @@ func checkNext(r *protocol.ContentReadResult, desc *protocol.ExternalizedField, 
 	return nil
 }
 
-func pageErrorf(desc *protocol.ExternalizedField, off int64, format string, args ...any) error {
-	return protocol.Errorf(protocol.ReasonProtocolError, "content ref %q page at %d: "+format, append([]any{desc.ContentRef, off}, args...)...)
+func pageErrorf(desc *extproto.ExternalizedField, off int64, format string, args ...any) error {
+	return extproto.Errorf(extproto.ReasonProtocolError, "content ref %q page at %d: "+format, append([]any{desc.ContentRef, off}, args...)...)
 }

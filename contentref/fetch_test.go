@@ -9,13 +9,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestFetchSizes(t *testing.T) {
 	t.Parallel()
-	const chunk = protocol.ContentRefChunkBytes
-	for _, n := range []int{0, 1, chunk - 1, chunk, chunk + 1, 2 * chunk, protocol.ContentRefObjectBytes} {
+	const chunk = extproto.ContentRefChunkBytes
+	for _, n := range []int{0, 1, chunk - 1, chunk, chunk + 1, 2 * chunk, extproto.ContentRefObjectBytes} {
 		s := NewStore()
 		t.Cleanup(s.Close)
 		data := pattern(n)
@@ -44,23 +44,23 @@ func TestFiveMiBRoundTrip(t *testing.T) {
 	if ext[0].SHA256 != sumOf(payload) {
 		t.Fatal("host-side hash differs")
 	}
-	wire, err := json.Marshal(protocol.InterceptParams{Event: "input.receive", Seq: 1, Payload: field, Externalized: ext})
+	wire, err := json.Marshal(extproto.InterceptParams{Event: "input.receive", Seq: 1, Payload: field, Externalized: ext})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in protocol.InterceptParams
+	var in extproto.InterceptParams
 	if err := json.Unmarshal(wire, &in); err != nil {
 		t.Fatal(err)
 	}
 	var reads atomic.Int32
-	read := func(ctx context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+	read := func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 		reads.Add(1)
 		r, err := s.Read(&p)
 		if err != nil {
 			return nil, err
 		}
 		b, _ := json.Marshal(r) // through the wire shape, as a sidecar sees it
-		var out protocol.ContentReadResult
+		var out extproto.ContentReadResult
 		return &out, json.Unmarshal(b, &out)
 	}
 	got, err := ResolveIncoming(t.Context(), read, "/payload", in.Payload, in.Externalized)
@@ -73,7 +73,7 @@ func TestFiveMiBRoundTrip(t *testing.T) {
 	}
 	echo := in.Externalized[0]
 	echo.JSONPointer = "/replacement"
-	back, err := Resolve(s, "/replacement", json.RawMessage("null"), []protocol.ExternalizedField{echo})
+	back, err := Resolve(s, "/replacement", json.RawMessage("null"), []extproto.ExternalizedField{echo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,39 +86,39 @@ func TestFetchTamperedPages(t *testing.T) {
 	next := func(n int64) *int64 { return &n }
 	cases := []struct {
 		name   string
-		tamper func(r *protocol.ContentReadResult)
-		reason protocol.Reason
+		tamper func(r *extproto.ContentReadResult)
+		reason extproto.Reason
 	}{
-		{"untouched", func(*protocol.ContentReadResult) {}, ""},
-		{"uppercase page sha256", func(r *protocol.ContentReadResult) { r.SHA256 = strings.ToUpper(r.SHA256) }, ""},
-		{"wrong echoed offset", onPage(1, func(r *protocol.ContentReadResult) { r.Offset++ }), protocol.ReasonProtocolError},
-		{"wrong echoed ref", onPage(0, func(r *protocol.ContentReadResult) { r.ContentRef = "content_000000000000000000000000" }), protocol.ReasonProtocolError},
-		{"wrong encoding", onPage(2, func(r *protocol.ContentReadResult) { r.Encoding = "base64" }), protocol.ReasonProtocolError},
-		{"page totalBytes differs", onPage(1, func(r *protocol.ContentReadResult) { r.TotalBytes++ }), protocol.ReasonProtocolError},
-		{"page totalBytes over 8 MiB", onPage(0, func(r *protocol.ContentReadResult) { r.TotalBytes = protocol.ContentRefObjectBytes + 1 }), protocol.ReasonFrameTooLarge},
-		{"page sha256 differs", onPage(2, func(r *protocol.ContentReadResult) { r.SHA256 = sumOf(nil) }), protocol.ReasonProtocolError},
-		{"page sha256 malformed", onPage(0, func(r *protocol.ContentReadResult) { r.SHA256 = "sha256:" + r.SHA256[7:] }), protocol.ReasonProtocolError},
-		{"non-advancing nextOffset", onPage(0, func(r *protocol.ContentReadResult) { r.NextOffset = next(0) }), protocol.ReasonProtocolError},
-		{"nextOffset skips ahead", onPage(0, func(r *protocol.ContentReadResult) { *r.NextOffset += 1 }), protocol.ReasonProtocolError},
-		{"nextOffset missing mid-object", onPage(1, func(r *protocol.ContentReadResult) { r.NextOffset = nil }), protocol.ReasonProtocolError},
-		{"nextOffset on the last page", onPage(2, func(r *protocol.ContentReadResult) { r.NextOffset = next(size) }), protocol.ReasonProtocolError},
-		{"short page", onPage(0, func(r *protocol.ContentReadResult) { r.DataBase64 = r.DataBase64[:len(r.DataBase64)-4] }), protocol.ReasonProtocolError},
-		{"empty page mid-object", onPage(1, func(r *protocol.ContentReadResult) { r.DataBase64 = ""; r.NextOffset = next(r.Offset) }), protocol.ReasonProtocolError},
-		{"oversize chunk", onPage(0, func(r *protocol.ContentReadResult) {
-			r.DataBase64 = base64.StdEncoding.EncodeToString(pattern(protocol.ContentRefChunkBytes + 1))
-			r.NextOffset = next(protocol.ContentRefChunkBytes + 1)
-		}), protocol.ReasonProtocolError},
-		{"unpadded base64", onPage(2, func(r *protocol.ContentReadResult) { r.DataBase64 = strings.TrimRight(r.DataBase64, "=") }), protocol.ReasonProtocolError},
-		{"url-safe alphabet", onPage(0, func(r *protocol.ContentReadResult) { r.DataBase64 = "-_" + r.DataBase64[2:] }), protocol.ReasonProtocolError},
-		{"line breaks", onPage(0, func(r *protocol.ContentReadResult) { r.DataBase64 = "\n\n\n\n" + r.DataBase64[:len(r.DataBase64)-4] }), protocol.ReasonProtocolError},
-		{"non-canonical padding bits", onPage(2, func(r *protocol.ContentReadResult) {
+		{"untouched", func(*extproto.ContentReadResult) {}, ""},
+		{"uppercase page sha256", func(r *extproto.ContentReadResult) { r.SHA256 = strings.ToUpper(r.SHA256) }, ""},
+		{"wrong echoed offset", onPage(1, func(r *extproto.ContentReadResult) { r.Offset++ }), extproto.ReasonProtocolError},
+		{"wrong echoed ref", onPage(0, func(r *extproto.ContentReadResult) { r.ContentRef = "content_000000000000000000000000" }), extproto.ReasonProtocolError},
+		{"wrong encoding", onPage(2, func(r *extproto.ContentReadResult) { r.Encoding = "base64" }), extproto.ReasonProtocolError},
+		{"page totalBytes differs", onPage(1, func(r *extproto.ContentReadResult) { r.TotalBytes++ }), extproto.ReasonProtocolError},
+		{"page totalBytes over 8 MiB", onPage(0, func(r *extproto.ContentReadResult) { r.TotalBytes = extproto.ContentRefObjectBytes + 1 }), extproto.ReasonFrameTooLarge},
+		{"page sha256 differs", onPage(2, func(r *extproto.ContentReadResult) { r.SHA256 = sumOf(nil) }), extproto.ReasonProtocolError},
+		{"page sha256 malformed", onPage(0, func(r *extproto.ContentReadResult) { r.SHA256 = "sha256:" + r.SHA256[7:] }), extproto.ReasonProtocolError},
+		{"non-advancing nextOffset", onPage(0, func(r *extproto.ContentReadResult) { r.NextOffset = next(0) }), extproto.ReasonProtocolError},
+		{"nextOffset skips ahead", onPage(0, func(r *extproto.ContentReadResult) { *r.NextOffset += 1 }), extproto.ReasonProtocolError},
+		{"nextOffset missing mid-object", onPage(1, func(r *extproto.ContentReadResult) { r.NextOffset = nil }), extproto.ReasonProtocolError},
+		{"nextOffset on the last page", onPage(2, func(r *extproto.ContentReadResult) { r.NextOffset = next(size) }), extproto.ReasonProtocolError},
+		{"short page", onPage(0, func(r *extproto.ContentReadResult) { r.DataBase64 = r.DataBase64[:len(r.DataBase64)-4] }), extproto.ReasonProtocolError},
+		{"empty page mid-object", onPage(1, func(r *extproto.ContentReadResult) { r.DataBase64 = ""; r.NextOffset = next(r.Offset) }), extproto.ReasonProtocolError},
+		{"oversize chunk", onPage(0, func(r *extproto.ContentReadResult) {
+			r.DataBase64 = base64.StdEncoding.EncodeToString(pattern(extproto.ContentRefChunkBytes + 1))
+			r.NextOffset = next(extproto.ContentRefChunkBytes + 1)
+		}), extproto.ReasonProtocolError},
+		{"unpadded base64", onPage(2, func(r *extproto.ContentReadResult) { r.DataBase64 = strings.TrimRight(r.DataBase64, "=") }), extproto.ReasonProtocolError},
+		{"url-safe alphabet", onPage(0, func(r *extproto.ContentReadResult) { r.DataBase64 = "-_" + r.DataBase64[2:] }), extproto.ReasonProtocolError},
+		{"line breaks", onPage(0, func(r *extproto.ContentReadResult) { r.DataBase64 = "\n\n\n\n" + r.DataBase64[:len(r.DataBase64)-4] }), extproto.ReasonProtocolError},
+		{"non-canonical padding bits", onPage(2, func(r *extproto.ContentReadResult) {
 			r.DataBase64 = r.DataBase64[:len(r.DataBase64)-4] + "QR=="
-		}), protocol.ReasonProtocolError},
-		{"flipped data byte", onPage(1, func(r *protocol.ContentReadResult) {
+		}), extproto.ReasonProtocolError},
+		{"flipped data byte", onPage(1, func(r *extproto.ContentReadResult) {
 			b, _ := base64.StdEncoding.DecodeString(r.DataBase64)
 			b[100] ^= 1
 			r.DataBase64 = base64.StdEncoding.EncodeToString(b)
-		}), protocol.ReasonProtocolError},
+		}), extproto.ReasonProtocolError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,9 +140,9 @@ func TestFetchTamperedPages(t *testing.T) {
 }
 
 // onPage applies f to the page at index i of a 262144-byte paging.
-func onPage(i int64, f func(*protocol.ContentReadResult)) func(*protocol.ContentReadResult) {
-	return func(r *protocol.ContentReadResult) {
-		if r.Offset == i*protocol.ContentRefChunkBytes {
+func onPage(i int64, f func(*extproto.ContentReadResult)) func(*extproto.ContentReadResult) {
+	return func(r *extproto.ContentReadResult) {
+		if r.Offset == i*extproto.ContentRefChunkBytes {
 			f(r)
 		}
 	}
@@ -156,19 +156,19 @@ func TestFetchDescriptor(t *testing.T) {
 	good := put(t, s.Lease(), data).Field("/payload")
 	cases := []struct {
 		name   string
-		edit   func(*protocol.ExternalizedField)
-		reason protocol.Reason
+		edit   func(*extproto.ExternalizedField)
+		reason extproto.Reason
 		reads  bool
 	}{
-		{"good", func(*protocol.ExternalizedField) {}, "", true},
-		{"uppercase sha256", func(f *protocol.ExternalizedField) { f.SHA256 = strings.ToUpper(f.SHA256) }, "", true},
-		{"over 8 MiB", func(f *protocol.ExternalizedField) { f.TotalBytes = protocol.ContentRefObjectBytes + 1 }, protocol.ReasonFrameTooLarge, false},
-		{"negative size", func(f *protocol.ExternalizedField) { f.TotalBytes = -1 }, protocol.ReasonProtocolError, false},
-		{"malformed sha256", func(f *protocol.ExternalizedField) { f.SHA256 = "zz" + f.SHA256[2:] }, protocol.ReasonProtocolError, false},
-		{"blank ref", func(f *protocol.ExternalizedField) { f.ContentRef = "" }, protocol.ReasonProtocolError, false},
-		{"size differs from the object", func(f *protocol.ExternalizedField) { f.TotalBytes = 299999 }, protocol.ReasonProtocolError, true},
-		{"hash differs from the object", func(f *protocol.ExternalizedField) { f.SHA256 = sumOf(nil) }, protocol.ReasonProtocolError, true},
-		{"unknown ref", func(f *protocol.ExternalizedField) { f.ContentRef = "content_000000000000000000000000" }, protocol.ReasonContentRefExpired, true},
+		{"good", func(*extproto.ExternalizedField) {}, "", true},
+		{"uppercase sha256", func(f *extproto.ExternalizedField) { f.SHA256 = strings.ToUpper(f.SHA256) }, "", true},
+		{"over 8 MiB", func(f *extproto.ExternalizedField) { f.TotalBytes = extproto.ContentRefObjectBytes + 1 }, extproto.ReasonFrameTooLarge, false},
+		{"negative size", func(f *extproto.ExternalizedField) { f.TotalBytes = -1 }, extproto.ReasonProtocolError, false},
+		{"malformed sha256", func(f *extproto.ExternalizedField) { f.SHA256 = "zz" + f.SHA256[2:] }, extproto.ReasonProtocolError, false},
+		{"blank ref", func(f *extproto.ExternalizedField) { f.ContentRef = "" }, extproto.ReasonProtocolError, false},
+		{"size differs from the object", func(f *extproto.ExternalizedField) { f.TotalBytes = 299999 }, extproto.ReasonProtocolError, true},
+		{"hash differs from the object", func(f *extproto.ExternalizedField) { f.SHA256 = sumOf(nil) }, extproto.ReasonProtocolError, true},
+		{"unknown ref", func(f *extproto.ExternalizedField) { f.ContentRef = "content_000000000000000000000000" }, extproto.ReasonContentRefExpired, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestFetchDescriptor(t *testing.T) {
 			d := good
 			tc.edit(&d)
 			var reads atomic.Int32
-			read := func(ctx context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+			read := func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 				reads.Add(1)
 				return s.Read(&p)
 			}
@@ -198,8 +198,8 @@ func TestFetchConsistentLie(t *testing.T) {
 	d := put(t, s.Lease(), pattern(300000)).Field("/payload")
 	lie := sumOf([]byte("something else"))
 	d.SHA256 = lie
-	_, err := Fetch(t.Context(), storeReader(s, func(r *protocol.ContentReadResult) { r.SHA256 = lie }), d)
-	wantReason(t, err, protocol.ReasonProtocolError)
+	_, err := Fetch(t.Context(), storeReader(s, func(r *extproto.ContentReadResult) { r.SHA256 = lie }), d)
+	wantReason(t, err, extproto.ReasonProtocolError)
 }
 
 func TestFetchReadErrorsAndCancel(t *testing.T) {
@@ -209,19 +209,19 @@ func TestFetchReadErrorsAndCancel(t *testing.T) {
 	d := put(t, s.Lease(), pattern(600000)).Field("/payload")
 
 	boom := errors.New("connection lost")
-	_, err := Fetch(t.Context(), func(context.Context, protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+	_, err := Fetch(t.Context(), func(context.Context, extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 		return nil, boom
 	}, d)
 	if !errors.Is(err, boom) {
 		t.Errorf("read error = %v, want it returned as is", err)
 	}
-	_, err = Fetch(t.Context(), func(context.Context, protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+	_, err = Fetch(t.Context(), func(context.Context, extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 		return nil, nil
 	}, d)
-	wantReason(t, err, protocol.ReasonProtocolError)
+	wantReason(t, err, extproto.ReasonProtocolError)
 
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err = Fetch(ctx, func(ctx context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+	_, err = Fetch(ctx, func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 		cancel()
 		return s.Read(&p)
 	}, d)
@@ -242,21 +242,21 @@ func TestResolveIncomingEnvelope(t *testing.T) {
 	cases := []struct {
 		name   string
 		inline json.RawMessage
-		ext    []protocol.ExternalizedField
-		reason protocol.Reason
+		ext    []extproto.ExternalizedField
+		reason extproto.Reason
 		want   []byte
 	}{
 		{"inline", inline, nil, "", inline},
-		{"externalized", json.RawMessage("null"), []protocol.ExternalizedField{good}, "", data},
-		{"inline and externalized", inline, []protocol.ExternalizedField{good}, protocol.ReasonProtocolError, nil},
-		{"two descriptors", nil, []protocol.ExternalizedField{good, good}, protocol.ReasonProtocolError, nil},
-		{"wrong pointer", nil, []protocol.ExternalizedField{other}, protocol.ReasonProtocolError, nil},
+		{"externalized", json.RawMessage("null"), []extproto.ExternalizedField{good}, "", data},
+		{"inline and externalized", inline, []extproto.ExternalizedField{good}, extproto.ReasonProtocolError, nil},
+		{"two descriptors", nil, []extproto.ExternalizedField{good, good}, extproto.ReasonProtocolError, nil},
+		{"wrong pointer", nil, []extproto.ExternalizedField{other}, extproto.ReasonProtocolError, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var reads atomic.Int32
-			read := func(ctx context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+			read := func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 				reads.Add(1)
 				return s.Read(&p)
 			}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Reasons the decoders of untrusted pages and descriptors may fail with.
-var untrustedReasons = map[protocol.Reason]bool{
-	protocol.ReasonProtocolError:     true,
-	protocol.ReasonFrameTooLarge:     true,
-	protocol.ReasonContentRefExpired: true,
+var untrustedReasons = map[extproto.Reason]bool{
+	extproto.ReasonProtocolError:     true,
+	extproto.ReasonFrameTooLarge:     true,
+	extproto.ReasonContentRefExpired: true,
 }
 
 // FuzzFetchPages feeds Fetch a descriptor and the pages a hostile host
@@ -25,9 +25,9 @@ func FuzzFetchPages(f *testing.F) {
 	l := s.Lease()
 	for _, data := range [][]byte{nil, []byte("hello, world"), pattern(1000)} {
 		d := mustPut(l, data)
-		var pages []*protocol.ContentReadResult
+		var pages []*extproto.ContentReadResult
 		for off := int64(0); ; {
-			r, _ := s.Read(&protocol.ContentReadParams{ContentRef: d.Ref, Offset: off})
+			r, _ := s.Read(&extproto.ContentReadParams{ContentRef: d.Ref, Offset: off})
 			pages = append(pages, r)
 			if r.NextOffset == nil {
 				break
@@ -42,23 +42,23 @@ func FuzzFetchPages(f *testing.F) {
 {"contentRef":"content_00","offset":4,"dataBase64":"ZWZnaA==","nextOffset":8,"totalBytes":12,"sha256":"`+sumOf([]byte("abcdefghijkl"))+`","encoding":"utf8"},
 {"contentRef":"content_00","offset":8,"dataBase64":"aWprbA==","totalBytes":12,"sha256":"`+sumOf([]byte("abcdefghijkl"))+`","encoding":"utf8"}]`))
 	f.Fuzz(func(t *testing.T, ref string, total int64, sum string, pagesJSON []byte) {
-		var pages []*protocol.ContentReadResult
+		var pages []*extproto.ContentReadResult
 		if json.Unmarshal(pagesJSON, &pages) != nil {
 			return
 		}
 		calls := 0
-		read := func(_ context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+		read := func(_ context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 			if calls >= len(pages) {
-				return nil, protocol.NewError(protocol.ReasonContentRefExpired, "")
+				return nil, extproto.NewError(extproto.ReasonContentRefExpired, "")
 			}
 			calls++
 			return pages[calls-1], nil
 		}
-		desc := protocol.ExternalizedField{JSONPointer: "/payload", ContentRef: ref, TotalBytes: total, SHA256: sum}
+		desc := extproto.ExternalizedField{JSONPointer: "/payload", ContentRef: ref, TotalBytes: total, SHA256: sum}
 		got, err := Fetch(context.Background(), read, desc)
 		if err != nil {
-			if !untrustedReasons[protocol.ReasonOf(err)] {
-				t.Fatalf("error %v has reason %q", err, protocol.ReasonOf(err))
+			if !untrustedReasons[extproto.ReasonOf(err)] {
+				t.Fatalf("error %v has reason %q", err, extproto.ReasonOf(err))
 			}
 			return
 		}
@@ -82,7 +82,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add("/replacement", []byte("null"), []byte(`[{"jsonPointer":"/payload","contentRef":"@0","totalBytes":13,"sha256":"@1"}]`))
 	f.Add("/payload", []byte(" null "), []byte(`[{"jsonPointer":"/payload","contentRef":"@1","totalBytes":8388609,"sha256":"@1"},{}]`))
 	f.Fuzz(func(t *testing.T, pointer string, inline, extJSON []byte) {
-		var ext []protocol.ExternalizedField
+		var ext []extproto.ExternalizedField
 		if json.Unmarshal(extJSON, &ext) != nil {
 			return
 		}
@@ -95,8 +95,8 @@ func FuzzResolve(f *testing.F) {
 		}
 		got, err := Resolve(s, pointer, inline, ext)
 		if err != nil {
-			if !untrustedReasons[protocol.ReasonOf(err)] {
-				t.Fatalf("error %v has reason %q", err, protocol.ReasonOf(err))
+			if !untrustedReasons[extproto.ReasonOf(err)] {
+				t.Fatalf("error %v has reason %q", err, extproto.ReasonOf(err))
 			}
 			return
 		}

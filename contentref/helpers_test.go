@@ -8,7 +8,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // pattern returns n deterministic bytes. The 251-byte period is prime,
@@ -26,7 +26,7 @@ func sumOf(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-func wantReason(t *testing.T, err error, want protocol.Reason) {
+func wantReason(t *testing.T, err error, want extproto.Reason) {
 	t.Helper()
 	if want == "" {
 		if err != nil {
@@ -34,12 +34,12 @@ func wantReason(t *testing.T, err error, want protocol.Reason) {
 		}
 		return
 	}
-	if got := protocol.ReasonOf(err); got != want {
+	if got := extproto.ReasonOf(err); got != want {
 		t.Fatalf("error %v: reason %q, want %q", err, got, want)
 	}
-	var pe *protocol.Error
+	var pe *extproto.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("error %v is not a *protocol.Error", err)
+		t.Fatalf("error %v is not a *extproto.Error", err)
 	}
 	if info, _ := want.Info(); pe.Code != info.Code || pe.Retryable != info.Retryable {
 		t.Fatalf("error %v: code %d retryable %v, want the table's %d %v", err, pe.Code, pe.Retryable, info.Code, info.Retryable)
@@ -47,8 +47,8 @@ func wantReason(t *testing.T, err error, want protocol.Reason) {
 }
 
 // storeReader adapts s.Read to a ReadFunc, optionally rewriting pages.
-func storeReader(s *Store, tamper func(*protocol.ContentReadResult)) ReadFunc {
-	return func(_ context.Context, p protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+func storeReader(s *Store, tamper func(*extproto.ContentReadResult)) ReadFunc {
+	return func(_ context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 		r, err := s.Read(&p)
 		if err == nil && tamper != nil {
 			tamper(r)

@@ -3,7 +3,7 @@ package contentref
 import (
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Lease scopes refs to one call: Put stores objects under it and Release,
@@ -26,16 +26,16 @@ func (s *Store) Lease() *Lease { return &Lease{store: s} }
 func (l *Lease) Put(data []byte) (Descriptor, error) {
 	s := l.store
 	if limit := objectCap(s.maxBytes); int64(len(data)) > limit {
-		return Descriptor{}, protocol.Errorf(protocol.ReasonFrameTooLarge, "content object of %d bytes exceeds the %d-byte limit", len(data), limit)
+		return Descriptor{}, extproto.Errorf(extproto.ReasonFrameTooLarge, "content object of %d bytes exceeds the %d-byte limit", len(data), limit)
 	}
 	sum := hexSHA256(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.closed:
-		return Descriptor{}, protocol.NewError(protocol.ReasonContentRefExpired, "content store closed")
+		return Descriptor{}, extproto.NewError(extproto.ReasonContentRefExpired, "content store closed")
 	case l.released:
-		return Descriptor{}, protocol.NewError(protocol.ReasonContentRefExpired, "content lease already released")
+		return Descriptor{}, extproto.NewError(extproto.ReasonContentRefExpired, "content lease already released")
 	}
 	return s.insertLocked(l, data, sum).descriptor(), nil
 }

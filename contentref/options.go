@@ -3,7 +3,7 @@ package contentref
 import (
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Defaults of a Store.
@@ -82,5 +82,5 @@ func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 
 // objectCap is the largest object a store configured with maxBytes holds.
 func objectCap(maxBytes int64) int64 {
-	return min(maxBytes, protocol.ContentRefObjectBytes)
+	return min(maxBytes, extproto.ContentRefObjectBytes)
 }

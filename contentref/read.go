@@ -3,13 +3,13 @@ package contentref
 import (
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // page is a read result with room for its NextOffset, so one page costs
 // one allocation besides its base64 text.
 type page struct {
-	res  protocol.ContentReadResult
+	res  extproto.ContentReadResult
 	next int64
 }
 
@@ -18,23 +18,23 @@ type page struct {
 // size and hash, and NextOffset iff more data follows. An unknown,
 // evicted or expired ref and an offset outside [0, totalBytes] fail with
 // content_ref_expired; missing params or a blank ref with invalid_params.
-func (s *Store) Read(p *protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+func (s *Store) Read(p *extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 	if p == nil || strings.TrimSpace(p.ContentRef) == "" {
-		return nil, protocol.NewError(protocol.ReasonInvalidParams, "")
+		return nil, extproto.NewError(extproto.ReasonInvalidParams, "")
 	}
 	e := s.lookup(p.ContentRef)
 	if e == nil {
-		return nil, protocol.Errorf(protocol.ReasonContentRefExpired, "content ref %q is unknown or has expired", p.ContentRef)
+		return nil, extproto.Errorf(extproto.ReasonContentRefExpired, "content ref %q is unknown or has expired", p.ContentRef)
 	}
 	total := int64(len(e.data))
 	if p.Offset < 0 || p.Offset > total {
-		return nil, protocol.Errorf(protocol.ReasonContentRefExpired, "offset %d is outside content ref %q of %d bytes", p.Offset, e.ref, total)
+		return nil, extproto.Errorf(extproto.ReasonContentRefExpired, "offset %d is outside content ref %q of %d bytes", p.Offset, e.ref, total)
 	}
-	end := min(p.Offset+protocol.ContentRefChunkBytes, total)
-	pg := &page{res: protocol.ContentReadResult{
+	end := min(p.Offset+extproto.ContentRefChunkBytes, total)
+	pg := &page{res: extproto.ContentReadResult{
 		ContentRef: e.ref,
 		DataBase64: encodeBase64(e.data[p.Offset:end]),
-		Encoding:   protocol.EncodingUTF8,
+		Encoding:   extproto.EncodingUTF8,
 		Offset:     p.Offset,
 		SHA256:     e.sum,
 		TotalBytes: total,

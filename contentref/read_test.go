@@ -5,12 +5,12 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestReadPages(t *testing.T) {
 	t.Parallel()
-	const chunk = protocol.ContentRefChunkBytes
+	const chunk = extproto.ContentRefChunkBytes
 	cases := []struct {
 		name  string
 		size  int
@@ -33,12 +33,12 @@ func TestReadPages(t *testing.T) {
 			var off int64
 			pages := 0
 			for {
-				r, err := s.Read(&protocol.ContentReadParams{ContentRef: d.Ref, Offset: off})
+				r, err := s.Read(&extproto.ContentReadParams{ContentRef: d.Ref, Offset: off})
 				if err != nil {
 					t.Fatalf("page at %d: %v", off, err)
 				}
 				pages++
-				if r.ContentRef != d.Ref || r.Offset != off || r.Encoding != protocol.EncodingUTF8 || r.TotalBytes != int64(tc.size) || r.SHA256 != d.SHA256 {
+				if r.ContentRef != d.Ref || r.Offset != off || r.Encoding != extproto.EncodingUTF8 || r.TotalBytes != int64(tc.size) || r.SHA256 != d.SHA256 {
 					t.Fatalf("page at %d: header %+v", off, *r)
 				}
 				if err := r.Validate(); err != nil {
@@ -87,22 +87,22 @@ func TestReadOffsets(t *testing.T) {
 		name   string
 		ref    string
 		offset int64
-		reason protocol.Reason
+		reason extproto.Reason
 		bytes  int
 		next   int64 // 0: no nextOffset
 	}{
-		{"unaligned offset", d.Ref, 1, "", protocol.ContentRefChunkBytes, 1 + protocol.ContentRefChunkBytes},
+		{"unaligned offset", d.Ref, 1, "", extproto.ContentRefChunkBytes, 1 + extproto.ContentRefChunkBytes},
 		{"last partial page", d.Ref, size - 5, "", 5, 0},
 		{"offset == totalBytes", d.Ref, size, "", 0, 0},
-		{"offset past the end", d.Ref, size + 1, protocol.ReasonContentRefExpired, 0, 0},
-		{"negative offset", d.Ref, -1, protocol.ReasonContentRefExpired, 0, 0},
-		{"unknown ref", "content_000000000000000000000000", 0, protocol.ReasonContentRefExpired, 0, 0},
-		{"blank ref", " ", 0, protocol.ReasonInvalidParams, 0, 0},
+		{"offset past the end", d.Ref, size + 1, extproto.ReasonContentRefExpired, 0, 0},
+		{"negative offset", d.Ref, -1, extproto.ReasonContentRefExpired, 0, 0},
+		{"unknown ref", "content_000000000000000000000000", 0, extproto.ReasonContentRefExpired, 0, 0},
+		{"blank ref", " ", 0, extproto.ReasonInvalidParams, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, err := s.Read(&protocol.ContentReadParams{ContentRef: tc.ref, Offset: tc.offset})
+			r, err := s.Read(&extproto.ContentReadParams{ContentRef: tc.ref, Offset: tc.offset})
 			wantReason(t, err, tc.reason)
 			if err != nil {
 				return
@@ -124,5 +124,5 @@ func TestReadOffsets(t *testing.T) {
 func TestReadNilParams(t *testing.T) {
 	t.Parallel()
 	_, err := NewStore().Read(nil)
-	wantReason(t, err, protocol.ReasonInvalidParams)
+	wantReason(t, err, extproto.ReasonInvalidParams)
 }

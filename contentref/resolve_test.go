@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestResolve(t *testing.T) {
@@ -23,40 +23,40 @@ func TestResolve(t *testing.T) {
 	clk.Advance(DefaultGrace)
 
 	good := d.Field("/replacement")
-	with := func(f func(*protocol.ExternalizedField)) []protocol.ExternalizedField {
+	with := func(f func(*extproto.ExternalizedField)) []extproto.ExternalizedField {
 		c := good
 		f(&c)
-		return []protocol.ExternalizedField{c}
+		return []extproto.ExternalizedField{c}
 	}
 	inline := json.RawMessage(`{"text":"hi"}`)
 	cases := []struct {
 		name   string
 		inline json.RawMessage
-		ext    []protocol.ExternalizedField
-		reason protocol.Reason
+		ext    []extproto.ExternalizedField
+		reason extproto.Reason
 		want   []byte
 	}{
 		{"inline, no descriptors", inline, nil, "", inline},
-		{"inline, empty list", inline, []protocol.ExternalizedField{}, "", inline},
+		{"inline, empty list", inline, []extproto.ExternalizedField{}, "", inline},
 		{"absent and not externalized", nil, nil, "", nil},
-		{"externalized, null inline", json.RawMessage("null"), []protocol.ExternalizedField{good}, "", data},
-		{"externalized, absent inline", nil, []protocol.ExternalizedField{good}, "", data},
-		{"externalized, spaced null", json.RawMessage(" null\n"), []protocol.ExternalizedField{good}, "", data},
-		{"inline and externalized", inline, []protocol.ExternalizedField{good}, protocol.ReasonProtocolError, nil},
-		{"inline empty string and externalized", json.RawMessage(`""`), []protocol.ExternalizedField{good}, protocol.ReasonProtocolError, nil},
-		{"two descriptors", nil, []protocol.ExternalizedField{good, good}, protocol.ReasonProtocolError, nil},
-		{"wrong pointer", nil, with(func(f *protocol.ExternalizedField) { f.JSONPointer = "/payload" }), protocol.ReasonProtocolError, nil},
-		{"uppercase sha256", nil, with(func(f *protocol.ExternalizedField) { f.SHA256 = strings.ToUpper(f.SHA256) }), protocol.ReasonProtocolError, nil},
-		{"prefixed sha256", nil, with(func(f *protocol.ExternalizedField) { f.SHA256 = "sha256:" + f.SHA256[7:] }), protocol.ReasonProtocolError, nil},
-		{"short sha256", nil, with(func(f *protocol.ExternalizedField) { f.SHA256 = f.SHA256[:63] }), protocol.ReasonProtocolError, nil},
-		{"blank ref", nil, with(func(f *protocol.ExternalizedField) { f.ContentRef = " " }), protocol.ReasonProtocolError, nil},
-		{"negative totalBytes", nil, with(func(f *protocol.ExternalizedField) { f.TotalBytes = -1 }), protocol.ReasonProtocolError, nil},
-		{"unknown ref", nil, with(func(f *protocol.ExternalizedField) { f.ContentRef = "content_000000000000000000000000" }), protocol.ReasonContentRefExpired, nil},
-		{"expired ref", nil, []protocol.ExternalizedField{expired.Field("/replacement")}, protocol.ReasonContentRefExpired, nil},
-		{"over 8 MiB", nil, with(func(f *protocol.ExternalizedField) { f.TotalBytes = protocol.ContentRefObjectBytes + 1 }), protocol.ReasonFrameTooLarge, nil},
-		{"wrong length", nil, with(func(f *protocol.ExternalizedField) { f.TotalBytes-- }), protocol.ReasonProtocolError, nil},
-		{"tampered hash", nil, with(func(f *protocol.ExternalizedField) { f.SHA256 = sumOf([]byte("other")) }), protocol.ReasonProtocolError, nil},
-		{"another object's hash", nil, with(func(f *protocol.ExternalizedField) { f.SHA256 = expired.SHA256 }), protocol.ReasonProtocolError, nil},
+		{"externalized, null inline", json.RawMessage("null"), []extproto.ExternalizedField{good}, "", data},
+		{"externalized, absent inline", nil, []extproto.ExternalizedField{good}, "", data},
+		{"externalized, spaced null", json.RawMessage(" null\n"), []extproto.ExternalizedField{good}, "", data},
+		{"inline and externalized", inline, []extproto.ExternalizedField{good}, extproto.ReasonProtocolError, nil},
+		{"inline empty string and externalized", json.RawMessage(`""`), []extproto.ExternalizedField{good}, extproto.ReasonProtocolError, nil},
+		{"two descriptors", nil, []extproto.ExternalizedField{good, good}, extproto.ReasonProtocolError, nil},
+		{"wrong pointer", nil, with(func(f *extproto.ExternalizedField) { f.JSONPointer = "/payload" }), extproto.ReasonProtocolError, nil},
+		{"uppercase sha256", nil, with(func(f *extproto.ExternalizedField) { f.SHA256 = strings.ToUpper(f.SHA256) }), extproto.ReasonProtocolError, nil},
+		{"prefixed sha256", nil, with(func(f *extproto.ExternalizedField) { f.SHA256 = "sha256:" + f.SHA256[7:] }), extproto.ReasonProtocolError, nil},
+		{"short sha256", nil, with(func(f *extproto.ExternalizedField) { f.SHA256 = f.SHA256[:63] }), extproto.ReasonProtocolError, nil},
+		{"blank ref", nil, with(func(f *extproto.ExternalizedField) { f.ContentRef = " " }), extproto.ReasonProtocolError, nil},
+		{"negative totalBytes", nil, with(func(f *extproto.ExternalizedField) { f.TotalBytes = -1 }), extproto.ReasonProtocolError, nil},
+		{"unknown ref", nil, with(func(f *extproto.ExternalizedField) { f.ContentRef = "content_000000000000000000000000" }), extproto.ReasonContentRefExpired, nil},
+		{"expired ref", nil, []extproto.ExternalizedField{expired.Field("/replacement")}, extproto.ReasonContentRefExpired, nil},
+		{"over 8 MiB", nil, with(func(f *extproto.ExternalizedField) { f.TotalBytes = extproto.ContentRefObjectBytes + 1 }), extproto.ReasonFrameTooLarge, nil},
+		{"wrong length", nil, with(func(f *extproto.ExternalizedField) { f.TotalBytes-- }), extproto.ReasonProtocolError, nil},
+		{"tampered hash", nil, with(func(f *extproto.ExternalizedField) { f.SHA256 = sumOf([]byte("other")) }), extproto.ReasonProtocolError, nil},
+		{"another object's hash", nil, with(func(f *extproto.ExternalizedField) { f.SHA256 = expired.SHA256 }), extproto.ReasonProtocolError, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,5 +103,5 @@ func TestResolveInsideGrace(t *testing.T) {
 	}
 	clk.Advance(time.Millisecond)
 	_, err = Resolve(s, "/replacement", json.RawMessage("null"), ext)
-	wantReason(t, err, protocol.ReasonContentRefExpired)
+	wantReason(t, err, extproto.ReasonContentRefExpired)
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Store holds the content one sidecar connection may read: the bytes the
@@ -43,8 +43,8 @@ type Descriptor struct {
 }
 
 // Field is the wire descriptor of d for the field at pointer.
-func (d Descriptor) Field(pointer string) protocol.ExternalizedField {
-	return protocol.ExternalizedField{JSONPointer: pointer, ContentRef: d.Ref, TotalBytes: d.TotalBytes, SHA256: d.SHA256}
+func (d Descriptor) Field(pointer string) extproto.ExternalizedField {
+	return extproto.ExternalizedField{JSONPointer: pointer, ContentRef: d.Ref, TotalBytes: d.TotalBytes, SHA256: d.SHA256}
 }
 
 func (e *entry) descriptor() Descriptor {

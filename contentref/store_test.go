@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 var refPattern = regexp.MustCompile(`^content_[0-9a-f]{24}$`)
@@ -36,7 +36,7 @@ func TestPutDescriptor(t *testing.T) {
 			t.Fatalf("Get(%s) = %v %+v, want %+v", d.Ref, ok, gd, d)
 		}
 		mustEqual(t, got, data)
-		if f := d.Field("/payload"); f != (protocol.ExternalizedField{JSONPointer: "/payload", ContentRef: d.Ref, TotalBytes: d.TotalBytes, SHA256: d.SHA256}) {
+		if f := d.Field("/payload"); f != (extproto.ExternalizedField{JSONPointer: "/payload", ContentRef: d.Ref, TotalBytes: d.TotalBytes, SHA256: d.SHA256}) {
 			t.Errorf("Field = %+v", f)
 		}
 	}
@@ -48,12 +48,12 @@ func TestPutObjectCap(t *testing.T) {
 		name   string
 		opts   []Option
 		size   int
-		reason protocol.Reason
+		reason extproto.Reason
 	}{
-		{"exactly 8 MiB", nil, protocol.ContentRefObjectBytes, ""},
-		{"8 MiB + 1", nil, protocol.ContentRefObjectBytes + 1, protocol.ReasonFrameTooLarge},
+		{"exactly 8 MiB", nil, extproto.ContentRefObjectBytes, ""},
+		{"8 MiB + 1", nil, extproto.ContentRefObjectBytes + 1, extproto.ReasonFrameTooLarge},
 		{"exactly the byte bound", []Option{WithMaxBytes(4096)}, 4096, ""},
-		{"over the byte bound alone", []Option{WithMaxBytes(4096)}, 4097, protocol.ReasonFrameTooLarge},
+		{"over the byte bound alone", []Option{WithMaxBytes(4096)}, 4097, extproto.ReasonFrameTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,15 +99,15 @@ func TestLeaseGraceAndExpiry(t *testing.T) {
 			l.Release()
 			l.Release()
 			clk.Advance(tc.want - time.Nanosecond)
-			if _, err := s.Read(&protocol.ContentReadParams{ContentRef: d.Ref}); err != nil {
+			if _, err := s.Read(&extproto.ContentReadParams{ContentRef: d.Ref}); err != nil {
 				t.Fatalf("read inside the grace: %v", err)
 			}
 			if _, _, ok := s.Get(d.Ref); !ok {
 				t.Fatal("Get inside the grace failed")
 			}
 			clk.Advance(time.Nanosecond)
-			_, err := s.Read(&protocol.ContentReadParams{ContentRef: d.Ref})
-			wantReason(t, err, protocol.ReasonContentRefExpired)
+			_, err := s.Read(&extproto.ContentReadParams{ContentRef: d.Ref})
+			wantReason(t, err, extproto.ReasonContentRefExpired)
 			if _, _, ok := s.Get(d.Ref); ok {
 				t.Fatal("Get after the grace succeeded")
 			}
@@ -176,9 +176,9 @@ func TestEviction(t *testing.T) {
 				refs[i] = put(t, l, pattern(tc.size)).Ref
 			}
 			for i, ref := range refs {
-				_, err := s.Read(&protocol.ContentReadParams{ContentRef: ref})
+				_, err := s.Read(&extproto.ContentReadParams{ContentRef: ref})
 				if i < tc.evicted {
-					wantReason(t, err, protocol.ReasonContentRefExpired)
+					wantReason(t, err, extproto.ReasonContentRefExpired)
 				} else if err != nil {
 					t.Errorf("object %d: %v", i, err)
 				}
@@ -224,10 +224,10 @@ func TestClose(t *testing.T) {
 	l.Release()
 	s.Close()
 	s.Close()
-	_, err := s.Read(&protocol.ContentReadParams{ContentRef: d.Ref})
-	wantReason(t, err, protocol.ReasonContentRefExpired)
+	_, err := s.Read(&extproto.ContentReadParams{ContentRef: d.Ref})
+	wantReason(t, err, extproto.ReasonContentRefExpired)
 	_, err = s.Lease().Put(pattern(1))
-	wantReason(t, err, protocol.ReasonContentRefExpired)
+	wantReason(t, err, extproto.ReasonContentRefExpired)
 	if got := s.Stats(); got != (Stats{}) {
 		t.Errorf("Stats after Close = %+v", got)
 	}
@@ -244,7 +244,7 @@ func TestPutAfterRelease(t *testing.T) {
 	l := s.Lease()
 	l.Release()
 	_, err := l.Put(pattern(1))
-	wantReason(t, err, protocol.ReasonContentRefExpired)
+	wantReason(t, err, extproto.ReasonContentRefExpired)
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -265,7 +265,7 @@ func TestConcurrentUse(t *testing.T) {
 					return
 				}
 				got, err := Fetch(t.Context(), storeReader(s, nil), d.Field("/payload"))
-				if err != nil && protocol.ReasonOf(err) != protocol.ReasonContentRefExpired {
+				if err != nil && extproto.ReasonOf(err) != extproto.ReasonContentRefExpired {
 					t.Error(fmt.Errorf("goroutine %d: %w", g, err))
 				} else if err == nil && sumOf(got) != d.SHA256 {
 					t.Errorf("goroutine %d: fetched the wrong bytes", g)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Action is one UI action a plugin declared, shown as `/<plugin>:<id>`.
@@ -25,7 +25,7 @@ func (a Action) Name() string { return "/" + a.Plugin + ":" + a.ActionID }
 func registry(actions []Action, redact func(string) string) []Action {
 	bad := map[string]bool{}
 	for _, a := range actions {
-		if !protocol.ValidActionID(a.ActionID) {
+		if !extproto.ValidActionID(a.ActionID) {
 			bad[a.Plugin] = true
 		}
 	}
@@ -68,7 +68,7 @@ func (h *Hub) Action(name string) (Action, error) {
 	if len(names) > 0 {
 		known = strings.Join(names, ", ")
 	}
-	return Action{}, protocol.NewError(protocol.ReasonInvalidParams, fmt.Sprintf("unknown action %q; available: %s", name, known))
+	return Action{}, extproto.NewError(extproto.ReasonInvalidParams, fmt.Sprintf("unknown action %q; available: %s", name, known))
 }
 
 // declared reports whether name is an action of the bound generation; the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // checkAll keeps the answers that fit their field: a bool for confirm, a
@@ -34,13 +34,13 @@ func checkAll(fields []Field, values map[string]json.RawMessage) Answer {
 
 func check(f Field, raw json.RawMessage) (json.RawMessage, bool) {
 	switch f.Kind {
-	case protocol.FieldConfirm:
+	case extproto.FieldConfirm:
 		var b bool
 		if json.Unmarshal(raw, &b) != nil {
 			return nil, false
 		}
 		return jsonOf(b), true
-	case protocol.FieldInput, protocol.FieldSelect:
+	case extproto.FieldInput, extproto.FieldSelect:
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return nil, false
@@ -48,11 +48,11 @@ func check(f Field, raw json.RawMessage) (json.RawMessage, bool) {
 		if f.Required && strings.TrimSpace(s) == "" {
 			return nil, false
 		}
-		if f.Kind == protocol.FieldSelect && len(f.Options) > 0 && !slices.Contains(f.Options, s) {
+		if f.Kind == extproto.FieldSelect && len(f.Options) > 0 && !slices.Contains(f.Options, s) {
 			return nil, false
 		}
 		return jsonOf(s), true
-	case protocol.FieldMultiselect:
+	case extproto.FieldMultiselect:
 		var list []string
 		if json.Unmarshal(raw, &list) != nil {
 			return nil, false

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // answerForm asks one field of every kind.
@@ -36,12 +36,12 @@ func FuzzEditorAnswer(f *testing.F) {
 		f.Add([]byte(seed), true)
 		f.Add([]byte(seed), false)
 	}
-	form, err := protocol.DecodeRequestPayload(protocol.RequestInput, json.RawMessage(answerForm))
+	form, err := extproto.DecodeRequestPayload(extproto.RequestInput, json.RawMessage(answerForm))
 	if err != nil {
 		f.Fatal(err)
 	}
-	fields := map[string]protocol.UIFormField{}
-	for _, q := range form.Questions(protocol.RequestInput) {
+	fields := map[string]extproto.UIFormField{}
+	for _, q := range form.Questions(extproto.RequestInput) {
 		fields[q.Key] = q
 	}
 	f.Fuzz(func(t *testing.T, data []byte, native bool) {
@@ -61,7 +61,7 @@ func FuzzEditorAnswer(f *testing.F) {
 			return Answer{Cancelled: a.Cancelled, Values: a.Values}, nil
 		}
 		h := newTestHub(t, ed)
-		res, err := h.Request(context.Background(), "hello", request(3, "s-1", protocol.RequestInput, answerForm))
+		res, err := h.Request(context.Background(), "hello", request(3, "s-1", extproto.RequestInput, answerForm))
 		if err != nil {
 			return // the editor's answer did not decode: the request fails
 		}
@@ -81,16 +81,16 @@ func FuzzEditorAnswer(f *testing.F) {
 				t.Fatalf("%s: invalid JSON %s", key, raw)
 			}
 			switch q.Kind {
-			case protocol.FieldConfirm:
+			case extproto.FieldConfirm:
 				if _, ok := v.(bool); !ok {
 					t.Fatalf("%s: %s is no bool", key, raw)
 				}
-			case protocol.FieldInput, protocol.FieldSelect:
+			case extproto.FieldInput, extproto.FieldSelect:
 				s, ok := v.(string)
-				if !ok || (q.Required && strings.TrimSpace(s) == "") || (q.Kind == protocol.FieldSelect && !slices.Contains(q.Options, s)) {
+				if !ok || (q.Required && strings.TrimSpace(s) == "") || (q.Kind == extproto.FieldSelect && !slices.Contains(q.Options, s)) {
 					t.Fatalf("%s: %s does not fit %+v", key, raw, q)
 				}
-			case protocol.FieldMultiselect:
+			case extproto.FieldMultiselect:
 				var list []string
 				if json.Unmarshal(raw, &list) != nil || list == nil || (q.Required && len(list) == 0) {
 					t.Fatalf("%s: %s does not fit %+v", key, raw, q)

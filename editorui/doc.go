@@ -15,6 +15,6 @@
 //
 // Nothing executable passes: payloads are closed, strictly decoded DTOs;
 // card buttons are kept only when they name an action the plugin declared.
-// The package imports exthost/protocol and nothing else of this module;
+// The package imports extproto and nothing else of this module;
 // redaction is a function the caller hands in.
 package editorui

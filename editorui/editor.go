@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Kind is a UI kind an editor may render natively.
@@ -47,7 +47,7 @@ type Origin struct {
 type Field struct {
 	Key      string               `json:"key"`
 	Label    string               `json:"label,omitempty"`
-	Kind     protocol.UIFieldKind `json:"kind"`
+	Kind     extproto.UIFieldKind `json:"kind"`
 	Options  []string             `json:"options,omitempty"`
 	Default  json.RawMessage      `json:"default,omitempty"`
 	Required bool                 `json:"required,omitempty"`
@@ -57,7 +57,7 @@ type Field struct {
 // a request's fields.
 type Prompt struct {
 	Origin
-	Kind    protocol.UIRequestKind
+	Kind    extproto.UIRequestKind
 	Title   string
 	Message string
 	Fields  []Field

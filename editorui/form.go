@@ -1,6 +1,6 @@
 package editorui
 
-import "github.com/rx-bridge/rx-bridge/exthost/protocol"
+import "github.com/rx-bridge/rx-bridge/extproto"
 
 // askForm puts a published form to an editor without a native form: its
 // fields are asked one after another in the background and the answer is
@@ -21,7 +21,7 @@ func (h *Hub) askForm(f Form) {
 			return
 		}
 		defer done()
-		a, err := h.ask(ctx, Prompt{Origin: f.Origin, Kind: protocol.RequestInput, Title: f.Title, Message: f.Message, Fields: f.Fields})
+		a, err := h.ask(ctx, Prompt{Origin: f.Origin, Kind: extproto.RequestInput, Title: f.Title, Message: f.Message, Fields: f.Fields})
 		if err != nil || a.Cancelled || ctx.Err() != nil {
 			return
 		}
@@ -40,15 +40,15 @@ func (h *Hub) canAsk(fields []Field) bool {
 	}
 	for _, f := range fields {
 		switch f.Kind {
-		case protocol.FieldSelect:
+		case extproto.FieldSelect:
 			if !ed.Supports(KindSelect) && (len(f.Options) == 0 || len(f.Options) > MaxChoiceButtons) {
 				return false
 			}
-		case protocol.FieldInput:
+		case extproto.FieldInput:
 			if !ed.Supports(KindInput) {
 				return false
 			}
-		case protocol.FieldMultiselect:
+		case extproto.FieldMultiselect:
 			if !ed.Supports(KindMultiSelect) {
 				return false
 			}

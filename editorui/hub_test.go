@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-func request(gen int64, session string, kind protocol.UIRequestKind, payload string) *protocol.UIRequestParams {
-	return &protocol.UIRequestParams{SurfaceID: "q-1", SessionID: session, Generation: gen, Kind: kind, Payload: json.RawMessage(payload)}
+func request(gen int64, session string, kind extproto.UIRequestKind, payload string) *extproto.UIRequestParams {
+	return &extproto.UIRequestParams{SurfaceID: "q-1", SessionID: session, Generation: gen, Kind: kind, Payload: json.RawMessage(payload)}
 }
 
-func values(t *testing.T, r *protocol.UIRequestResult) string {
+func values(t *testing.T, r *extproto.UIRequestResult) string {
 	t.Helper()
 	if r.Cancelled {
 		return "cancelled"
@@ -49,37 +49,37 @@ func TestRequest(t *testing.T) {
 	tests := []struct {
 		name    string
 		kinds   []Kind
-		params  *protocol.UIRequestParams
+		params  *extproto.UIRequestParams
 		answer  map[string]any
 		choose  func(string, []string) (int, bool)
 		want    string
 		wantLog []string
 	}{
-		{name: "native select, texts redacted", kinds: []Kind{KindSelect}, params: request(3, "s-1", protocol.RequestSelect, selectStyle), answer: map[string]any{"value": "casual"},
+		{name: "native select, texts redacted", kinds: []Kind{KindSelect}, params: request(3, "s-1", extproto.RequestSelect, selectStyle), answer: map[string]any{"value": "casual"},
 			want: `{"value":"casual"}`, wantLog: []string{`Select hello/q-1 gen=3 title="" message="How ****?"`, `"options":["formal","casual","****"],"default":"****"`}},
-		{name: "answer outside the options is dropped", kinds: []Kind{KindSelect}, params: request(3, "s-1", protocol.RequestSelect, selectStyle), answer: map[string]any{"value": "rude"}, want: "cancelled"},
-		{name: "wrong session is stale", kinds: []Kind{KindSelect}, params: request(3, "other", protocol.RequestSelect, selectStyle), want: "cancelled"},
-		{name: "older generation is stale", kinds: []Kind{KindSelect}, params: request(2, "s-1", protocol.RequestSelect, selectStyle), want: "cancelled"},
-		{name: "no fields asks the message", kinds: []Kind{KindConfirm}, params: request(3, "s-1", protocol.RequestConfirm, `{"message":"Delete?","fields":[]}`), answer: map[string]any{"value": true},
+		{name: "answer outside the options is dropped", kinds: []Kind{KindSelect}, params: request(3, "s-1", extproto.RequestSelect, selectStyle), answer: map[string]any{"value": "rude"}, want: "cancelled"},
+		{name: "wrong session is stale", kinds: []Kind{KindSelect}, params: request(3, "other", extproto.RequestSelect, selectStyle), want: "cancelled"},
+		{name: "older generation is stale", kinds: []Kind{KindSelect}, params: request(2, "s-1", extproto.RequestSelect, selectStyle), want: "cancelled"},
+		{name: "no fields asks the message", kinds: []Kind{KindConfirm}, params: request(3, "s-1", extproto.RequestConfirm, `{"message":"Delete?","fields":[]}`), answer: map[string]any{"value": true},
 			want: `{"value":true}`, wantLog: []string{`"key":"value","label":"Delete?","kind":"confirm"`}},
-		{name: "confirm fallback Yes", params: request(3, "s-1", protocol.RequestConfirm, `{"message":"Delete?","fields":[]}`), choose: func(string, []string) (int, bool) { return 0, true },
+		{name: "confirm fallback Yes", params: request(3, "s-1", extproto.RequestConfirm, `{"message":"Delete?","fields":[]}`), choose: func(string, []string) (int, bool) { return 0, true },
 			want: `{"value":true}`, wantLog: []string{"ShowMessageRequest info hello: Delete? [Yes No]"}},
-		{name: "confirm fallback No", params: request(3, "s-1", protocol.RequestConfirm, `{"message":"Delete?","fields":[]}`), choose: func(string, []string) (int, bool) { return 1, true }, want: `{"value":false}`},
-		{name: "confirm fallback dismissed", params: request(3, "s-1", protocol.RequestConfirm, `{"message":"Delete?","fields":[]}`), want: "cancelled"},
-		{name: "small select fallback", params: request(3, "s-1", protocol.RequestSelect, selectStyle), choose: func(string, []string) (int, bool) { return 1, true },
+		{name: "confirm fallback No", params: request(3, "s-1", extproto.RequestConfirm, `{"message":"Delete?","fields":[]}`), choose: func(string, []string) (int, bool) { return 1, true }, want: `{"value":false}`},
+		{name: "confirm fallback dismissed", params: request(3, "s-1", extproto.RequestConfirm, `{"message":"Delete?","fields":[]}`), want: "cancelled"},
+		{name: "small select fallback", params: request(3, "s-1", extproto.RequestSelect, selectStyle), choose: func(string, []string) (int, bool) { return 1, true },
 			want: `{"value":"casual"}`, wantLog: []string{"ShowMessageRequest info hello: How ****? [formal casual ****]"}},
-		{name: "big select cannot be shown", params: request(3, "s-1", protocol.RequestSelect, many), want: "cancelled",
+		{name: "big select cannot be shown", params: request(3, "s-1", extproto.RequestSelect, many), want: "cancelled",
 			wantLog: []string{`ShowMessage warn hello asked "pick", which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions`}},
-		{name: "input cannot be shown", kinds: []Kind{KindSelect}, params: request(3, "s-1", protocol.RequestInput, `{"message":"Name?","fields":[]}`), want: "cancelled", wantLog: []string{`hello asked "Name?"`}},
-		{name: "native form asks all fields at once", kinds: []Kind{KindForm, KindInput, KindConfirm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": true},
+		{name: "input cannot be shown", kinds: []Kind{KindSelect}, params: request(3, "s-1", extproto.RequestInput, `{"message":"Name?","fields":[]}`), want: "cancelled", wantLog: []string{`hello asked "Name?"`}},
+		{name: "native form asks all fields at once", kinds: []Kind{KindForm, KindInput, KindConfirm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": true},
 			want: `{"name":"Ada","ok":true}`, wantLog: []string{`Form hello/q-1 gen=3 title="Profile"`}},
-		{name: "without a native form fields are asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": false},
+		{name: "without a native form fields are asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": false},
 			want: `{"name":"Ada","ok":false}`, wantLog: []string{`Input hello/q-1`, `Confirm hello/q-1`}},
-		{name: "blank required input cancels", kinds: []Kind{KindForm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
+		{name: "blank required input cancels", kinds: []Kind{KindForm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
 		// Found by FuzzEditorAnswer: asked in turn, a required field's bad
 		// answer was dropped and the other answers went to the plugin.
-		{name: "blank required input cancels when asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", protocol.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
-		{name: "multiselect", kinds: []Kind{KindMultiSelect}, params: request(3, "s-1", protocol.RequestMultiselect, `{"message":"Which?","fields":[{"key":"value","kind":"multiselect","options":["a","b"]}]}`), answer: map[string]any{"value": []string{"b"}}, want: `{"value":["b"]}`},
+		{name: "blank required input cancels when asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": " ", "ok": true}, want: "cancelled"},
+		{name: "multiselect", kinds: []Kind{KindMultiSelect}, params: request(3, "s-1", extproto.RequestMultiselect, `{"message":"Which?","fields":[{"key":"value","kind":"multiselect","options":["a","b"]}]}`), answer: map[string]any{"value": []string{"b"}}, want: `{"value":["b"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,12 +110,12 @@ func TestRequest(t *testing.T) {
 func TestRequestInvalidPayload(t *testing.T) {
 	t.Parallel()
 	h := newTestHub(t, newFake(KindSelect))
-	_, err := h.Request(context.Background(), "hello", request(3, "s-1", protocol.RequestSelect, `{"fields":[{"key":"value","kind":"select","html":"<b>"}]}`))
-	if !errors.Is(err, protocol.ErrInvalidParams) || !strings.Contains(err.Error(), "invalid select request payload") {
+	_, err := h.Request(context.Background(), "hello", request(3, "s-1", extproto.RequestSelect, `{"fields":[{"key":"value","kind":"select","html":"<b>"}]}`))
+	if !errors.Is(err, extproto.ErrInvalidParams) || !strings.Contains(err.Error(), "invalid select request payload") {
 		t.Fatalf("err = %v", err)
 	}
 	// A stale request is answered before its payload is looked at.
-	res, err := h.Request(context.Background(), "hello", request(1, "s-1", protocol.RequestSelect, `{"bogus":1}`))
+	res, err := h.Request(context.Background(), "hello", request(1, "s-1", extproto.RequestSelect, `{"bogus":1}`))
 	if err != nil || !res.Cancelled {
 		t.Fatalf("stale = %+v, %v", res, err)
 	}
@@ -125,9 +125,9 @@ func TestBindCancelsOpenPrompts(t *testing.T) {
 	t.Parallel()
 	ed := newFake(KindSelect) // never answers: waits for ctx
 	h := newTestHub(t, ed)
-	done := make(chan *protocol.UIRequestResult)
+	done := make(chan *extproto.UIRequestResult)
 	go func() {
-		res, _ := h.Request(context.Background(), "hello", request(3, "s-1", protocol.RequestSelect, selectStyle))
+		res, _ := h.Request(context.Background(), "hello", request(3, "s-1", extproto.RequestSelect, selectStyle))
 		done <- res
 	}()
 	waitFor(t, func() bool { return strings.Contains(ed.log(), "Select") })
@@ -147,12 +147,12 @@ func TestUpcomingGenerationWaitsForBind(t *testing.T) {
 	ed := newFake(KindSelect, KindStatus)
 	ed.answer = answerWith(map[string]any{"value": "formal"})
 	h := newTestHub(t, ed)
-	done := make(chan *protocol.UIRequestResult)
+	done := make(chan *extproto.UIRequestResult)
 	go func() {
-		res, _ := h.Request(context.Background(), "hello", request(5, "s-1", protocol.RequestSelect, selectStyle))
+		res, _ := h.Request(context.Background(), "hello", request(5, "s-1", extproto.RequestSelect, selectStyle))
 		done <- res
 	}()
-	pub, err := h.Publish(context.Background(), "hello", &protocol.UIPublishParams{SurfaceID: "st", SessionID: "s-1", Generation: 5, Kind: protocol.SurfaceStatus, Payload: json.RawMessage(`{"label":"starting"}`)})
+	pub, err := h.Publish(context.Background(), "hello", &extproto.UIPublishParams{SurfaceID: "st", SessionID: "s-1", Generation: 5, Kind: extproto.SurfaceStatus, Payload: json.RawMessage(`{"label":"starting"}`)})
 	if err != nil || !pub.Accepted {
 		t.Fatalf("publish = %+v, %v", pub, err)
 	}
@@ -171,7 +171,7 @@ func TestUpcomingGenerationWaitsForBind(t *testing.T) {
 	// A generation that never gets bound (its build failed, a later one
 	// won) answers cancelled.
 	go func() {
-		res, _ := h.Request(context.Background(), "hello", request(6, "s-1", protocol.RequestSelect, selectStyle))
+		res, _ := h.Request(context.Background(), "hello", request(6, "s-1", extproto.RequestSelect, selectStyle))
 		done <- res
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -221,7 +221,7 @@ func TestFieldByFieldDismissal(t *testing.T) {
 				return answer(method, p)
 			}
 			h := newTestHub(t, ed)
-			res, err := h.Request(context.Background(), "hello", request(3, "s-1", protocol.RequestInput, fmt.Sprintf(form, tt.required)))
+			res, err := h.Request(context.Background(), "hello", request(3, "s-1", extproto.RequestInput, fmt.Sprintf(form, tt.required)))
 			if err != nil {
 				t.Fatal(err)
 			}

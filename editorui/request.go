@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"maps"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-var cancelled = &protocol.UIRequestResult{Cancelled: true}
+var cancelled = &extproto.UIRequestResult{Cancelled: true}
 
 // Request serves one host/ui/request from plugin: the stale gate, the
 // strict payload decode, redaction, then the questions — all at once on
 // an editor with a native form, else one after another, each natively or
 // through its text fallback. A stale or superseded request, a dismissed
 // question and a question this editor cannot show all answer cancelled.
-func (h *Hub) Request(ctx context.Context, plugin string, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
+func (h *Hub) Request(ctx context.Context, plugin string, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
 	switch h.judge(p.SessionID, p.Generation) {
 	case stale:
 		return cancelled, nil
@@ -24,7 +24,7 @@ func (h *Hub) Request(ctx context.Context, plugin string, p *protocol.UIRequestP
 			return cancelled, nil
 		}
 	}
-	form, err := protocol.DecodeRequestPayload(p.Kind, p.Payload)
+	form, err := extproto.DecodeRequestPayload(p.Kind, p.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (h *Hub) Request(ctx context.Context, plugin string, p *protocol.UIRequestP
 	if ans.Cancelled || len(ans.Values) == 0 {
 		return cancelled, nil
 	}
-	return &protocol.UIRequestResult{Values: ans.Values}, nil
+	return &extproto.UIRequestResult{Values: ans.Values}, nil
 }
 
 // ask puts a prompt's questions to the editor and returns the checked
@@ -96,23 +96,23 @@ func (h *Hub) askOne(ctx context.Context, p Prompt) (Answer, error) {
 	ed := h.opts.Editor
 	f := p.Fields[0]
 	switch f.Kind {
-	case protocol.FieldSelect:
+	case extproto.FieldSelect:
 		if ed.Supports(KindSelect) {
 			return ed.Select(ctx, p)
 		}
 		if len(f.Options) > 0 && len(f.Options) <= MaxChoiceButtons {
 			return h.choose(ctx, p, f.Options, func(i int) any { return f.Options[i] })
 		}
-	case protocol.FieldConfirm:
+	case extproto.FieldConfirm:
 		if ed.Supports(KindConfirm) {
 			return ed.Confirm(ctx, p)
 		}
 		return h.choose(ctx, p, []string{"Yes", "No"}, func(i int) any { return i == 0 })
-	case protocol.FieldInput:
+	case extproto.FieldInput:
 		if ed.Supports(KindInput) {
 			return ed.Input(ctx, p)
 		}
-	case protocol.FieldMultiselect:
+	case extproto.FieldMultiselect:
 		if ed.Supports(KindMultiSelect) {
 			return ed.MultiSelect(ctx, p)
 		}
@@ -144,7 +144,7 @@ func (h *Hub) choose(ctx context.Context, p Prompt, choices []string, value func
 
 // fields redacts the shown parts of each question: label, options and a
 // string default. Keys are ids and stay as they are.
-func (h *Hub) fields(qs []protocol.UIFormField) []Field {
+func (h *Hub) fields(qs []extproto.UIFormField) []Field {
 	out := make([]Field, len(qs))
 	for i, q := range qs {
 		f := Field{Key: q.Key, Label: h.opts.Redact(q.Label), Kind: q.Kind, Required: q.Required, Default: h.redactDefault(q.Default)}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 type surfaceKey struct{ plugin, id string }
@@ -25,12 +25,12 @@ type pendingSurface struct {
 // or through its text fallback — replacing the plugin's earlier surface of
 // the same id. A surface of a generation still starting is shown once that
 // generation is bound.
-func (h *Hub) Publish(ctx context.Context, plugin string, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error) {
+func (h *Hub) Publish(ctx context.Context, plugin string, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
 	v := h.judge(p.SessionID, p.Generation)
 	if v == stale {
-		return &protocol.UIPublishResult{Accepted: false}, nil
+		return &extproto.UIPublishResult{Accepted: false}, nil
 	}
-	payload, err := protocol.DecodeSurfacePayload(p.Kind, p.Payload)
+	payload, err := extproto.DecodeSurfacePayload(p.Kind, p.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -40,27 +40,27 @@ func (h *Hub) Publish(ctx context.Context, plugin string, p *protocol.UIPublishP
 		h.mu.Lock()
 		if h.closed {
 			h.mu.Unlock()
-			return &protocol.UIPublishResult{Accepted: false}, nil
+			return &extproto.UIPublishResult{Accepted: false}, nil
 		}
 		h.pending[p.Generation] = append(h.pending[p.Generation], pendingSurface{plugin, s})
 		h.mu.Unlock()
-		return &protocol.UIPublishResult{Accepted: true}, nil
+		return &extproto.UIPublishResult{Accepted: true}, nil
 	}
 	if !h.show(ctx, plugin, s) {
-		return &protocol.UIPublishResult{Accepted: false}, nil
+		return &extproto.UIPublishResult{Accepted: false}, nil
 	}
-	return &protocol.UIPublishResult{Accepted: true}, nil
+	return &extproto.UIPublishResult{Accepted: true}, nil
 }
 
 // surface builds the redacted surface of a decoded payload.
-func (h *Hub) surface(o Origin, payload protocol.SurfacePayload) any {
+func (h *Hub) surface(o Origin, payload extproto.SurfacePayload) any {
 	r := h.opts.Redact
 	switch p := payload.(type) {
-	case *protocol.UIStatusPayload:
+	case *extproto.UIStatusPayload:
 		return Status{Origin: o, Label: r(p.Label), Detail: r(p.Detail), Severity: severity(p.Severity), Progress: p.Progress}
-	case *protocol.UINotificationPayload:
+	case *extproto.UINotificationPayload:
 		return Notification{Origin: o, Title: r(p.Title), Body: r(p.Body), Severity: severity(p.Severity)}
-	case *protocol.UICardPayload:
+	case *extproto.UICardPayload:
 		c := Card{Origin: o, Title: r(p.Title), Markdown: r(p.Markdown), Text: r(p.Text), Progress: p.Progress}
 		for _, f := range p.Fields {
 			c.Fields = append(c.Fields, KeyValue{Key: r(f.Key), Value: r(f.Value)})
@@ -69,17 +69,17 @@ func (h *Hub) surface(o Origin, payload protocol.SurfacePayload) any {
 			c.Actions = append(c.Actions, CardAction{ActionID: a.ActionID, Label: r(a.Label), Name: "/" + o.Plugin + ":" + a.ActionID})
 		}
 		return c
-	case *protocol.UIFormPayload:
+	case *extproto.UIFormPayload:
 		return Form{Origin: o, Title: r(p.Title), Message: r(p.Message), Fields: h.fields(p.Fields)}
 	}
 	return nil
 }
 
-func severity(s protocol.UISeverity) Severity {
+func severity(s extproto.UISeverity) Severity {
 	switch s {
-	case protocol.SeverityWarn:
+	case extproto.SeverityWarn:
 		return SeverityWarn
-	case protocol.SeverityError:
+	case extproto.SeverityError:
 		return SeverityError
 	}
 	return SeverityInfo
@@ -115,7 +115,7 @@ func (h *Hub) show(ctx context.Context, plugin string, s any) bool {
 func (h *Hub) declaredOnly(c Card) Card {
 	kept := c.Actions[:0:0]
 	for _, a := range c.Actions {
-		if protocol.ValidActionID(a.ActionID) && h.declared(a.Name) {
+		if extproto.ValidActionID(a.ActionID) && h.declared(a.Name) {
 			kept = append(kept, a)
 		}
 	}

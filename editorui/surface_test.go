@@ -8,12 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-func publish(t *testing.T, h *Hub, gen int64, kind protocol.UISurfaceKind, id, payload string) bool {
+func publish(t *testing.T, h *Hub, gen int64, kind extproto.UISurfaceKind, id, payload string) bool {
 	t.Helper()
-	res, err := h.Publish(context.Background(), "hello", &protocol.UIPublishParams{SurfaceID: id, SessionID: "s-1", Generation: gen, Kind: kind, Payload: json.RawMessage(payload)})
+	res, err := h.Publish(context.Background(), "hello", &extproto.UIPublishParams{SurfaceID: id, SessionID: "s-1", Generation: gen, Kind: kind, Payload: json.RawMessage(payload)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,20 +25,20 @@ func TestPublish(t *testing.T) {
 	tests := []struct {
 		name    string
 		kinds   []Kind
-		kind    protocol.UISurfaceKind
+		kind    extproto.UISurfaceKind
 		payload string
 		want    []string
 		notWant string
 	}{
-		{name: "native status", kinds: []Kind{KindStatus}, kind: protocol.SurfaceStatus, payload: `{"label":"ready SECRET","detail":"1 greeting","progress":0.5}`, want: []string{`Status hello/st "ready ****" "1 greeting"`}},
-		{name: "status fallback logs", kind: protocol.SurfaceStatus, payload: `{"label":"ready","detail":"1 greeting"}`, want: []string{"LogMessage info hello: ready — 1 greeting"}, notWant: "ShowMessage"},
-		{name: "error status fallback also shows", kind: protocol.SurfaceStatus, payload: `{"label":"broken","severity":"error"}`, want: []string{"LogMessage info hello: broken", "ShowMessage error hello: broken"}},
-		{name: "native notification", kinds: []Kind{KindNotification}, kind: protocol.SurfaceNotification, payload: `{"title":"Hi","body":"b","severity":"warn"}`, want: []string{`Notify hello "Hi" "b" warn`}},
-		{name: "notification fallback", kind: protocol.SurfaceNotification, payload: `{"title":"Hi","body":"token=SECRET"}`, want: []string{"ShowMessage info hello: Hi\ntoken=****"}},
-		{name: "card keeps declared actions only", kinds: []Kind{KindCard}, kind: protocol.SurfaceCard, payload: `{"title":"T","actions":[{"actionId":"greet","label":"Again"},{"actionId":"rm-rf","label":"x"}]}`, want: []string{`Card hello "T" actions=[/hello:greet]`}},
-		{name: "card fallback", kind: protocol.SurfaceCard, payload: `{"title":"T","markdown":"**m**","fields":[{"key":"k","value":"v"}]}`, want: []string{"ShowMessage info hello: T\n**m**\nk: v"}},
-		{name: "native form", kinds: []Kind{KindForm}, kind: protocol.SurfaceForm, payload: `{"title":"F","fields":[{"key":"a","kind":"input"}]}`, want: []string{"ShowForm hello/st 1 fields"}},
-		{name: "form without any way to ask", kind: protocol.SurfaceForm, payload: `{"title":"F","fields":[{"key":"a","kind":"input"}]}`, want: []string{`ShowMessage warn hello asked "F", which this editor cannot show`}},
+		{name: "native status", kinds: []Kind{KindStatus}, kind: extproto.SurfaceStatus, payload: `{"label":"ready SECRET","detail":"1 greeting","progress":0.5}`, want: []string{`Status hello/st "ready ****" "1 greeting"`}},
+		{name: "status fallback logs", kind: extproto.SurfaceStatus, payload: `{"label":"ready","detail":"1 greeting"}`, want: []string{"LogMessage info hello: ready — 1 greeting"}, notWant: "ShowMessage"},
+		{name: "error status fallback also shows", kind: extproto.SurfaceStatus, payload: `{"label":"broken","severity":"error"}`, want: []string{"LogMessage info hello: broken", "ShowMessage error hello: broken"}},
+		{name: "native notification", kinds: []Kind{KindNotification}, kind: extproto.SurfaceNotification, payload: `{"title":"Hi","body":"b","severity":"warn"}`, want: []string{`Notify hello "Hi" "b" warn`}},
+		{name: "notification fallback", kind: extproto.SurfaceNotification, payload: `{"title":"Hi","body":"token=SECRET"}`, want: []string{"ShowMessage info hello: Hi\ntoken=****"}},
+		{name: "card keeps declared actions only", kinds: []Kind{KindCard}, kind: extproto.SurfaceCard, payload: `{"title":"T","actions":[{"actionId":"greet","label":"Again"},{"actionId":"rm-rf","label":"x"}]}`, want: []string{`Card hello "T" actions=[/hello:greet]`}},
+		{name: "card fallback", kind: extproto.SurfaceCard, payload: `{"title":"T","markdown":"**m**","fields":[{"key":"k","value":"v"}]}`, want: []string{"ShowMessage info hello: T\n**m**\nk: v"}},
+		{name: "native form", kinds: []Kind{KindForm}, kind: extproto.SurfaceForm, payload: `{"title":"F","fields":[{"key":"a","kind":"input"}]}`, want: []string{"ShowForm hello/st 1 fields"}},
+		{name: "form without any way to ask", kind: extproto.SurfaceForm, payload: `{"title":"F","fields":[{"key":"a","kind":"input"}]}`, want: []string{`ShowMessage warn hello asked "F", which this editor cannot show`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,15 +65,15 @@ func TestPublishStaleAndInvalid(t *testing.T) {
 	t.Parallel()
 	ed := newFake(KindStatus)
 	h := newTestHub(t, ed)
-	if publish(t, h, 2, protocol.SurfaceStatus, "st", `{"label":"old"}`) {
+	if publish(t, h, 2, extproto.SurfaceStatus, "st", `{"label":"old"}`) {
 		t.Error("older generation accepted")
 	}
-	res, err := h.Publish(context.Background(), "hello", &protocol.UIPublishParams{SurfaceID: "st", SessionID: "nope", Generation: 3, Kind: protocol.SurfaceStatus, Payload: json.RawMessage(`{"label":"x"}`)})
+	res, err := h.Publish(context.Background(), "hello", &extproto.UIPublishParams{SurfaceID: "st", SessionID: "nope", Generation: 3, Kind: extproto.SurfaceStatus, Payload: json.RawMessage(`{"label":"x"}`)})
 	if err != nil || res.Accepted {
 		t.Errorf("other session: %+v, %v", res, err)
 	}
-	_, err = h.Publish(context.Background(), "hello", &protocol.UIPublishParams{SurfaceID: "st", SessionID: "s-1", Generation: 3, Kind: protocol.SurfaceStatus, Payload: json.RawMessage(`{"label":""}`)})
-	if !errors.Is(err, protocol.ErrInvalidParams) || !strings.Contains(err.Error(), "invalid status surface payload") {
+	_, err = h.Publish(context.Background(), "hello", &extproto.UIPublishParams{SurfaceID: "st", SessionID: "s-1", Generation: 3, Kind: extproto.SurfaceStatus, Payload: json.RawMessage(`{"label":""}`)})
+	if !errors.Is(err, extproto.ErrInvalidParams) || !strings.Contains(err.Error(), "invalid status surface payload") {
 		t.Errorf("err = %v", err)
 	}
 	if ed.log() != "" {
@@ -85,9 +85,9 @@ func TestStatusFallbackUpdatesInPlace(t *testing.T) {
 	t.Parallel()
 	ed := newFake()
 	h := newTestHub(t, ed)
-	publish(t, h, 3, protocol.SurfaceStatus, "st", `{"label":"a"}`)
-	publish(t, h, 3, protocol.SurfaceStatus, "st", `{"label":"a"}`)
-	publish(t, h, 3, protocol.SurfaceStatus, "st", `{"label":"b"}`)
+	publish(t, h, 3, extproto.SurfaceStatus, "st", `{"label":"a"}`)
+	publish(t, h, 3, extproto.SurfaceStatus, "st", `{"label":"a"}`)
+	publish(t, h, 3, extproto.SurfaceStatus, "st", `{"label":"b"}`)
 	if got := strings.Count(ed.log(), "LogMessage"); got != 2 {
 		t.Fatalf("logged %d times, want 2 (a repeat is not shown again):\n%s", got, ed.log())
 	}
@@ -110,7 +110,7 @@ func TestPublishedFormAskedFieldByField(t *testing.T) {
 			return nil
 		}
 	})
-	publish(t, h, 3, protocol.SurfaceForm, "f-1", `{"title":"Profile","fields":[{"key":"name","kind":"input"},{"key":"ok","kind":"confirm"}]}`)
+	publish(t, h, 3, extproto.SurfaceForm, "f-1", `{"title":"Profile","fields":[{"key":"name","kind":"input"},{"key":"ok","kind":"confirm"}]}`)
 	<-submitted
 	mu.Lock()
 	defer mu.Unlock()
@@ -134,7 +134,7 @@ func TestActions(t *testing.T) {
 		t.Fatalf("actions = %d %+v", gen, list)
 	}
 	_, err := h.Action("/x:y")
-	if !errors.Is(err, protocol.ErrInvalidParams) || err.Error() != `unknown action "/x:y"; available: /hello:greet, /zed:b (invalid_params)` {
+	if !errors.Is(err, extproto.ErrInvalidParams) || err.Error() != `unknown action "/x:y"; available: /hello:greet, /zed:b (invalid_params)` {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func selfCPU() time.Duration {
@@ -55,7 +55,7 @@ func BenchmarkRawEcho(b *testing.B) {
 }
 
 // BenchmarkIntercept is one input.receive intercept through the
-// dispatcher to a real sidecar process (scripted on exthost/wire) and
+// dispatcher to a real sidecar process (scripted on extproto/wire) and
 // back: encode, externalization check, seq, budget, strict decode.
 func BenchmarkIntercept(b *testing.B) {
 	for _, n := range []int{1, 8} {
@@ -63,7 +63,7 @@ func BenchmarkIntercept(b *testing.B) {
 			var plugins []*Plugin
 			for i := range n {
 				p, _ := fakePluginB(b, fmt.Sprintf("p%d", i))
-				p.Intercepts = []protocol.HookPoint{protocol.InputReceive}
+				p.Intercepts = []extproto.HookPoint{extproto.InputReceive}
 				plugins = append(plugins, p)
 			}
 			m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
@@ -72,13 +72,13 @@ func BenchmarkIntercept(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			payload := &protocol.InputReceivePayload{Text: "hello"}
+			payload := &extproto.InputReceivePayload{Text: "hello"}
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu := selfCPU()
 			for i := 0; i < b.N; i++ {
-				if _, err := g.Intercept(ctx, protocol.InputReceive, payload); err != nil {
+				if _, err := g.Intercept(ctx, extproto.InputReceive, payload); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -88,12 +88,12 @@ func BenchmarkIntercept(b *testing.B) {
 }
 
 // BenchmarkInterceptSDK is BenchmarkIntercept against examples/hello, a
-// sidecar on our own SDK (exthost/sdk), which answers continue for text
+// sidecar on our own SDK (sdk), which answers continue for text
 // that is not "/hello".
 func BenchmarkInterceptSDK(b *testing.B) {
 	src := examplestest.Source(b, "hello")
 	p := &Plugin{ID: "hello", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "hello"),
-		Intercepts: []protocol.HookPoint{protocol.InputReceive, protocol.SessionStart}, Capabilities: []protocol.Capability{protocol.CapInterceptors, protocol.CapUI}}
+		Intercepts: []extproto.HookPoint{extproto.InputReceive, extproto.SessionStart}, Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI}}
 	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
 	defer m.Close()
 	g, err := m.Load(context.Background(), []*Plugin{p})
@@ -103,13 +103,13 @@ func BenchmarkInterceptSDK(b *testing.B) {
 	if len(g.Sidecars) != 1 {
 		b.Fatalf("hello did not start: %q", g.Warnings)
 	}
-	payload := &protocol.InputReceivePayload{Text: "hello"}
+	payload := &extproto.InputReceivePayload{Text: "hello"}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu, child := selfCPU(), childCPUOf(g.Sidecars[0])
 	for i := 0; i < b.N; i++ {
-		if _, err := g.Intercept(ctx, protocol.InputReceive, payload); err != nil {
+		if _, err := g.Intercept(ctx, extproto.InputReceive, payload); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -134,19 +134,19 @@ func childCPUOf(s *Sidecar) time.Duration {
 // BenchmarkEvent is the caller's cost of one observation to one sidecar.
 func BenchmarkEvent(b *testing.B) {
 	p, _ := fakePluginB(b, "obs")
-	p.Intercepts = []protocol.HookPoint{protocol.FrontendEvent}
+	p.Intercepts = []extproto.HookPoint{extproto.FrontendEvent}
 	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
 	defer m.Close()
 	g, err := m.Load(context.Background(), []*Plugin{p})
 	if err != nil {
 		b.Fatal(err)
 	}
-	payload := &protocol.FrontendEventPayload{Kind: "log", Text: "something happened"}
+	payload := &extproto.FrontendEventPayload{Kind: "log", Text: "something happened"}
 	dropped := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		dropped += len(g.Event(protocol.FrontendEvent, payload))
+		dropped += len(g.Event(extproto.FrontendEvent, payload))
 	}
 	b.ReportMetric(float64(dropped), "drop-warnings")
 }
@@ -154,11 +154,11 @@ func BenchmarkEvent(b *testing.B) {
 // BenchmarkNoRuntimeHook is a hook call with no plugin installed.
 func BenchmarkNoRuntimeHook(b *testing.B) {
 	g, _ := newGeneration(1, nil, observers{})
-	payload := &protocol.InputReceivePayload{Text: "hello"}
+	payload := &extproto.InputReceivePayload{Text: "hello"}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		_, _ = g.Intercept(ctx, protocol.InputReceive, payload)
+		_, _ = g.Intercept(ctx, extproto.InputReceive, payload)
 	}
 }
 
@@ -171,7 +171,7 @@ func BenchmarkStart(b *testing.B) {
 		b.Run(fmt.Sprintf("spawn-noop/n=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var eg errgroup.Group
-				eg.SetLimit(protocol.GenerationParallelStart)
+				eg.SetLimit(extproto.GenerationParallelStart)
 				for range n {
 					eg.Go(func() error {
 						cmd := exec.Command(exe)
@@ -212,6 +212,6 @@ func fakePluginB(b *testing.B, id string) (*Plugin, string) {
 	return &Plugin{
 		ID: id, Root: b.TempDir(), Version: "1.0.0", Command: exe,
 		Env:          map[string]string{envFakeMode: "ok"},
-		Capabilities: []protocol.Capability{protocol.CapInterceptors},
+		Capabilities: []extproto.Capability{extproto.CapInterceptors},
 	}, ""
 }

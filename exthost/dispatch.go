@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // Ruling is what one plugin said at a hook point, for diagnostics and the
@@ -17,7 +17,7 @@ type Ruling struct {
 	Plugin string
 	// Owner marks the slot owner's final say after the chain.
 	Owner    bool
-	Decision protocol.InterceptDecision // empty when the call failed
+	Decision extproto.InterceptDecision // empty when the call failed
 	Reason   string                     // redacted
 	Latency  time.Duration
 	// Err is the call failure or contract violation: an *InterceptError
@@ -29,9 +29,9 @@ type Ruling struct {
 
 // Outcome is the result of one Intercept walk.
 type Outcome struct {
-	Point protocol.HookPoint
+	Point extproto.HookPoint
 	// Payload is the final payload (the input when nothing replaced it).
-	Payload protocol.Payload
+	Payload extproto.Payload
 	// Changed reports whether any replacement was applied.
 	Changed bool
 	// Blocked ends the operation; Reason (redacted) is shown to the user.
@@ -40,7 +40,7 @@ type Outcome struct {
 	Reason    string
 	// Verdict is the final permission at permission.decision: allow or
 	// deny (the host's own unless an extension ruled).
-	Verdict  protocol.HostDecision
+	Verdict  extproto.HostDecision
 	Rulings  []Ruling
 	Warnings []string
 	// Audit records every extension allow that overrode a host deny.
@@ -49,10 +49,10 @@ type Outcome struct {
 
 // InterceptError fails the operation: a required-class plugin's call
 // failed or broke the contract. It unwraps to the cause, so
-// errors.Is(err, protocol.ErrInterceptTimeout) works.
+// errors.Is(err, extproto.ErrInterceptTimeout) works.
 type InterceptError struct {
 	Plugin    string
-	Point     protocol.HookPoint
+	Point     extproto.HookPoint
 	Violation bool
 	Err       error
 }
@@ -81,9 +81,9 @@ const (
 // and every ruling; an error means the operation must fail (a
 // required-class plugin failed or broke the contract, or ctx ended). With
 // no plugin at point it does no JSON work.
-func (g *Generation) Intercept(ctx context.Context, point protocol.HookPoint, payload protocol.Payload) (Outcome, error) {
+func (g *Generation) Intercept(ctx context.Context, point extproto.HookPoint, payload extproto.Payload) (Outcome, error) {
 	out := Outcome{Point: point, Payload: payload}
-	if perm, ok := payload.(*protocol.PermissionDecisionPayload); ok {
+	if perm, ok := payload.(*extproto.PermissionDecisionPayload); ok {
 		out.Verdict = perm.HostDecision
 	}
 	owner := g.owner(point, payload)
@@ -107,9 +107,9 @@ func (g *Generation) Intercept(ctx context.Context, point protocol.HookPoint, pa
 // strategyPoint reports whether point is ruled by its slot owner alone, as
 // in Reasonix (PROTOCOL_DETAILS §4.2, §5): system_prompt.build, once per
 // runtime build, and the five session.* points.
-func strategyPoint(point protocol.HookPoint) bool {
+func strategyPoint(point extproto.HookPoint) bool {
 	switch point {
-	case protocol.SystemPromptBuild, protocol.SessionStart, protocol.SessionLoad, protocol.SessionSave, protocol.SessionRotate, protocol.SessionEnd:
+	case extproto.SystemPromptBuild, extproto.SessionStart, extproto.SessionLoad, extproto.SessionSave, extproto.SessionRotate, extproto.SessionEnd:
 		return true
 	}
 	return false
@@ -118,7 +118,7 @@ func strategyPoint(point protocol.HookPoint) bool {
 // Rules reports whether a plugin may rule on point in g: a member of its
 // chain (none at the strategy points) or the owner of the slot ruling it.
 // Without one, Intercept of point never waits on a sidecar.
-func (g *Generation) Rules(point protocol.HookPoint) bool {
+func (g *Generation) Rules(point extproto.HookPoint) bool {
 	return g.owner(point, nil) != nil || (!strategyPoint(point) && len(g.chains[point]) > 0)
 }
 
@@ -151,13 +151,13 @@ func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*S
 
 // owner returns the sidecar owning the slot that rules point for this
 // payload: a named slot, or tool:<name> at tool.before/tool.after.
-func (g *Generation) owner(point protocol.HookPoint, payload protocol.Payload) *Sidecar {
+func (g *Generation) owner(point extproto.HookPoint, payload extproto.Payload) *Sidecar {
 	var id string
 	var ok bool
 	switch p := payload.(type) {
-	case *protocol.ToolBeforePayload:
+	case *extproto.ToolBeforePayload:
 		id, ok = g.Slots.ToolOwner(p.Name)
-	case *protocol.ToolAfterPayload:
+	case *extproto.ToolAfterPayload:
 		id, ok = g.Slots.ToolOwner(p.Name)
 	default:
 		id, ok = g.Slots.OwnerAt(point)
@@ -175,7 +175,7 @@ func (g *Generation) owner(point protocol.HookPoint, payload protocol.Payload) *
 // walk is the state of one Intercept.
 type walk struct {
 	g     *Generation
-	point protocol.HookPoint
+	point extproto.HookPoint
 	out   *Outcome
 	raw   json.RawMessage // the current payload as sent
 }
@@ -190,21 +190,21 @@ func (w *walk) member(ctx context.Context, s *Sidecar) (stop bool, err error) {
 	}
 	r.Decision, r.Reason = res.Decision, redact.String(res.Reason)
 	switch res.Decision {
-	case protocol.DecisionContinue:
-	case protocol.DecisionBlock:
+	case extproto.DecisionContinue:
+	case extproto.DecisionBlock:
 		w.out.Rulings = append(w.out.Rulings, r)
 		w.block(s, r.Reason)
 		return true, nil
-	case protocol.DecisionReplace:
+	case extproto.DecisionReplace:
 		if err := w.replace(res); err != nil {
 			return false, w.failure(ctx, s, r, err, true)
 		}
-	case protocol.DecisionAllow, protocol.DecisionDeny:
-		if w.point != protocol.PermissionDecision {
+	case extproto.DecisionAllow, extproto.DecisionDeny:
+		if w.point != extproto.PermissionDecision {
 			return false, w.failure(ctx, s, r, fmt.Errorf("decision %q is only legal at permission.decision", res.Decision), true)
 		}
 		w.out.Rulings = append(w.out.Rulings, r)
-		w.rule(s, protocol.HostDecision(res.Decision))
+		w.rule(s, extproto.HostDecision(res.Decision))
 		return true, nil
 	default:
 		return false, w.failure(ctx, s, r, fmt.Errorf("unknown decision %q", res.Decision), true)
@@ -223,19 +223,19 @@ func (w *walk) strategy(ctx context.Context, s *Sidecar) error {
 	}
 	r.Decision, r.Reason = res.Decision, redact.String(res.Reason)
 	switch res.Decision {
-	case protocol.DecisionContinue:
-	case protocol.DecisionReplace:
+	case extproto.DecisionContinue:
+	case extproto.DecisionReplace:
 		before := w.out.Verdict
 		if err := w.replace(res); err != nil {
 			return w.fatal(ctx, s, r, err, true)
 		}
-		if perm, ok := w.out.Payload.(*protocol.PermissionDecisionPayload); ok {
+		if perm, ok := w.out.Payload.(*extproto.PermissionDecisionPayload); ok {
 			// The permission owner's replacement is final, verdict
 			// included; overriding a deny is audited like an allow.
 			w.out.Verdict = before
 			w.rule(s, perm.HostDecision)
 		}
-	case protocol.DecisionBlock:
+	case extproto.DecisionBlock:
 		w.out.Rulings = append(w.out.Rulings, r)
 		w.block(s, r.Reason)
 		return nil
@@ -248,7 +248,7 @@ func (w *walk) strategy(ctx context.Context, s *Sidecar) error {
 
 // ask sends one extension/intercept with the runtime's budget for the
 // point and decodes the ruling strictly.
-func (w *walk) ask(ctx context.Context, s *Sidecar) (*protocol.InterceptResult, time.Duration, error) {
+func (w *walk) ask(ctx context.Context, s *Sidecar) (*extproto.InterceptResult, time.Duration, error) {
 	budget := w.point.InterceptTimeout(s.Plugin.TimeoutMillis)
 	cctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -256,7 +256,7 @@ func (w *walk) ask(ctx context.Context, s *Sidecar) (*protocol.InterceptResult, 
 	res, err := s.intercept(cctx, w.point, w.raw, budget)
 	latency := time.Since(began)
 	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		err = protocol.Errorf(protocol.ReasonInterceptTimeout, "extension %s did not answer %s within %s", s.Plugin.ID, w.point, budget)
+		err = extproto.Errorf(extproto.ReasonInterceptTimeout, "extension %s did not answer %s within %s", s.Plugin.ID, w.point, budget)
 	}
 	return res, latency, err
 }
@@ -264,12 +264,12 @@ func (w *walk) ask(ctx context.Context, s *Sidecar) (*protocol.InterceptResult, 
 // replace strictly re-decodes the replacement as the point's DTO and makes
 // it the payload. Members a replacement omits become empty: nothing is
 // merged with the previous payload.
-func (w *walk) replace(res *protocol.InterceptResult) error {
+func (w *walk) replace(res *extproto.InterceptResult) error {
 	raw := res.Replacement
 	if len(raw) == 0 || string(raw) == "null" {
 		return errors.New("decision replace without a replacement")
 	}
-	p, err := protocol.DecodePayload(w.point, raw)
+	p, err := extproto.DecodePayload(w.point, raw)
 	if err != nil {
 		return err
 	}
@@ -289,10 +289,10 @@ func (w *walk) block(s *Sidecar, reason string) {
 
 // rule records an extension's permission verdict; an allow over a host
 // deny is audited.
-func (w *walk) rule(s *Sidecar, verdict protocol.HostDecision) {
-	if verdict == protocol.HostAllow && w.out.Verdict == protocol.HostDeny {
+func (w *walk) rule(s *Sidecar, verdict extproto.HostDecision) {
+	if verdict == extproto.HostAllow && w.out.Verdict == extproto.HostDeny {
 		note := fmt.Sprintf("extension %s allowed the tool overriding the host deny", s.Plugin.ID)
-		if perm, ok := w.out.Payload.(*protocol.PermissionDecisionPayload); ok && perm.Name != "" {
+		if perm, ok := w.out.Payload.(*extproto.PermissionDecisionPayload); ok && perm.Name != "" {
 			note = fmt.Sprintf("extension %s allowed the tool %q overriding the host deny", s.Plugin.ID, perm.Name)
 		}
 		w.out.Audit = append(w.out.Audit, note)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // scripted describes one fake plugin of a dispatch test.
@@ -21,10 +21,10 @@ type scripted struct {
 	mode      string // default "ok"
 	priority  int
 	required  bool
-	intercept []protocol.HookPoint
+	intercept []extproto.HookPoint
 	replaces  []string
 	timeoutMs int64
-	rules     map[protocol.HookPoint]fakeRule
+	rules     map[extproto.HookPoint]fakeRule
 }
 
 // startScripted starts a generation of fake plugins that share one call
@@ -42,7 +42,7 @@ func startScripted(t *testing.T, plugins ...scripted) (*Generation, func() []str
 		p.Priority, p.Required, p.TimeoutMillis = sp.priority, sp.required, sp.timeoutMs
 		p.Intercepts = sp.intercept
 		for _, r := range sp.replaces {
-			slot, err := protocol.ParseSlot(r)
+			slot, err := extproto.ParseSlot(r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,25 +78,25 @@ func calls(lines []string, kind string) []string {
 	return out
 }
 
-var input = protocol.InputReceive
+var input = extproto.InputReceive
 
-func text(s string) *protocol.InputReceivePayload { return &protocol.InputReceivePayload{Text: s} }
+func text(s string) *extproto.InputReceivePayload { return &extproto.InputReceivePayload{Text: s} }
 
 func TestChainOrderAndReplace(t *testing.T) {
 	t.Parallel()
 	g, log := startScripted(t,
-		scripted{id: "a", priority: 10, intercept: []protocol.HookPoint{input}},
-		scripted{id: "m", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
-			input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"rewritten by m"}`)},
+		scripted{id: "a", priority: 10, intercept: []extproto.HookPoint{input}},
+		scripted{id: "m", intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{
+			input: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"text":"rewritten by m"}`)},
 		}},
-		scripted{id: "b", intercept: []protocol.HookPoint{input}},
-		scripted{id: "z", priority: -5, intercept: []protocol.HookPoint{input}},
+		scripted{id: "b", intercept: []extproto.HookPoint{input}},
+		scripted{id: "z", priority: -5, intercept: []extproto.HookPoint{input}},
 	)
 	out, err := g.Intercept(context.Background(), input, text("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.Payload.(*protocol.InputReceivePayload).Text; got != "rewritten by m" || !out.Changed {
+	if got := out.Payload.(*extproto.InputReceivePayload).Text; got != "rewritten by m" || !out.Changed {
 		t.Fatalf("final payload %q changed=%v", got, out.Changed)
 	}
 	var order []string
@@ -129,8 +129,8 @@ func TestDecisionMatrix(t *testing.T) {
 	tests := []struct {
 		name     string
 		plugins  []scripted
-		point    protocol.HookPoint
-		payload  protocol.Payload
+		point    extproto.HookPoint
+		payload  extproto.Payload
 		wantErr  string // substring of the operation error; "" = no error
 		check    func(t *testing.T, out Outcome)
 		reasonIs error
@@ -138,8 +138,8 @@ func TestDecisionMatrix(t *testing.T) {
 		{
 			name: "block stops the chain with a redacted reason",
 			plugins: []scripted{
-				{id: "a", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionBlock, Reason: "policy says no, token=" + secret}}},
-				{id: "b", intercept: []protocol.HookPoint{input}},
+				{id: "a", intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{input: {Decision: extproto.DecisionBlock, Reason: "policy says no, token=" + secret}}},
+				{id: "b", intercept: []extproto.HookPoint{input}},
 			},
 			point: input, payload: text("x"),
 			check: func(t *testing.T, out Outcome) {
@@ -153,10 +153,10 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name:    "optional invalid replacement is skipped with a warning",
-			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"x","extra":1}`)}}}},
+			plugins: []scripted{{id: "a", intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{input: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"text":"x","extra":1}`)}}}},
 			point:   input, payload: text("keep"),
 			check: func(t *testing.T, out Outcome) {
-				if out.Changed || out.Payload.(*protocol.InputReceivePayload).Text != "keep" {
+				if out.Changed || out.Payload.(*extproto.InputReceivePayload).Text != "keep" {
 					t.Fatalf("payload changed: %+v", out.Payload)
 				}
 				if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "extension a violated the intercept contract at input.receive: invalid input.receive payload: /extra") {
@@ -166,25 +166,25 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name:    "required invalid replacement fails the operation",
-			plugins: []scripted{{id: "a", required: true, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":""}`)}}}},
+			plugins: []scripted{{id: "a", required: true, intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{input: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"text":""}`)}}}},
 			point:   input, payload: text("keep"),
 			wantErr: "extension a violated the intercept contract at input.receive: invalid input.receive payload: /text",
 		},
 		{
 			name:    "allow outside permission.decision is a violation",
-			plugins: []scripted{{id: "a", required: true, intercept: []protocol.HookPoint{protocol.ToolBefore}, rules: map[protocol.HookPoint]fakeRule{protocol.ToolBefore: {Decision: protocol.DecisionAllow}}}},
-			point:   protocol.ToolBefore, payload: &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
+			plugins: []scripted{{id: "a", required: true, intercept: []extproto.HookPoint{extproto.ToolBefore}, rules: map[extproto.HookPoint]fakeRule{extproto.ToolBefore: {Decision: extproto.DecisionAllow}}}},
+			point:   extproto.ToolBefore, payload: &extproto.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
 			wantErr: `extension a violated the intercept contract at tool.before: decision "allow" is only legal at permission.decision`,
 		},
 		{
 			name: "permission allow overrides a host deny, is audited and ends the chain",
 			plugins: []scripted{
-				{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionAllow}}},
-				{id: "b", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}},
+				{id: "a", intercept: []extproto.HookPoint{extproto.PermissionDecision}, rules: map[extproto.HookPoint]fakeRule{extproto.PermissionDecision: {Decision: extproto.DecisionAllow}}},
+				{id: "b", intercept: []extproto.HookPoint{extproto.PermissionDecision}, rules: map[extproto.HookPoint]fakeRule{extproto.PermissionDecision: {Decision: extproto.DecisionDeny}}},
 			},
-			point: protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "run_command", HostDecision: protocol.HostDeny},
+			point: extproto.PermissionDecision, payload: &extproto.PermissionDecisionPayload{Name: "run_command", HostDecision: extproto.HostDeny},
 			check: func(t *testing.T, out Outcome) {
-				if out.Verdict != protocol.HostAllow || len(out.Rulings) != 1 {
+				if out.Verdict != extproto.HostAllow || len(out.Rulings) != 1 {
 					t.Fatalf("verdict %q rulings %d", out.Verdict, len(out.Rulings))
 				}
 				if len(out.Audit) != 1 || out.Audit[0] != `extension a allowed the tool "run_command" overriding the host deny` {
@@ -194,20 +194,20 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name:    "permission deny overrides a host allow",
-			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}}},
-			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "run_command", HostDecision: protocol.HostAllow},
+			plugins: []scripted{{id: "a", intercept: []extproto.HookPoint{extproto.PermissionDecision}, rules: map[extproto.HookPoint]fakeRule{extproto.PermissionDecision: {Decision: extproto.DecisionDeny}}}},
+			point:   extproto.PermissionDecision, payload: &extproto.PermissionDecisionPayload{Name: "run_command", HostDecision: extproto.HostAllow},
 			check: func(t *testing.T, out Outcome) {
-				if out.Verdict != protocol.HostDeny || len(out.Audit) != 0 {
+				if out.Verdict != extproto.HostDeny || len(out.Audit) != 0 {
 					t.Fatalf("verdict %q audit %q", out.Verdict, out.Audit)
 				}
 			},
 		},
 		{
 			name:    "permission continue keeps the host verdict",
-			plugins: []scripted{{id: "a", intercept: []protocol.HookPoint{protocol.PermissionDecision}}},
-			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "x", HostDecision: protocol.HostDeny},
+			plugins: []scripted{{id: "a", intercept: []extproto.HookPoint{extproto.PermissionDecision}}},
+			point:   extproto.PermissionDecision, payload: &extproto.PermissionDecisionPayload{Name: "x", HostDecision: extproto.HostDeny},
 			check: func(t *testing.T, out Outcome) {
-				if out.Verdict != protocol.HostDeny {
+				if out.Verdict != extproto.HostDeny {
 					t.Fatalf("verdict %q", out.Verdict)
 				}
 			},
@@ -215,12 +215,12 @@ func TestDecisionMatrix(t *testing.T) {
 		{
 			name: "slot owner replace is final after the chain",
 			plugins: []scripted{
-				{id: "chain", intercept: []protocol.HookPoint{protocol.ContextPrepare}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"chain"}]}`)}}},
-				{id: "owner", replaces: []string{"context"}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"owner"}]}`)}}},
+				{id: "chain", intercept: []extproto.HookPoint{extproto.ContextPrepare}, rules: map[extproto.HookPoint]fakeRule{extproto.ContextPrepare: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"chain"}]}`)}}},
+				{id: "owner", replaces: []string{"context"}, rules: map[extproto.HookPoint]fakeRule{extproto.ContextPrepare: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"messages":[{"role":"user","content":"owner"}]}`)}}},
 			},
-			point: protocol.ContextPrepare, payload: &protocol.ContextPreparePayload{Messages: []protocol.ProviderMessage{{Role: protocol.RoleUser, Content: "host"}}},
+			point: extproto.ContextPrepare, payload: &extproto.ContextPreparePayload{Messages: []extproto.ProviderMessage{{Role: extproto.RoleUser, Content: "host"}}},
 			check: func(t *testing.T, out Outcome) {
-				if got := out.Payload.(*protocol.ContextPreparePayload).Messages[0].Content; got != "owner" {
+				if got := out.Payload.(*extproto.ContextPreparePayload).Messages[0].Content; got != "owner" {
 					t.Fatalf("messages %+v", out.Payload)
 				}
 				if len(out.Rulings) != 2 || out.Rulings[0].Plugin != "chain" {
@@ -233,14 +233,14 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name:    "slot owner timeout fails the operation with intercept_timeout",
-			plugins: []scripted{{id: "owner", timeoutMs: 200, replaces: []string{"context"}, rules: map[protocol.HookPoint]fakeRule{protocol.ContextPrepare: {Decision: protocol.DecisionContinue, SleepMs: 5000}}}},
-			point:   protocol.ContextPrepare, payload: &protocol.ContextPreparePayload{},
-			wantErr: "extension owner failed at context.prepare: extension owner did not answer context.prepare within 200ms", reasonIs: protocol.ErrInterceptTimeout,
+			plugins: []scripted{{id: "owner", timeoutMs: 200, replaces: []string{"context"}, rules: map[extproto.HookPoint]fakeRule{extproto.ContextPrepare: {Decision: extproto.DecisionContinue, SleepMs: 5000}}}},
+			point:   extproto.ContextPrepare, payload: &extproto.ContextPreparePayload{},
+			wantErr: "extension owner failed at context.prepare: extension owner did not answer context.prepare within 200ms", reasonIs: extproto.ErrInterceptTimeout,
 		},
 		{
 			name:    "slot owner block blocks",
-			plugins: []scripted{{id: "owner", replaces: []string{"compaction"}, rules: map[protocol.HookPoint]fakeRule{protocol.CompactionPrepare: {Decision: protocol.DecisionBlock, Reason: "not now"}}}},
-			point:   protocol.CompactionPrepare, payload: &protocol.CompactionPreparePayload{},
+			plugins: []scripted{{id: "owner", replaces: []string{"compaction"}, rules: map[extproto.HookPoint]fakeRule{extproto.CompactionPrepare: {Decision: extproto.DecisionBlock, Reason: "not now"}}}},
+			point:   extproto.CompactionPrepare, payload: &extproto.CompactionPreparePayload{},
 			check: func(t *testing.T, out Outcome) {
 				if !out.Blocked || out.BlockedBy != "owner" || out.Reason != "not now" {
 					t.Fatalf("outcome %+v", out)
@@ -249,24 +249,24 @@ func TestDecisionMatrix(t *testing.T) {
 		},
 		{
 			name:    "slot owner deny is fatal",
-			plugins: []scripted{{id: "owner", replaces: []string{"permission"}, rules: map[protocol.HookPoint]fakeRule{protocol.PermissionDecision: {Decision: protocol.DecisionDeny}}}},
-			point:   protocol.PermissionDecision, payload: &protocol.PermissionDecisionPayload{Name: "x", HostDecision: protocol.HostAllow},
+			plugins: []scripted{{id: "owner", replaces: []string{"permission"}, rules: map[extproto.HookPoint]fakeRule{extproto.PermissionDecision: {Decision: extproto.DecisionDeny}}}},
+			point:   extproto.PermissionDecision, payload: &extproto.PermissionDecisionPayload{Name: "x", HostDecision: extproto.HostAllow},
 			wantErr: `extension owner violated the intercept contract at permission.decision: strategy ruling "deny" is not continue or replace`,
 		},
 		{
 			name:    "tool slot owner rules only its tool",
-			plugins: []scripted{{id: "owner", replaces: []string{"tool:read_file"}, rules: map[protocol.HookPoint]fakeRule{protocol.ToolBefore: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":"{\"path\":\"b\"}"}`)}}}},
-			point:   protocol.ToolBefore, payload: &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
+			plugins: []scripted{{id: "owner", replaces: []string{"tool:read_file"}, rules: map[extproto.HookPoint]fakeRule{extproto.ToolBefore: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"name":"read_file","arguments":"{\"path\":\"b\"}"}`)}}}},
+			point:   extproto.ToolBefore, payload: &extproto.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`},
 			check: func(t *testing.T, out Outcome) {
-				if got := out.Payload.(*protocol.ToolBeforePayload).Arguments; got != `{"path":"b"}` {
+				if got := out.Payload.(*extproto.ToolBeforePayload).Arguments; got != `{"path":"b"}` {
 					t.Fatalf("arguments %q", got)
 				}
 			},
 		},
 		{
 			name:    "session phase mismatch is a violation",
-			plugins: []scripted{{id: "owner", replaces: []string{"session_policy"}, rules: map[protocol.HookPoint]fakeRule{protocol.SessionSave: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"phase":"load","sessionPath":"/s"}`)}}}},
-			point:   protocol.SessionSave, payload: &protocol.SessionSavePayload{Phase: "save", SessionPath: "/s"},
+			plugins: []scripted{{id: "owner", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]fakeRule{extproto.SessionSave: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"phase":"load","sessionPath":"/s"}`)}}}},
+			point:   extproto.SessionSave, payload: &extproto.SessionSavePayload{Phase: "save", SessionPath: "/s"},
 			wantErr: "extension owner violated the intercept contract at session.save",
 		},
 	}
@@ -294,7 +294,7 @@ func TestDecisionMatrix(t *testing.T) {
 
 func TestOptionalTimeoutWarnsOnce(t *testing.T) {
 	t.Parallel()
-	g, _ := startScripted(t, scripted{id: "slow", timeoutMs: 100, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{input: {Decision: protocol.DecisionReplace, Replacement: json.RawMessage(`{"text":"late"}`), SleepMs: 2000}}})
+	g, _ := startScripted(t, scripted{id: "slow", timeoutMs: 100, intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{input: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"text":"late"}`), SleepMs: 2000}}})
 	for i := range 2 {
 		out, err := g.Intercept(context.Background(), input, text("x"))
 		if err != nil {
@@ -315,11 +315,11 @@ func TestOptionalTimeoutWarnsOnce(t *testing.T) {
 func TestEventsReachChainAndOwnerOnce(t *testing.T) {
 	t.Parallel()
 	g, log := startScripted(t,
-		scripted{id: "both", intercept: []protocol.HookPoint{protocol.SessionStart}, replaces: []string{"session_policy"}},
-		scripted{id: "chain", intercept: []protocol.HookPoint{protocol.SessionStart}},
-		scripted{id: "other", intercept: []protocol.HookPoint{input}},
+		scripted{id: "both", intercept: []extproto.HookPoint{extproto.SessionStart}, replaces: []string{"session_policy"}},
+		scripted{id: "chain", intercept: []extproto.HookPoint{extproto.SessionStart}},
+		scripted{id: "other", intercept: []extproto.HookPoint{input}},
 	)
-	if w := g.Event(protocol.SessionStart, &protocol.SessionStartPayload{Phase: "start", SessionPath: "/s"}); len(w) != 0 {
+	if w := g.Event(extproto.SessionStart, &extproto.SessionStartPayload{Phase: "start", SessionPath: "/s"}); len(w) != 0 {
 		t.Fatal(w)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -336,7 +336,7 @@ func TestEventsReachChainAndOwnerOnce(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if g.Event(protocol.AgentBeforeStart, &protocol.AgentBeforeStartPayload{SessionID: "s"}) != nil {
+	if g.Event(extproto.AgentBeforeStart, &extproto.AgentBeforeStartPayload{SessionID: "s"}) != nil {
 		t.Fatal("event without observers warned")
 	}
 }
@@ -368,15 +368,15 @@ func TestNoRuntimeMeansNoWork(t *testing.T) {
 func TestDeafObserverSlowsNobody(t *testing.T) {
 	t.Parallel()
 	g, _ := startScripted(t,
-		scripted{id: "deaf", mode: "deaf", intercept: []protocol.HookPoint{protocol.FrontendEvent}},
-		scripted{id: "live", intercept: []protocol.HookPoint{input}},
+		scripted{id: "deaf", mode: "deaf", intercept: []extproto.HookPoint{extproto.FrontendEvent}},
+		scripted{id: "live", intercept: []extproto.HookPoint{input}},
 	)
-	big := &protocol.FrontendEventPayload{Kind: "log", Text: strings.Repeat("x", 32<<10)}
+	big := &extproto.FrontendEventPayload{Kind: "log", Text: strings.Repeat("x", 32<<10)}
 	var warnings []string
 	// Far more than the pipe and the 16 event slots can hold: if Event
 	// ever waited for the deaf sidecar this loop would hang the test.
 	for range 200 {
-		warnings = append(warnings, g.Event(protocol.FrontendEvent, big)...)
+		warnings = append(warnings, g.Event(extproto.FrontendEvent, big)...)
 	}
 	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "extension deaf dropped the frontend.event event: outbound notification queue is full") {
 		t.Fatalf("warnings %q", warnings)
@@ -390,14 +390,14 @@ func TestDeafObserverSlowsNobody(t *testing.T) {
 func TestLargePayloadRoundTripsThroughContentRefs(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-	g, log := startScripted(t, scripted{id: "big", required: true, timeoutMs: 60000, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
-		input: {Decision: protocol.DecisionReplace, Fetch: true, EchoRef: true},
+	g, log := startScripted(t, scripted{id: "big", required: true, timeoutMs: 60000, intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{
+		input: {Decision: extproto.DecisionReplace, Fetch: true, EchoRef: true},
 	}})
 	out, err := g.Intercept(context.Background(), input, text(huge))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.Payload.(*protocol.InputReceivePayload).Text; got != huge {
+	if got := out.Payload.(*extproto.InputReceivePayload).Text; got != huge {
 		t.Fatalf("replacement of %d bytes differs from the %d-byte payload", len(got), len(huge))
 	}
 	lines := log()
@@ -417,21 +417,21 @@ func TestBadExternalizedReplacements(t *testing.T) {
 	tests := []struct {
 		name   string
 		raw    string
-		reason protocol.Reason
+		reason extproto.Reason
 	}{
-		{"unknown ref", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonContentRefExpired},
-		{"inline and envelope", `{"decision":"replace","replacement":{"text":"x"},"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonProtocolError},
-		{"wrong pointer", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/payload","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, protocol.ReasonProtocolError},
-		{"over the object cap", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":8388609,"sha256":"` + zeros + `"}]}`, protocol.ReasonFrameTooLarge},
+		{"unknown ref", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, extproto.ReasonContentRefExpired},
+		{"inline and envelope", `{"decision":"replace","replacement":{"text":"x"},"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, extproto.ReasonProtocolError},
+		{"wrong pointer", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/payload","contentRef":"content_000000000000000000000000","totalBytes":3,"sha256":"` + zeros + `"}]}`, extproto.ReasonProtocolError},
+		{"over the object cap", `{"decision":"replace","replacement":null,"externalized":[{"jsonPointer":"/replacement","contentRef":"content_000000000000000000000000","totalBytes":8388609,"sha256":"` + zeros + `"}]}`, extproto.ReasonFrameTooLarge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g, _ := startScripted(t, scripted{id: "bad", required: true, intercept: []protocol.HookPoint{input}, rules: map[protocol.HookPoint]fakeRule{
+			g, _ := startScripted(t, scripted{id: "bad", required: true, intercept: []extproto.HookPoint{input}, rules: map[extproto.HookPoint]fakeRule{
 				input: {Raw: json.RawMessage(tc.raw)},
 			}})
 			_, err := g.Intercept(context.Background(), input, text("x"))
-			if got := protocol.ReasonOf(err); got != tc.reason {
+			if got := extproto.ReasonOf(err); got != tc.reason {
 				t.Fatalf("reason %q want %q: %v", got, tc.reason, err)
 			}
 		})
@@ -441,10 +441,10 @@ func TestBadExternalizedReplacements(t *testing.T) {
 func TestEventReachesTheToolSlotOwner(t *testing.T) {
 	t.Parallel()
 	g, log := startScripted(t, scripted{id: "reader", replaces: []string{"tool:read_file"}})
-	if w := g.Event(protocol.ToolBefore, &protocol.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`}); len(w) != 0 {
+	if w := g.Event(extproto.ToolBefore, &extproto.ToolBeforePayload{Name: "read_file", Arguments: `{"path":"a"}`}); len(w) != 0 {
 		t.Fatal(w)
 	}
-	g.Event(protocol.ToolBefore, &protocol.ToolBeforePayload{Name: "list_files"})
+	g.Event(extproto.ToolBefore, &extproto.ToolBeforePayload{Name: "list_files"})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := calls(log(), "event")
@@ -464,21 +464,21 @@ func TestEventReachesTheToolSlotOwner(t *testing.T) {
 func TestStrategyPointsHaveNoChain(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		point   protocol.HookPoint
+		point   extproto.HookPoint
 		slot    string
-		payload protocol.Payload
+		payload extproto.Payload
 	}{
-		{protocol.SystemPromptBuild, "system_prompt", &protocol.SystemPromptBuildPayload{Prompt: "host", WorkspaceRoot: "/ws"}},
-		{protocol.SessionStart, "session_policy", &protocol.SessionStartPayload{Phase: protocol.PhaseStart, SessionPath: "/s"}},
-		{protocol.SessionLoad, "session_policy", &protocol.SessionLoadPayload{Phase: protocol.PhaseLoad, SessionPath: "/s"}},
-		{protocol.SessionSave, "session_policy", &protocol.SessionSavePayload{Phase: protocol.PhaseSave, SessionPath: "/s"}},
-		{protocol.SessionRotate, "session_policy", &protocol.SessionRotatePayload{Phase: protocol.PhaseRotate, SessionPath: "/s"}},
-		{protocol.SessionEnd, "session_policy", &protocol.SessionEndPayload{Phase: protocol.PhaseEnd, SessionPath: "/s"}},
+		{extproto.SystemPromptBuild, "system_prompt", &extproto.SystemPromptBuildPayload{Prompt: "host", WorkspaceRoot: "/ws"}},
+		{extproto.SessionStart, "session_policy", &extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: "/s"}},
+		{extproto.SessionLoad, "session_policy", &extproto.SessionLoadPayload{Phase: extproto.PhaseLoad, SessionPath: "/s"}},
+		{extproto.SessionSave, "session_policy", &extproto.SessionSavePayload{Phase: extproto.PhaseSave, SessionPath: "/s"}},
+		{extproto.SessionRotate, "session_policy", &extproto.SessionRotatePayload{Phase: extproto.PhaseRotate, SessionPath: "/s"}},
+		{extproto.SessionEnd, "session_policy", &extproto.SessionEndPayload{Phase: extproto.PhaseEnd, SessionPath: "/s"}},
 	} {
 		for _, owned := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s owned=%v", tc.point, owned), func(t *testing.T) {
 				t.Parallel()
-				plugins := []scripted{{id: "watcher", required: true, intercept: []protocol.HookPoint{tc.point}, rules: map[protocol.HookPoint]fakeRule{tc.point: {Decision: protocol.DecisionBlock, Reason: "no"}}}}
+				plugins := []scripted{{id: "watcher", required: true, intercept: []extproto.HookPoint{tc.point}, rules: map[extproto.HookPoint]fakeRule{tc.point: {Decision: extproto.DecisionBlock, Reason: "no"}}}}
 				if owned {
 					plugins = append(plugins, scripted{id: "owner", replaces: []string{tc.slot}})
 				}
@@ -502,7 +502,7 @@ func TestStrategyPointsHaveNoChain(t *testing.T) {
 				if owned {
 					want = 2
 				}
-				if tc.point == protocol.SystemPromptBuild {
+				if tc.point == extproto.SystemPromptBuild {
 					want *= 2 // the build's own, then this one
 				}
 				deadline := time.Now().Add(10 * time.Second)

@@ -8,5 +8,5 @@
 // It never talks to an editor and never renders UI: inbound UI traffic
 // from sidecars is handed to a UIHost the caller provides. Every text a
 // sidecar supplies that reaches a user, a log or an error goes through
-// exthost/redact.
+// redact.
 package exthost

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // observers of one generation: warn-once memory and the audit sink.
@@ -39,7 +39,7 @@ func (g *Generation) audit(note string) {
 // sidecar whose bounded event queue is full (or that is gone) misses the
 // event, and that is warned about once per plugin. With no observer it
 // does no JSON work.
-func (g *Generation) Event(point protocol.HookPoint, payload protocol.Payload) []string {
+func (g *Generation) Event(point extproto.HookPoint, payload extproto.Payload) []string {
 	to := g.observersOf(point, payload)
 	if len(to) == 0 {
 		return nil
@@ -59,7 +59,7 @@ func (g *Generation) Event(point protocol.HookPoint, payload protocol.Payload) [
 
 // broadcast is Event to the observers to with the payload already
 // encoded; it appends its warnings to out.
-func (g *Generation) broadcast(to []*Sidecar, point protocol.HookPoint, raw json.RawMessage, out *Outcome) {
+func (g *Generation) broadcast(to []*Sidecar, point extproto.HookPoint, raw json.RawMessage, out *Outcome) {
 	for _, s := range to {
 		if err := s.event(point, raw); err != nil {
 			msg := fmt.Sprintf("extension %s dropped the %s event: %s", s.Plugin.ID, point, redact.String(err.Error()))
@@ -72,7 +72,7 @@ func (g *Generation) broadcast(to []*Sidecar, point protocol.HookPoint, raw json
 
 // Observed reports whether any plugin observes point in g (observersOf is
 // not empty), so a caller can skip building a payload nobody reads.
-func (g *Generation) Observed(point protocol.HookPoint) bool {
+func (g *Generation) Observed(point extproto.HookPoint) bool {
 	return len(g.chains[point]) > 0 || g.owner(point, nil) != nil
 }
 
@@ -80,7 +80,7 @@ func (g *Generation) Observed(point protocol.HookPoint) bool {
 // whose manifest intercepts it (its chain) plus the owner of the slot
 // ruling it, without duplicates, in chain order. This is the one rule of
 // who observes a point.
-func (g *Generation) observersOf(point protocol.HookPoint, payload protocol.Payload) []*Sidecar {
+func (g *Generation) observersOf(point extproto.HookPoint, payload extproto.Payload) []*Sidecar {
 	chain := g.chains[point]
 	owner := g.owner(point, payload)
 	if owner == nil {

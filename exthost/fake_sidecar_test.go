@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/contentref"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/wire"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/extproto/wire"
 )
 
 // The test binary doubles as a scripted sidecar: with envFakeMode set it
-// runs fakeSidecar instead of the tests. Scripting it over exthost/wire
+// runs fakeSidecar instead of the tests. Scripting it over extproto/wire
 // (not the SDK) lets a test make it misbehave in ways the SDK never would.
 const (
 	envFakeMode   = "RX_FAKE_SIDECAR"
@@ -36,8 +36,8 @@ const (
 // fakeFrame is one scripted step of a provider stream.
 type fakeFrame struct {
 	Seq     int64                     `json:"seq,omitempty"`
-	Chunk   *protocol.ProviderChunk   `json:"chunk,omitempty"`
-	End     *protocol.StreamEndParams `json:"end,omitempty"`
+	Chunk   *extproto.ProviderChunk   `json:"chunk,omitempty"`
+	End     *extproto.StreamEndParams `json:"end,omitempty"`
 	SleepMs int                       `json:"sleepMs,omitempty"`
 	Exit    int                       `json:"exit,omitempty"`
 	Decline bool                      `json:"decline,omitempty"`
@@ -45,7 +45,7 @@ type fakeFrame struct {
 
 // fakeRule scripts the fake sidecar's answer at one hook point.
 type fakeRule struct {
-	Decision    protocol.InterceptDecision `json:"decision"`
+	Decision    extproto.InterceptDecision `json:"decision"`
 	Reason      string                     `json:"reason,omitempty"`
 	Replacement json.RawMessage            `json:"replacement,omitempty"`
 	// Raw, when set, is sent as the whole result instead.
@@ -115,14 +115,14 @@ func fakeSidecar(mode string) int {
 	if mode == "deaf" {
 		return fakeDeaf()
 	}
-	init := protocol.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
+	init := extproto.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
 	if raw := os.Getenv(envFakeInit); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &init); err != nil {
 			fmt.Fprintln(os.Stderr, "bad", envFakeInit, err)
 			return 2
 		}
 	}
-	rules := map[protocol.HookPoint]fakeRule{}
+	rules := map[extproto.HookPoint]fakeRule{}
 	if raw := os.Getenv(envFakeRule); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &rules); err != nil {
 			fmt.Fprintln(os.Stderr, "bad", envFakeRule, err)
@@ -134,10 +134,10 @@ func fakeSidecar(mode string) int {
 	handler := func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 		conn := wire.ConnFromContext(ctx)
 		switch method {
-		case protocol.MethodInitialize:
+		case extproto.MethodInitialize:
 			switch mode {
 			case "early-request":
-				_, _ = conn.Call(ctx, protocol.MethodUIPublish, map[string]any{})
+				_, _ = conn.Call(ctx, extproto.MethodUIPublish, map[string]any{})
 			case "early-notify":
 				_ = conn.Notify(ctx, "extension/provider/stream/end", map[string]any{"streamId": "s", "lastSeq": 0})
 				time.Sleep(time.Second)
@@ -152,22 +152,22 @@ func fakeSidecar(mode string) int {
 				_ = os.WriteFile(os.Getenv(envFakePID)+".interval", []byte(fmt.Sprintf("%d %d", began, time.Now().UnixNano())), 0o644)
 			}
 			return init, nil
-		case protocol.MethodStreamOpen:
+		case extproto.MethodStreamOpen:
 			return fakeStreamOpen(conn, name, params)
-		case protocol.MethodStreamCancel:
-			var p protocol.StreamCancelParams
+		case extproto.MethodStreamCancel:
+			var p extproto.StreamCancelParams
 			_ = json.Unmarshal(params, &p)
 			fakeLog(name + " cancel " + p.StreamID)
 			fakeCancelled.Store(p.StreamID, true)
-			return protocol.StreamCancelResult{Cancelled: true}, nil
-		case protocol.MethodProviderCatalog:
-			return protocol.ProviderCatalogResult{Providers: append(init.Providers, protocol.ProviderDescriptor{Ref: "plugin/elsewhere/x/y"})}, nil
-		case protocol.MethodShutdown:
+			return extproto.StreamCancelResult{Cancelled: true}, nil
+		case extproto.MethodProviderCatalog:
+			return extproto.ProviderCatalogResult{Providers: append(init.Providers, extproto.ProviderDescriptor{Ref: "plugin/elsewhere/x/y"})}, nil
+		case extproto.MethodShutdown:
 			if mode == "ignore-shutdown" {
 				select {}
 			}
-			return protocol.ShutdownResult{Accepted: true}, nil
-		case protocol.MethodIntercept:
+			return extproto.ShutdownResult{Accepted: true}, nil
+		case extproto.MethodIntercept:
 			if mode == "crash-on-call" {
 				fmt.Fprintln(os.Stderr, "panic: boom with token=ghp_abcdefghijklmnopqrstuvwxyz0123456789")
 				os.Exit(7)
@@ -175,14 +175,14 @@ func fakeSidecar(mode string) int {
 			<-ready
 			return fakeIntercept(ctx, conn, name, rules, params)
 		}
-		return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
+		return nil, extproto.NewError(extproto.ReasonUnknownMethod, "method not found: "+method)
 	}
 	notify := func(_ context.Context, method string, params json.RawMessage) {
 		switch method {
-		case protocol.MethodInitialized:
+		case extproto.MethodInitialized:
 			close(ready)
-		case protocol.MethodEvent:
-			var p protocol.EventParams
+		case extproto.MethodEvent:
+			var p extproto.EventParams
 			_ = json.Unmarshal(params, &p)
 			fakeLog(fmt.Sprintf("%s event %s %s", name, p.Event, p.Payload))
 			if mode == "slow-events" {
@@ -211,15 +211,15 @@ func fakeSidecar(mode string) int {
 	return 0
 }
 
-func fakeIntercept(ctx context.Context, conn *wire.Conn, name string, rules map[protocol.HookPoint]fakeRule, raw json.RawMessage) (any, error) {
-	var p protocol.InterceptParams
+func fakeIntercept(ctx context.Context, conn *wire.Conn, name string, rules map[extproto.HookPoint]fakeRule, raw json.RawMessage) (any, error) {
+	var p extproto.InterceptParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
 	fakeLog(fmt.Sprintf("%s intercept %s seq=%d timeout=%d %s", name, p.Event, p.Seq, p.TimeoutMillis, p.Payload))
 	rule, ok := rules[p.Event]
 	if !ok {
-		return protocol.InterceptResult{Decision: protocol.DecisionContinue}, nil
+		return extproto.InterceptResult{Decision: extproto.DecisionContinue}, nil
 	}
 	if rule.SleepMs > 0 {
 		select {
@@ -229,26 +229,26 @@ func fakeIntercept(ctx context.Context, conn *wire.Conn, name string, rules map[
 		}
 	}
 	if rule.Fetch && len(p.Externalized) == 1 {
-		data, err := contentref.Fetch(ctx, func(ctx context.Context, rp protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
-			res, err := conn.Call(ctx, protocol.MethodContentRead, rp)
+		data, err := contentref.Fetch(ctx, func(ctx context.Context, rp extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
+			res, err := conn.Call(ctx, extproto.MethodContentRead, rp)
 			if err != nil {
 				return nil, err
 			}
-			var out protocol.ContentReadResult
+			var out extproto.ContentReadResult
 			return &out, json.Unmarshal(res, &out)
 		}, p.Externalized[0])
 		if err != nil {
-			return protocol.InterceptResult{Decision: protocol.DecisionBlock, Reason: "fetch failed: " + err.Error()}, nil
+			return extproto.InterceptResult{Decision: extproto.DecisionBlock, Reason: "fetch failed: " + err.Error()}, nil
 		}
 		fakeLog(fmt.Sprintf("%s fetched %d bytes", name, len(data)))
 	}
 	if rule.Raw != nil {
 		return rule.Raw, nil
 	}
-	res := protocol.InterceptResult{Decision: rule.Decision, Reason: rule.Reason, Replacement: rule.Replacement}
+	res := extproto.InterceptResult{Decision: rule.Decision, Reason: rule.Reason, Replacement: rule.Replacement}
 	if rule.EchoRef {
 		res.Replacement = json.RawMessage("null")
-		res.Externalized = []protocol.ExternalizedField{p.Externalized[0]}
+		res.Externalized = []extproto.ExternalizedField{p.Externalized[0]}
 		res.Externalized[0].JSONPointer = "/replacement"
 	}
 	return res, nil
@@ -286,7 +286,7 @@ func fakeDeaf() int {
 var fakeCancelled sync.Map
 
 func fakeStreamOpen(conn *wire.Conn, name string, raw json.RawMessage) (any, error) {
-	var p protocol.StreamOpenParams
+	var p extproto.StreamOpenParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
@@ -294,13 +294,13 @@ func fakeStreamOpen(conn *wire.Conn, name string, raw json.RawMessage) (any, err
 	var frames []fakeFrame
 	_ = json.Unmarshal([]byte(os.Getenv(envFakeStream)), &frames)
 	if len(frames) > 0 && frames[0].Decline {
-		return protocol.StreamOpenResult{Accepted: false}, nil
+		return extproto.StreamOpenResult{Accepted: false}, nil
 	}
 	go func() {
 		time.Sleep(20 * time.Millisecond) // let the ack go out first
 		for _, f := range frames {
 			if _, cancelled := fakeCancelled.Load(p.StreamID); cancelled {
-				_ = conn.Notify(context.Background(), protocol.MethodStreamEnd, protocol.StreamEndParams{StreamID: p.StreamID, LastSeq: f.Seq, Interrupted: true})
+				_ = conn.Notify(context.Background(), extproto.MethodStreamEnd, extproto.StreamEndParams{StreamID: p.StreamID, LastSeq: f.Seq, Interrupted: true})
 				return
 			}
 			switch {
@@ -310,13 +310,13 @@ func fakeStreamOpen(conn *wire.Conn, name string, raw json.RawMessage) (any, err
 				os.Exit(f.Exit)
 			case f.End != nil:
 				f.End.StreamID = p.StreamID
-				_ = conn.Notify(context.Background(), protocol.MethodStreamEnd, f.End)
+				_ = conn.Notify(context.Background(), extproto.MethodStreamEnd, f.End)
 			case f.Chunk != nil:
-				_ = conn.Notify(context.Background(), protocol.MethodStreamChunk, protocol.StreamChunkParams{StreamID: p.StreamID, Seq: f.Seq, Chunk: *f.Chunk})
+				_ = conn.Notify(context.Background(), extproto.MethodStreamChunk, extproto.StreamChunkParams{StreamID: p.StreamID, Seq: f.Seq, Chunk: *f.Chunk})
 			}
 		}
 	}()
-	return protocol.StreamOpenResult{Accepted: true}, nil
+	return extproto.StreamOpenResult{Accepted: true}, nil
 }
 
 func writePID() {
@@ -326,7 +326,7 @@ func writePID() {
 }
 
 // fakePlugin returns a Plugin whose command is this test binary in mode.
-func fakePlugin(t *testing.T, id, mode string, init *protocol.InitializeResult) (*Plugin, string) {
+func fakePlugin(t *testing.T, id, mode string, init *extproto.InitializeResult) (*Plugin, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -341,8 +341,8 @@ func fakePlugin(t *testing.T, id, mode string, init *protocol.InitializeResult) 
 	return &Plugin{
 		ID: id, Root: t.TempDir(), Version: "1.0.0",
 		Command: exe, Env: env,
-		Intercepts:   []protocol.HookPoint{protocol.InputReceive, protocol.ToolBefore},
-		Capabilities: []protocol.Capability{protocol.CapInterceptors},
+		Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.ToolBefore},
+		Capabilities: []extproto.Capability{extproto.CapInterceptors},
 	}, pidFile
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/slots"
 )
 
@@ -41,7 +41,7 @@ type Generation struct {
 	promptKey string // what SystemPrompt depends on; see promptKey
 
 	byID   map[string]*Sidecar
-	chains map[protocol.HookPoint][]*Sidecar
+	chains map[extproto.HookPoint][]*Sidecar
 	obs    observers
 
 	mu      sync.Mutex
@@ -53,7 +53,7 @@ type Generation struct {
 // PluginProvider is one provider a sidecar declared.
 type PluginProvider struct {
 	Plugin     string
-	Descriptor protocol.ProviderDescriptor
+	Descriptor extproto.ProviderDescriptor
 }
 
 // Action is one UI action a sidecar declared, shown as /<plugin>:<id>.
@@ -75,7 +75,7 @@ func (g *Generation) Sidecar(id string) (*Sidecar, bool) {
 // Chain returns the interceptors of point in call order: ascending
 // manifest priority, then plugin id. It is built from the manifests'
 // intercepts, not from what the handshakes subscribed.
-func (g *Generation) Chain(point protocol.HookPoint) []*Sidecar { return g.chains[point] }
+func (g *Generation) Chain(point extproto.HookPoint) []*Sidecar { return g.chains[point] }
 
 // Empty reports whether no sidecar runs in g, so callers can skip all
 // protocol work.
@@ -94,7 +94,7 @@ func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, er
 		Sidecars: started,
 		Slots:    &slots.Registry{},
 		byID:     make(map[string]*Sidecar, len(started)),
-		chains:   make(map[protocol.HookPoint][]*Sidecar),
+		chains:   make(map[extproto.HookPoint][]*Sidecar),
 		closed:   make(chan struct{}),
 		obs:      obs,
 	}
@@ -125,14 +125,14 @@ func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, er
 func (g *Generation) addDeclarations(s *Sidecar) {
 	id := s.Plugin.ID
 	for _, d := range s.Init.Providers {
-		if err := protocol.ValidateProviderRef(d.Ref); err != nil || strings.Count(d.Ref, "/") != 3 {
+		if err := extproto.ValidateProviderRef(d.Ref); err != nil || strings.Count(d.Ref, "/") != 3 {
 			g.Warnings = append(g.Warnings, "extension "+id+": provider ref "+strconv.Quote(d.Ref)+" is not plugin/"+id+"/<provider>/<model>; it is left out")
 			continue
 		}
 		g.Providers = append(g.Providers, PluginProvider{Plugin: id, Descriptor: d})
 	}
 	for _, a := range s.Init.UIActions {
-		if !protocol.ValidActionID(a.ActionID) {
+		if !extproto.ValidActionID(a.ActionID) {
 			g.Warnings = append(g.Warnings, "extension "+id+": UI action id "+strconv.Quote(a.ActionID)+" does not match ^[a-z0-9-]+$; none of its actions are shown")
 			return
 		}

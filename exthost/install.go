@@ -3,8 +3,8 @@ package exthost
 import (
 	"fmt"
 
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // PluginsFromHome returns the runtimes the home's install records allow:

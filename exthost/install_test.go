@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -63,7 +63,7 @@ func TestPluginsFromHome(t *testing.T) {
 	if p.ID != "runs" || p.Version != "1.2.3" || p.Command != "${REASONIX_PLUGIN_ROOT}/bin/run" || !p.Required || p.Priority != -3 || p.TimeoutMillis != 250 || p.Env["MODE"] != "a" || p.Args[0] != "--serve" {
 		t.Fatalf("plugin %+v", p)
 	}
-	if !p.Intercepting(protocol.ToolBefore) || !p.HasCapability(protocol.CapUI) || p.Replaces[0].String() != "tool:read_file" {
+	if !p.Intercepting(extproto.ToolBefore) || !p.HasCapability(extproto.CapUI) || p.Replaces[0].String() != "tool:read_file" {
 		t.Fatalf("declarations %+v", p)
 	}
 	if got, err := resolveCommand(p.Command, p.Root); err != nil || got != filepath.Join(p.Root, "bin", "run") {

@@ -6,31 +6,31 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/contentref"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // intercept sends one extension/intercept to s with a fresh seq, the
 // payload externalized when over 64 KiB, and decodes the ruling strictly.
 // The payload's content refs live until the call ends (plus the store's
 // grace), so the sidecar can page them while it decides.
-func (s *Sidecar) intercept(ctx context.Context, point protocol.HookPoint, raw json.RawMessage, budget time.Duration) (*protocol.InterceptResult, error) {
+func (s *Sidecar) intercept(ctx context.Context, point extproto.HookPoint, raw json.RawMessage, budget time.Duration) (*extproto.InterceptResult, error) {
 	lease := s.content.Lease()
 	defer lease.Release()
 	payload, ext, err := contentref.Externalize(lease, "/payload", raw)
 	if err != nil {
 		return nil, err
 	}
-	params := protocol.InterceptParams{Event: point, Seq: s.NextSeq(), Payload: payload, Externalized: ext, TimeoutMillis: budget.Milliseconds()}
-	res, err := s.Call(ctx, protocol.MethodIntercept, params)
+	params := extproto.InterceptParams{Event: point, Seq: s.NextSeq(), Payload: payload, Externalized: ext, TimeoutMillis: budget.Milliseconds()}
+	res, err := s.Call(ctx, extproto.MethodIntercept, params)
 	if err != nil {
 		return nil, err
 	}
-	v, err := protocol.DecodeResult(protocol.MethodIntercept, res)
+	v, err := extproto.DecodeResult(extproto.MethodIntercept, res)
 	if err != nil {
 		return nil, err
 	}
-	r := v.(*protocol.InterceptResult)
-	if r.Decision == protocol.DecisionReplace {
+	r := v.(*extproto.InterceptResult)
+	if r.Decision == extproto.DecisionReplace {
 		// Resolve while the lease still holds the payload's refs: a
 		// sidecar may answer "use the bytes you sent me".
 		if r.Replacement, err = contentref.Resolve(s.content, "/replacement", r.Replacement, r.Externalized); err != nil {
@@ -38,7 +38,7 @@ func (s *Sidecar) intercept(ctx context.Context, point protocol.HookPoint, raw j
 		}
 		r.Externalized = nil
 	} else if len(r.Externalized) > 0 {
-		return nil, protocol.Errorf(protocol.ReasonProtocolError, "extension %s externalized a replacement with decision %q", s.Plugin.ID, r.Decision)
+		return nil, extproto.Errorf(extproto.ReasonProtocolError, "extension %s externalized a replacement with decision %q", s.Plugin.ID, r.Decision)
 	}
 	return r, nil
 }
@@ -46,17 +46,17 @@ func (s *Sidecar) intercept(ctx context.Context, point protocol.HookPoint, raw j
 // event sends one best-effort extension/event; it never blocks. The
 // payload's refs get the store's grace to be read, since an observation
 // has no call to scope them to.
-func (s *Sidecar) event(point protocol.HookPoint, raw json.RawMessage) error {
+func (s *Sidecar) event(point extproto.HookPoint, raw json.RawMessage) error {
 	lease := s.content.Lease()
 	defer lease.Release()
 	payload, ext, err := contentref.Externalize(lease, "/payload", raw)
 	if err != nil {
 		return err
 	}
-	return s.TryNotify(protocol.MethodEvent, protocol.EventParams{Event: point, Payload: payload, Externalized: ext})
+	return s.TryNotify(extproto.MethodEvent, extproto.EventParams{Event: point, Payload: payload, Externalized: ext})
 }
 
 // readContent serves host/content/read from the sidecar's own store only.
-func (s *Sidecar) readContent(p *protocol.ContentReadParams) (*protocol.ContentReadResult, error) {
+func (s *Sidecar) readContent(p *extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
 	return s.content.Read(p)
 }

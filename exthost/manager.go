@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // generationCounter numbers runtime builds process-wide: first build 1.
@@ -69,13 +69,13 @@ type Manager struct {
 // NewManager returns a manager with an empty current generation.
 func NewManager(opts ManagerOptions) *Manager {
 	if opts.StartBudget <= 0 {
-		opts.StartBudget = protocol.GenerationStartBudget
+		opts.StartBudget = extproto.GenerationStartBudget
 	}
 	if opts.Parallel <= 0 {
-		opts.Parallel = protocol.GenerationParallelStart
+		opts.Parallel = extproto.GenerationParallelStart
 	}
 	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = protocol.ShutdownTimeout
+		opts.ShutdownTimeout = extproto.ShutdownTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -144,21 +144,21 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 // fails or blocks fails the build.
 func (m *Manager) settlePrompt(ctx context.Context, g *Generation) error {
 	g.promptKey = promptKey(g, m.opts)
-	payload := &protocol.SystemPromptBuildPayload{Prompt: m.opts.SystemPrompt, WorkspaceRoot: m.opts.WorkspaceRoot}
+	payload := &extproto.SystemPromptBuildPayload{Prompt: m.opts.SystemPrompt, WorkspaceRoot: m.opts.WorkspaceRoot}
 	if cur := m.Current(); cur.promptKey == g.promptKey {
 		payload.Prompt = cur.SystemPrompt
 		g.SystemPrompt = payload.Prompt
-		g.Warnings = append(g.Warnings, g.Event(protocol.SystemPromptBuild, payload)...)
+		g.Warnings = append(g.Warnings, g.Event(extproto.SystemPromptBuild, payload)...)
 		return nil
 	}
-	out, err := g.Intercept(ctx, protocol.SystemPromptBuild, payload)
+	out, err := g.Intercept(ctx, extproto.SystemPromptBuild, payload)
 	if err != nil {
 		return err
 	}
 	if out.Blocked {
 		return fmt.Errorf("extension %s blocked system_prompt.build: %s", out.BlockedBy, out.Reason)
 	}
-	g.SystemPrompt = out.Payload.(*protocol.SystemPromptBuildPayload).Prompt
+	g.SystemPrompt = out.Payload.(*extproto.SystemPromptBuildPayload).Prompt
 	g.Warnings = append(g.Warnings, out.Warnings...)
 	return nil
 }
@@ -200,7 +200,7 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 				return nil
 			}
 			results[i].s, results[i].err = StartSidecar(budget, p, StartOptions{
-				Session:  protocol.SessionContext{SessionID: m.opts.SessionID, WorkspaceRoot: m.opts.WorkspaceRoot, Generation: id},
+				Session:  extproto.SessionContext{SessionID: m.opts.SessionID, WorkspaceRoot: m.opts.WorkspaceRoot, Generation: id},
 				Services: m.opts.Services,
 				Logger:   m.opts.Logger,
 				Trace:    m.opts.Trace,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func newTestManager(budget time.Duration) *Manager {
@@ -132,7 +132,7 @@ func TestRequiredFailureKeepsThePreviousGeneration(t *testing.T) {
 		t.Fatal("a failed build replaced the running generation")
 	}
 	s, _ := g1.Sidecar("good")
-	if _, err := s.Call(context.Background(), protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"x"}`), TimeoutMillis: 5000}); err != nil {
+	if _, err := s.Call(context.Background(), extproto.MethodIntercept, extproto.InterceptParams{Event: extproto.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"x"}`), TimeoutMillis: 5000}); err != nil {
 		t.Fatalf("previous generation stopped answering: %v", err)
 	}
 	waitGone(t, good2PID)
@@ -143,7 +143,7 @@ func TestSlotConflictNamesBothPlugins(t *testing.T) {
 	a, aPID := fakePlugin(t, "alpha", "ok", nil)
 	b, bPID := fakePlugin(t, "beta", "ok", nil)
 	for _, p := range []*Plugin{a, b} {
-		p.Replaces = []protocol.Slot{{Kind: protocol.SlotSystemPrompt}}
+		p.Replaces = []extproto.Slot{{Kind: extproto.SlotSystemPrompt}}
 	}
 	m := newTestManager(10 * time.Second)
 	defer m.Close()
@@ -178,7 +178,7 @@ func TestReloadRetiresOldGenerationAfterLastPin(t *testing.T) {
 	}
 	// The pinned turn still talks to its generation.
 	s, _ := g1.Sidecar("p")
-	if _, err := s.Call(context.Background(), protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"x"}`), TimeoutMillis: 5000}); err != nil {
+	if _, err := s.Call(context.Background(), extproto.MethodIntercept, extproto.InterceptParams{Event: extproto.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"x"}`), TimeoutMillis: 5000}); err != nil {
 		t.Fatalf("pinned generation unusable: %v", err)
 	}
 	if !alive(t, pid1) {

@@ -3,7 +3,7 @@ package exthost
 import (
 	"slices"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Plugin is what the host needs to start one installed runtime: the
@@ -19,25 +19,25 @@ type Plugin struct {
 
 	Required      bool
 	Priority      int
-	Intercepts    []protocol.HookPoint
-	Replaces      []protocol.Slot
-	Capabilities  []protocol.Capability
+	Intercepts    []extproto.HookPoint
+	Replaces      []extproto.Slot
+	Capabilities  []extproto.Capability
 	TimeoutMillis int64
 }
 
 // HasCapability reports whether the manifest declares c.
-func (p *Plugin) HasCapability(c protocol.Capability) bool {
+func (p *Plugin) HasCapability(c extproto.Capability) bool {
 	return slices.Contains(p.Capabilities, c)
 }
 
 // Intercepting reports whether the manifest lists point in intercepts.
-func (p *Plugin) Intercepting(point protocol.HookPoint) bool {
+func (p *Plugin) Intercepting(point extproto.HookPoint) bool {
 	return slices.Contains(p.Intercepts, point)
 }
 
 // expectation is the manifest part of extension/initialize.
-func (p *Plugin) expectation() protocol.ManifestExpectation {
-	var m protocol.ManifestExpectation
+func (p *Plugin) expectation() extproto.ManifestExpectation {
+	var m extproto.ManifestExpectation
 	for _, pt := range p.Intercepts {
 		m.Intercepts = append(m.Intercepts, string(pt))
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -107,7 +107,7 @@ func startProcess(spec spawnSpec) (*process, error) {
 		closeAll(inW, outR, errR)
 		return nil, err
 	}
-	p := &process{tree: tree, stdin: inW, stdout: outR, tail: newTailBuffer(protocol.StderrTailBytes), exited: tree.exited()}
+	p := &process{tree: tree, stdin: inW, stdout: outR, tail: newTailBuffer(extproto.StderrTailBytes), exited: tree.exited()}
 	go p.tail.drain(errR)
 	return p, nil
 }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/contentref"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
-	"github.com/rx-bridge/rx-bridge/exthost/wire"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/extproto/wire"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // state is a sidecar connection's lifecycle state.
@@ -34,9 +34,9 @@ const (
 type Services struct {
 	// UIPublish serves host/ui/publish (already strictly decoded; the
 	// sidecar declared the ui capability).
-	UIPublish func(ctx context.Context, s *Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error)
+	UIPublish func(ctx context.Context, s *Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error)
 	// UIRequest serves host/ui/request; it blocks until the user answers.
-	UIRequest func(ctx context.Context, s *Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error)
+	UIRequest func(ctx context.Context, s *Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error)
 	// OnCrash is called exactly once when a sidecar that completed its
 	// handshake crashes.
 	OnCrash func(s *Sidecar, err error)
@@ -44,8 +44,8 @@ type Services struct {
 
 // StartOptions configure one sidecar start.
 type StartOptions struct {
-	Session  protocol.SessionContext
-	UIHost   protocol.UIHostKind // default headless
+	Session  extproto.SessionContext
+	UIHost   extproto.UIHostKind // default headless
 	Services Services
 	Logger   *slog.Logger
 	// Wire overrides connection options (tests shorten the stall bound).
@@ -60,7 +60,7 @@ type StartOptions struct {
 type Sidecar struct {
 	Plugin *Plugin
 	// Init is the validated handshake answer.
-	Init protocol.InitializeResult
+	Init extproto.InitializeResult
 	// Timings of the start, for diagnostics.
 	SpawnTime, HandshakeTime time.Duration
 	// StartedAt is when the handshake completed.
@@ -76,12 +76,12 @@ type Sidecar struct {
 
 	state     atomic.Int32
 	seq       atomic.Int64
-	poisonErr atomic.Pointer[protocol.Error]
+	poisonErr atomic.Pointer[extproto.Error]
 
 	streamsMu sync.Mutex
 	streams   map[string]*ProviderStream
 	catalogMu sync.Mutex
-	catalog   []protocol.ProviderDescriptor
+	catalog   []extproto.ProviderDescriptor
 
 	crashOnce    sync.Once
 	crashErr     error
@@ -100,7 +100,7 @@ type Sidecar struct {
 func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, error) {
 	begin := time.Now()
 	if opts.UIHost == "" {
-		opts.UIHost = protocol.UIHostHeadless
+		opts.UIHost = extproto.UIHostHeadless
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -137,7 +137,7 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	go s.watch()
 
 	hsBegin := time.Now()
-	hctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
+	hctx, cancel := context.WithTimeout(ctx, extproto.HandshakeTimeout)
 	defer cancel()
 	if err := s.handshake(hctx, opts); err != nil {
 		s.abort()
@@ -150,25 +150,25 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 }
 
 func (s *Sidecar) handshake(ctx context.Context, opts StartOptions) error {
-	params := protocol.InitializeParams{
-		ProtocolID:      protocol.ProtocolID,
-		ProtocolVersion: protocol.ProtocolVersion,
-		Capabilities:    protocol.HostCapabilities{ContentRefs: true, UIHost: opts.UIHost, ProtocolVersion: protocol.ProtocolVersion},
+	params := extproto.InitializeParams{
+		ProtocolID:      extproto.ProtocolID,
+		ProtocolVersion: extproto.ProtocolVersion,
+		Capabilities:    extproto.HostCapabilities{ContentRefs: true, UIHost: opts.UIHost, ProtocolVersion: extproto.ProtocolVersion},
 		Session:         opts.Session,
 		Manifest:        s.Plugin.expectation(),
 	}
-	raw, err := s.conn.Call(ctx, protocol.MethodInitialize, params)
+	raw, err := s.conn.Call(ctx, extproto.MethodInitialize, params)
 	if err != nil {
 		if pe := s.poisonErr.Load(); pe != nil {
 			return pe
 		}
-		return s.callError(ctx, protocol.MethodInitialize, err)
+		return s.callError(ctx, extproto.MethodInitialize, err)
 	}
-	res, err := protocol.DecodeResult(protocol.MethodInitialize, raw)
+	res, err := extproto.DecodeResult(extproto.MethodInitialize, raw)
 	if err != nil {
 		return err
 	}
-	init := res.(*protocol.InitializeResult)
+	init := res.(*extproto.InitializeResult)
 	if err := validateInit(s.Plugin, init); err != nil {
 		return err
 	}
@@ -181,27 +181,27 @@ func (s *Sidecar) handshake(ctx context.Context, opts StartOptions) error {
 		}
 		return s.terminalError()
 	}
-	if err := s.conn.Notify(ctx, protocol.MethodInitialized, protocol.InitializedParams{}); err != nil {
-		return s.callError(ctx, protocol.MethodInitialized, err)
+	if err := s.conn.Notify(ctx, extproto.MethodInitialized, extproto.InitializedParams{}); err != nil {
+		return s.callError(ctx, extproto.MethodInitialized, err)
 	}
 	return nil
 }
 
 // validateInit applies SPEC §2 step 3: the major version, then every
 // declaration against the manifest.
-func validateInit(p *Plugin, r *protocol.InitializeResult) error {
+func validateInit(p *Plugin, r *extproto.InitializeResult) error {
 	major, err := strconv.Atoi(r.ProtocolVersion)
 	if err != nil {
-		return protocol.Errorf(protocol.ReasonProtocolError, "extension %s answered protocolVersion %q, which is not an integer major version", p.ID, r.ProtocolVersion)
+		return extproto.Errorf(extproto.ReasonProtocolError, "extension %s answered protocolVersion %q, which is not an integer major version", p.ID, r.ProtocolVersion)
 	}
-	if major != protocol.ProtocolMajor {
-		return protocol.Errorf(protocol.ReasonUnsupportedVersion, "extension %s speaks protocol major %d; this host speaks %d", p.ID, major, protocol.ProtocolMajor)
+	if major != extproto.ProtocolMajor {
+		return extproto.Errorf(extproto.ReasonUnsupportedVersion, "extension %s speaks protocol major %d; this host speaks %d", p.ID, major, extproto.ProtocolMajor)
 	}
 	notDeclared := func(format string, args ...any) error {
-		return protocol.Errorf(protocol.ReasonCapabilityNotDeclared, "extension %s "+format, append([]any{p.ID}, args...)...)
+		return extproto.Errorf(extproto.ReasonCapabilityNotDeclared, "extension %s "+format, append([]any{p.ID}, args...)...)
 	}
 	for _, sub := range r.Subscriptions {
-		if !p.Intercepting(protocol.HookPoint(sub)) {
+		if !p.Intercepting(extproto.HookPoint(sub)) {
 			return notDeclared("subscribed to %q which its manifest does not intercept", sub)
 		}
 	}
@@ -214,16 +214,16 @@ func validateInit(p *Plugin, r *protocol.InitializeResult) error {
 			return notDeclared("replaced %q which its manifest does not declare", rep)
 		}
 	}
-	if len(r.Providers) > 0 && !p.HasCapability(protocol.CapProviders) {
+	if len(r.Providers) > 0 && !p.HasCapability(extproto.CapProviders) {
 		return notDeclared("declared providers without the providers capability")
 	}
-	prefix := protocol.PluginProviderPrefix(p.ID)
+	prefix := extproto.PluginProviderPrefix(p.ID)
 	for _, d := range r.Providers {
 		if len(d.Ref) <= len(prefix) || d.Ref[:len(prefix)] != prefix {
 			return notDeclared("declared provider ref %q outside its %q namespace", d.Ref, prefix)
 		}
 	}
-	if len(r.UIActions) > 0 && !p.HasCapability(protocol.CapUI) {
+	if len(r.UIActions) > 0 && !p.HasCapability(extproto.CapUI) {
 		return notDeclared("declared UI actions without the ui capability")
 	}
 	return nil
@@ -241,57 +241,57 @@ func (s *Sidecar) gate(method string, notification bool) error {
 	case stateReady:
 		return nil
 	case stateStarting:
-		pe := protocol.Errorf(protocol.ReasonProtocolError, "extension %s sent %s %q before extension/initialized", s.Plugin.ID, kind, method)
+		pe := extproto.Errorf(extproto.ReasonProtocolError, "extension %s sent %s %q before extension/initialized", s.Plugin.ID, kind, method)
 		if s.state.CompareAndSwap(int32(stateStarting), int32(statePoisoned)) {
 			s.poisonErr.Store(pe)
 			s.proc.killTree()
 		}
 		return wire.Fatal(pe)
 	}
-	return protocol.Errorf(protocol.ReasonProtocolError, "extension %s sent %s %q after shutdown began", s.Plugin.ID, kind, method)
+	return extproto.Errorf(extproto.ReasonProtocolError, "extension %s sent %s %q after shutdown began", s.Plugin.ID, kind, method)
 }
 
 func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.RawMessage) (any, error) {
-	spec, ok := protocol.LookupMethod(method)
-	if !ok || spec.Direction != protocol.ExtensionToHostRequest {
-		return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
+	spec, ok := extproto.LookupMethod(method)
+	if !ok || spec.Direction != extproto.ExtensionToHostRequest {
+		return nil, extproto.NewError(extproto.ReasonUnknownMethod, "method not found: "+method)
 	}
-	if spec.Class == protocol.ClassUI && !s.Plugin.HasCapability(protocol.CapUI) {
-		return nil, protocol.Errorf(protocol.ReasonCapabilityNotDeclared, "extension %s called %s without the ui capability", s.Plugin.ID, method)
+	if spec.Class == extproto.ClassUI && !s.Plugin.HasCapability(extproto.CapUI) {
+		return nil, extproto.Errorf(extproto.ReasonCapabilityNotDeclared, "extension %s called %s without the ui capability", s.Plugin.ID, method)
 	}
-	params, err := protocol.DecodeParams(method, raw)
+	params, err := extproto.DecodeParams(method, raw)
 	if err != nil {
 		return nil, err
 	}
 	switch p := params.(type) {
-	case *protocol.UIPublishParams:
+	case *extproto.UIPublishParams:
 		if s.services.UIPublish != nil {
 			return s.services.UIPublish(ctx, s, p)
 		}
-	case *protocol.UIRequestParams:
+	case *extproto.UIRequestParams:
 		if s.services.UIRequest != nil {
 			return s.services.UIRequest(ctx, s, p)
 		}
-	case *protocol.ContentReadParams:
+	case *extproto.ContentReadParams:
 		return s.readContent(p)
 	}
-	return nil, protocol.NewError(protocol.ReasonUnknownMethod, "method not found: "+method)
+	return nil, extproto.NewError(extproto.ReasonUnknownMethod, "method not found: "+method)
 }
 
 func (s *Sidecar) handleNotification(_ context.Context, method string, raw json.RawMessage) {
-	spec, ok := protocol.LookupMethod(method)
-	if !ok || spec.Direction != protocol.ExtensionToHostNotification {
+	spec, ok := extproto.LookupMethod(method)
+	if !ok || spec.Direction != extproto.ExtensionToHostNotification {
 		return // unknown notifications are ignored
 	}
-	params, err := protocol.DecodeParams(method, raw)
+	params, err := extproto.DecodeParams(method, raw)
 	if err != nil {
 		s.log.Debug("dropped invalid notification", "method", method, "err", redact.String(err.Error()))
 		return
 	}
 	switch p := params.(type) {
-	case *protocol.StreamChunkParams:
+	case *extproto.StreamChunkParams:
 		s.routeChunk(p)
-	case *protocol.StreamEndParams:
+	case *extproto.StreamEndParams:
 		s.routeEnd(p)
 	}
 }
@@ -332,7 +332,7 @@ func (s *Sidecar) markCrashed(cause error) {
 		if !errors.Is(cause, io.EOF) && !errors.Is(cause, errProcessEnded) {
 			what = oneLine(redact.String(cause.Error()), crashCauseBytes)
 		}
-		e := protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s crashed: %s (%s)", s.Plugin.ID, what, s.proc.exitStatus())
+		e := extproto.Errorf(extproto.ReasonProviderInterrupted, "extension sidecar %s crashed: %s (%s)", s.Plugin.ID, what, s.proc.exitStatus())
 		if !errors.Is(cause, io.EOF) {
 			// A write stall or an oversized frame stays inspectable; the
 			// peer's EOF does not, or a crash would read as a stream's
@@ -427,16 +427,16 @@ func (s *Sidecar) usable() error {
 		<-s.crashed
 		return s.crashErr
 	case stateShutdown:
-		return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s is shut down", s.Plugin.ID)
+		return extproto.Errorf(extproto.ReasonProviderInterrupted, "extension sidecar %s is shut down", s.Plugin.ID)
 	}
-	return protocol.Errorf(protocol.ReasonProtocolError, "extension sidecar %s is not initialized", s.Plugin.ID)
+	return extproto.Errorf(extproto.ReasonProtocolError, "extension sidecar %s is not initialized", s.Plugin.ID)
 }
 
 // callError turns a wire failure into what the caller should see: the
 // crash error when the connection died under the call, a redacted remote
 // error otherwise.
 func (s *Sidecar) callError(ctx context.Context, method string, err error) error {
-	var pe *protocol.Error
+	var pe *extproto.Error
 	if errors.As(err, &pe) && ctx.Err() == nil && s.conn.Err() == nil {
 		red := *pe
 		red.Message = redact.String(pe.Message)
@@ -476,25 +476,25 @@ func (s *Sidecar) Shutdown(timeout time.Duration) {
 	s.shutdownOnce.Do(func() {
 		defer close(s.shutdownDone)
 		if timeout <= 0 {
-			timeout = protocol.ShutdownTimeout
+			timeout = extproto.ShutdownTimeout
 		}
 		wasReady := s.state.CompareAndSwap(int32(stateReady), int32(stateShutdown))
 		if wasReady {
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			_, _ = s.conn.Call(ctx, protocol.MethodShutdown, protocol.ShutdownParams{TimeoutMillis: timeout.Milliseconds()})
+			_, _ = s.conn.Call(ctx, extproto.MethodShutdown, extproto.ShutdownParams{TimeoutMillis: timeout.Milliseconds()})
 			cancel()
 		} else if s.state.Load() == int32(stateStarting) {
 			s.state.Store(int32(stateShutdown))
 		}
 		_ = s.conn.Close() // closes the child's stdin: its graceful stop
-		if !s.proc.waitExit(protocol.StdinEOFGrace) {
+		if !s.proc.waitExit(extproto.StdinEOFGrace) {
 			s.proc.killTree()
 			s.proc.waitExit(reapWait)
 		}
 		// A grandchild may still hold the group's pipes or ignore EOF.
 		s.proc.killTree()
 		s.content.Close()
-		s.failStreams(protocol.Errorf(protocol.ReasonProviderInterrupted, "extension sidecar %s disconnected: it was shut down", s.Plugin.ID))
+		s.failStreams(extproto.Errorf(extproto.ReasonProviderInterrupted, "extension sidecar %s disconnected: it was shut down", s.Plugin.ID))
 	})
 	<-s.shutdownDone
 }

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-var testSession = protocol.SessionContext{SessionID: "sess-test", WorkspaceRoot: "/ws", Generation: 1}
+var testSession = extproto.SessionContext{SessionID: "sess-test", WorkspaceRoot: "/ws", Generation: 1}
 
 func start(t *testing.T, p *Plugin) (*Sidecar, error) {
 	t.Helper()
@@ -29,7 +29,7 @@ func start(t *testing.T, p *Plugin) (*Sidecar, error) {
 
 func TestHandshakeSuccess(t *testing.T) {
 	t.Parallel()
-	p, _ := fakePlugin(t, "good", "ok", &protocol.InitializeResult{
+	p, _ := fakePlugin(t, "good", "ok", &extproto.InitializeResult{
 		Name: "good", Version: "2.0.0", ProtocolVersion: "01",
 		Subscriptions: []string{"input.receive"},
 	})
@@ -40,7 +40,7 @@ func TestHandshakeSuccess(t *testing.T) {
 	if s.Init.Version != "2.0.0" || s.Init.Subscriptions[0] != "input.receive" {
 		t.Fatalf("init = %+v", s.Init)
 	}
-	raw, err := s.Call(context.Background(), protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"hi"}`), TimeoutMillis: 5000})
+	raw, err := s.Call(context.Background(), extproto.MethodIntercept, extproto.InterceptParams{Event: extproto.InputReceive, Seq: s.NextSeq(), Payload: []byte(`{"text":"hi"}`), TimeoutMillis: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,32 +51,32 @@ func TestHandshakeSuccess(t *testing.T) {
 
 func TestHandshakeRejections(t *testing.T) {
 	t.Parallel()
-	base := func() protocol.InitializeResult {
-		return protocol.InitializeResult{Name: "x", Version: "1", ProtocolVersion: "1"}
+	base := func() extproto.InitializeResult {
+		return extproto.InitializeResult{Name: "x", Version: "1", ProtocolVersion: "1"}
 	}
 	tests := []struct {
 		name    string
 		mode    string
-		mutate  func(*protocol.InitializeResult, *Plugin)
-		reason  protocol.Reason
+		mutate  func(*extproto.InitializeResult, *Plugin)
+		reason  extproto.Reason
 		message string
 	}{
-		{"major 2", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.ProtocolVersion = "2" }, protocol.ReasonUnsupportedVersion, "speaks protocol major 2"},
-		{"fractional version", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.ProtocolVersion = "1.0" }, protocol.ReasonProtocolError, `protocolVersion "1.0"`},
-		{"subscription beyond manifest", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.Subscriptions = []string{"tool.after"} }, protocol.ReasonCapabilityNotDeclared, `extension plug subscribed to "tool.after" which its manifest does not intercept`},
-		{"slot beyond manifest", "ok", func(r *protocol.InitializeResult, _ *Plugin) { r.Replaces = []string{"compaction"} }, protocol.ReasonCapabilityNotDeclared, `extension plug replaced "compaction" which its manifest does not declare`},
-		{"providers without capability", "ok", func(r *protocol.InitializeResult, _ *Plugin) {
-			r.Providers = []protocol.ProviderDescriptor{{Ref: "plugin/plug/echo/m"}}
-		}, protocol.ReasonCapabilityNotDeclared, "extension plug declared providers without the providers capability"},
-		{"provider outside namespace", "ok", func(r *protocol.InitializeResult, p *Plugin) {
-			p.Capabilities = append(p.Capabilities, protocol.CapProviders)
-			r.Providers = []protocol.ProviderDescriptor{{Ref: "plugin/other/echo/m"}}
-		}, protocol.ReasonCapabilityNotDeclared, `extension plug declared provider ref "plugin/other/echo/m" outside its "plugin/plug/" namespace`},
-		{"ui actions without capability", "ok", func(r *protocol.InitializeResult, _ *Plugin) {
-			r.UIActions = []protocol.UIActionDecl{{ActionID: "go"}}
-		}, protocol.ReasonCapabilityNotDeclared, "extension plug declared UI actions without the ui capability"},
-		{"early request poisons", "early-request", nil, protocol.ReasonProtocolError, `extension plug sent request "host/ui/publish" before extension/initialized`},
-		{"early notification poisons", "early-notify", nil, protocol.ReasonProtocolError, `extension plug sent notification "extension/provider/stream/end" before extension/initialized`},
+		{"major 2", "ok", func(r *extproto.InitializeResult, _ *Plugin) { r.ProtocolVersion = "2" }, extproto.ReasonUnsupportedVersion, "speaks protocol major 2"},
+		{"fractional version", "ok", func(r *extproto.InitializeResult, _ *Plugin) { r.ProtocolVersion = "1.0" }, extproto.ReasonProtocolError, `protocolVersion "1.0"`},
+		{"subscription beyond manifest", "ok", func(r *extproto.InitializeResult, _ *Plugin) { r.Subscriptions = []string{"tool.after"} }, extproto.ReasonCapabilityNotDeclared, `extension plug subscribed to "tool.after" which its manifest does not intercept`},
+		{"slot beyond manifest", "ok", func(r *extproto.InitializeResult, _ *Plugin) { r.Replaces = []string{"compaction"} }, extproto.ReasonCapabilityNotDeclared, `extension plug replaced "compaction" which its manifest does not declare`},
+		{"providers without capability", "ok", func(r *extproto.InitializeResult, _ *Plugin) {
+			r.Providers = []extproto.ProviderDescriptor{{Ref: "plugin/plug/echo/m"}}
+		}, extproto.ReasonCapabilityNotDeclared, "extension plug declared providers without the providers capability"},
+		{"provider outside namespace", "ok", func(r *extproto.InitializeResult, p *Plugin) {
+			p.Capabilities = append(p.Capabilities, extproto.CapProviders)
+			r.Providers = []extproto.ProviderDescriptor{{Ref: "plugin/other/echo/m"}}
+		}, extproto.ReasonCapabilityNotDeclared, `extension plug declared provider ref "plugin/other/echo/m" outside its "plugin/plug/" namespace`},
+		{"ui actions without capability", "ok", func(r *extproto.InitializeResult, _ *Plugin) {
+			r.UIActions = []extproto.UIActionDecl{{ActionID: "go"}}
+		}, extproto.ReasonCapabilityNotDeclared, "extension plug declared UI actions without the ui capability"},
+		{"early request poisons", "early-request", nil, extproto.ReasonProtocolError, `extension plug sent request "host/ui/publish" before extension/initialized`},
+		{"early notification poisons", "early-notify", nil, extproto.ReasonProtocolError, `extension plug sent notification "extension/provider/stream/end" before extension/initialized`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +93,7 @@ func TestHandshakeRejections(t *testing.T) {
 			if err == nil {
 				t.Fatal("start succeeded")
 			}
-			if got := protocol.ReasonOf(err); got != tc.reason {
+			if got := extproto.ReasonOf(err); got != tc.reason {
 				t.Fatalf("reason %q want %q (err: %v)", got, tc.reason, err)
 			}
 			if !strings.Contains(err.Error(), tc.message) {
@@ -228,7 +228,7 @@ func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 	defer s.Shutdown(time.Second)
 	callCtx, cancelCall := context.WithTimeout(context.Background(), time.Minute)
 	defer cancelCall()
-	_, err = s.Call(callCtx, protocol.MethodIntercept, protocol.InterceptParams{Event: protocol.InputReceive, Seq: 1, Payload: []byte(`{"text":"x"}`), TimeoutMillis: 60000})
+	_, err = s.Call(callCtx, extproto.MethodIntercept, extproto.InterceptParams{Event: extproto.InputReceive, Seq: 1, Payload: []byte(`{"text":"x"}`), TimeoutMillis: 60000})
 	if err == nil {
 		t.Fatal("call survived the crash")
 	}
@@ -248,7 +248,7 @@ func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 	if strings.Contains(crash.Stderr, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || strings.Contains(crash.Stderr, "0123456789abcdefSECRET") {
 		t.Fatalf("secret leaked into the tail %q", crash.Stderr)
 	}
-	if !errors.Is(err, protocol.ErrProviderInterrupted) {
+	if !errors.Is(err, extproto.ErrProviderInterrupted) {
 		t.Fatalf("crash error is not provider_interrupted: %v", err)
 	}
 	select {
@@ -257,7 +257,7 @@ func TestCrashMidCallFailsPendingAtOnce(t *testing.T) {
 		t.Fatal("OnCrash not called")
 	}
 	// Later calls fail fast with the same error; OnCrash fired exactly once.
-	if _, err2 := s.Call(context.Background(), protocol.MethodIntercept, map[string]any{}); err2 == nil || err2.Error() != msg {
+	if _, err2 := s.Call(context.Background(), extproto.MethodIntercept, map[string]any{}); err2 == nil || err2.Error() != msg {
 		t.Fatalf("later call: %v", err2)
 	}
 	select {

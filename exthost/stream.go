@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // Bounds of one provider stream (PROTOCOL_DETAILS §6.6).
@@ -36,9 +36,9 @@ type ProviderStream struct {
 
 	mu      sync.Mutex
 	next    int64 // next seq to deliver
-	pending map[int64]protocol.ProviderChunk
-	queue   []protocol.ProviderChunk
-	end     *protocol.StreamEndParams
+	pending map[int64]extproto.ProviderChunk
+	queue   []extproto.ProviderChunk
+	end     *extproto.StreamEndParams
 	gap     *time.Timer
 	err     error // terminal; io.EOF for a clean end
 	wake    chan struct{}
@@ -54,11 +54,11 @@ func newStreamID() string {
 // OpenStream opens a stream on the sidecar's provider ref. ctx governs the
 // whole stream: when it ends, delivery stops, stream/cancel is sent, and
 // nothing is delivered after it.
-func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req protocol.ProviderRequest) (*ProviderStream, error) {
+func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req extproto.ProviderRequest) (*ProviderStream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, consumerGone(s, ref, err)
 	}
-	ps := &ProviderStream{s: s, id: newStreamID(), ref: ref, ctx: ctx, next: 1, pending: map[int64]protocol.ProviderChunk{}, wake: make(chan struct{}, 1)}
+	ps := &ProviderStream{s: s, id: newStreamID(), ref: ref, ctx: ctx, next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
 	// Registered before the open goes out: chunk 1 may beat our reading
 	// of the ack.
 	s.streamsMu.Lock()
@@ -68,10 +68,10 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 	s.streams[ps.id] = ps
 	s.streamsMu.Unlock()
 
-	raw, err := s.Call(ctx, protocol.MethodStreamOpen, protocol.StreamOpenParams{StreamID: ps.id, ProviderRef: ref, Model: model, Effort: effort, Request: req, SeqBase: 1})
+	raw, err := s.Call(ctx, extproto.MethodStreamOpen, extproto.StreamOpenParams{StreamID: ps.id, ProviderRef: ref, Model: model, Effort: effort, Request: req, SeqBase: 1})
 	if err == nil {
 		var v any
-		if v, err = protocol.DecodeResult(protocol.MethodStreamOpen, raw); err == nil && !v.(*protocol.StreamOpenResult).Accepted {
+		if v, err = extproto.DecodeResult(extproto.MethodStreamOpen, raw); err == nil && !v.(*extproto.StreamOpenResult).Accepted {
 			err = errDeclined
 		}
 	}
@@ -90,7 +90,7 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 // consumerGone is the stream's end when its consumer's context ended:
 // interrupted, with the context's error in the chain.
 func consumerGone(s *Sidecar, ref string, ctxErr error) error {
-	return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctxErr)
+	return extproto.Errorf(extproto.ReasonProviderInterrupted, "extension %s provider stream %q: %w", s.Plugin.ID, ref, ctxErr)
 }
 
 // errDeclined is a stream/open answered accepted:false.
@@ -110,18 +110,18 @@ func openError(s *Sidecar, ref, model string, ctx context.Context, err error) er
 		what += " (model " + strconv.Quote(model) + ")"
 	}
 	if err == errDeclined {
-		return protocol.Errorf(protocol.ReasonProviderFailed, "extension %s declined provider stream %s", s.Plugin.ID, what)
+		return extproto.Errorf(extproto.ReasonProviderFailed, "extension %s declined provider stream %s", s.Plugin.ID, what)
 	}
-	reason := protocol.ReasonProviderFailed
-	if protocol.ReasonOf(err) == protocol.ReasonProviderInterrupted {
-		reason = protocol.ReasonProviderInterrupted
+	reason := extproto.ReasonProviderFailed
+	if extproto.ReasonOf(err) == extproto.ReasonProviderInterrupted {
+		reason = extproto.ReasonProviderInterrupted
 	}
-	return protocol.Errorf(reason, "extension %s could not open provider stream %s: %w", s.Plugin.ID, what, err)
+	return extproto.Errorf(reason, "extension %s could not open provider stream %s: %w", s.Plugin.ID, what, err)
 }
 
 // Next returns the next chunk in seq order. An `error` chunk is returned
 // as its error; after a clean end Next returns io.EOF.
-func (ps *ProviderStream) Next() (protocol.ProviderChunk, error) {
+func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 	for {
 		if err := ps.ctx.Err(); err != nil {
 			// The consumer cancelled: whatever is queued is not delivered,
@@ -134,18 +134,18 @@ func (ps *ProviderStream) Next() (protocol.ProviderChunk, error) {
 			c := ps.queue[0]
 			ps.queue = ps.queue[1:]
 			ps.mu.Unlock()
-			if c.Type == protocol.ChunkError && c.Error != nil {
-				err := protocol.Errorf(c.Error.Code.Reason(), "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(c.Error.Message))
+			if c.Type == extproto.ChunkError && c.Error != nil {
+				err := extproto.Errorf(c.Error.Code.Reason(), "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(c.Error.Message))
 				ps.fail(err)
 				ps.cancelRemote()
-				return protocol.ProviderChunk{}, err
+				return extproto.ProviderChunk{}, err
 			}
 			return c, nil
 		}
 		if ps.err != nil {
 			err := ps.err
 			ps.mu.Unlock()
-			return protocol.ProviderChunk{}, err
+			return extproto.ProviderChunk{}, err
 		}
 		ps.mu.Unlock()
 		<-ps.wake
@@ -159,7 +159,7 @@ func (ps *ProviderStream) Close() error {
 	unfinished := ps.err == nil
 	ps.mu.Unlock()
 	if unfinished {
-		ps.fail(protocol.NewError(protocol.ReasonStreamCancelled, fmt.Sprintf("provider stream %q was closed by its consumer", ps.ref)))
+		ps.fail(extproto.NewError(extproto.ReasonStreamCancelled, fmt.Sprintf("provider stream %q was closed by its consumer", ps.ref)))
 		ps.cancelRemote()
 	}
 	if ps.stop != nil {
@@ -179,9 +179,9 @@ func (ps *ProviderStream) cancelRemote() {
 	ps.mu.Unlock()
 	ps.s.dropStream(ps.id)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), protocol.StreamCancelTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), extproto.StreamCancelTimeout)
 		defer cancel()
-		_, _ = ps.s.Call(ctx, protocol.MethodStreamCancel, protocol.StreamCancelParams{StreamID: ps.id})
+		_, _ = ps.s.Call(ctx, extproto.MethodStreamCancel, extproto.StreamCancelParams{StreamID: ps.id})
 	}()
 }
 
@@ -216,11 +216,11 @@ func (ps *ProviderStream) signal() {
 }
 
 func (ps *ProviderStream) interrupted(format string, args ...any) error {
-	return protocol.Errorf(protocol.ReasonProviderInterrupted, "extension %s provider %q: "+format, append([]any{ps.s.Plugin.ID, ps.ref}, args...)...)
+	return extproto.Errorf(extproto.ReasonProviderInterrupted, "extension %s provider %q: "+format, append([]any{ps.s.Plugin.ID, ps.ref}, args...)...)
 }
 
 // onChunk is called in arrival order by the sidecar's notification worker.
-func (ps *ProviderStream) onChunk(p *protocol.StreamChunkParams) {
+func (ps *ProviderStream) onChunk(p *extproto.StreamChunkParams) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	switch {
@@ -267,7 +267,7 @@ func (ps *ProviderStream) flushLocked() {
 			ps.mu.Lock()
 			defer ps.mu.Unlock()
 			if ps.err == nil && ps.next == missing {
-				ps.failLocked(protocol.Errorf(protocol.ReasonStreamGap, "extension %s provider %q stream missing chunk %d of %d", ps.s.Plugin.ID, ps.ref, missing, last), false)
+				ps.failLocked(extproto.Errorf(extproto.ReasonStreamGap, "extension %s provider %q stream missing chunk %d of %d", ps.s.Plugin.ID, ps.ref, missing, last), false)
 			} else if ps.err == nil {
 				ps.gap = nil
 				ps.flushLocked()
@@ -276,7 +276,7 @@ func (ps *ProviderStream) flushLocked() {
 	}
 }
 
-func (ps *ProviderStream) onEnd(p *protocol.StreamEndParams) {
+func (ps *ProviderStream) onEnd(p *extproto.StreamEndParams) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.err != nil {
@@ -314,7 +314,7 @@ func (ps *ProviderStream) completeLocked() {
 		}
 		ps.failLocked(ps.interrupted("%s", msg), false)
 	case e.Error != "":
-		ps.failLocked(protocol.Errorf(protocol.ReasonProviderFailed, "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(e.Error)), false)
+		ps.failLocked(extproto.Errorf(extproto.ReasonProviderFailed, "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(e.Error)), false)
 	default:
 		ps.failLocked(io.EOF, false)
 	}
@@ -323,13 +323,13 @@ func (ps *ProviderStream) completeLocked() {
 
 // routeChunk and routeEnd dispatch stream notifications; unknown stream
 // ids (a late chunk racing a cancel) are dropped.
-func (s *Sidecar) routeChunk(p *protocol.StreamChunkParams) {
+func (s *Sidecar) routeChunk(p *extproto.StreamChunkParams) {
 	if ps := s.stream(p.StreamID); ps != nil {
 		ps.onChunk(p)
 	}
 }
 
-func (s *Sidecar) routeEnd(p *protocol.StreamEndParams) {
+func (s *Sidecar) routeEnd(p *extproto.StreamEndParams) {
 	if ps := s.stream(p.StreamID); ps != nil {
 		ps.onEnd(p)
 	}
@@ -365,25 +365,25 @@ func (s *Sidecar) failStreams(err error) {
 // successful answer is cached for the sidecar's life; concurrent first
 // callers share one call; a failure is not cached. Descriptors outside
 // plugin/<id>/ are dropped.
-func (s *Sidecar) Catalog(ctx context.Context) ([]protocol.ProviderDescriptor, error) {
+func (s *Sidecar) Catalog(ctx context.Context) ([]extproto.ProviderDescriptor, error) {
 	s.catalogMu.Lock()
 	defer s.catalogMu.Unlock()
 	if s.catalog != nil {
 		return s.catalog, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, protocol.CatalogFetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, extproto.CatalogFetchTimeout)
 	defer cancel()
-	raw, err := s.Call(ctx, protocol.MethodProviderCatalog, protocol.ProviderCatalogParams{})
+	raw, err := s.Call(ctx, extproto.MethodProviderCatalog, extproto.ProviderCatalogParams{})
 	if err != nil {
 		return nil, err
 	}
-	v, err := protocol.DecodeResult(protocol.MethodProviderCatalog, raw)
+	v, err := extproto.DecodeResult(extproto.MethodProviderCatalog, raw)
 	if err != nil {
 		return nil, err
 	}
-	prefix := protocol.PluginProviderPrefix(s.Plugin.ID)
-	out := []protocol.ProviderDescriptor{}
-	for _, d := range v.(*protocol.ProviderCatalogResult).Providers {
+	prefix := extproto.PluginProviderPrefix(s.Plugin.ID)
+	out := []extproto.ProviderDescriptor{}
+	for _, d := range v.(*extproto.ProviderCatalogResult).Providers {
 		if len(d.Ref) > len(prefix) && d.Ref[:len(prefix)] == prefix {
 			out = append(out, d)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // benchChunks fits the 256-chunk delivery queue: a producer that runs more
@@ -41,20 +41,20 @@ func BenchmarkStreamReorder(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			seqs := benchChunkSeqs(benchChunks, shuffled)
-			params := make([]protocol.StreamChunkParams, len(seqs))
+			params := make([]extproto.StreamChunkParams, len(seqs))
 			for i, seq := range seqs {
-				params[i] = protocol.StreamChunkParams{StreamID: "es_b", Seq: seq, Chunk: protocol.ProviderChunk{Type: protocol.ChunkText, Text: "word "}}
+				params[i] = extproto.StreamChunkParams{StreamID: "es_b", Seq: seq, Chunk: extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}}
 			}
 			s := &Sidecar{Plugin: &Plugin{ID: "bench"}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				ps := &ProviderStream{s: s, id: "es_b", ref: "r", ctx: context.Background(), next: 1, pending: map[int64]protocol.ProviderChunk{}, wake: make(chan struct{}, 1)}
+				ps := &ProviderStream{s: s, id: "es_b", ref: "r", ctx: context.Background(), next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
 				go func() {
 					for j := range params {
 						ps.onChunk(&params[j])
 					}
-					ps.onEnd(&protocol.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
+					ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
 				}()
 				var text strings.Builder
 				for {
@@ -76,13 +76,13 @@ func BenchmarkStreamReorder(b *testing.B) {
 // BenchmarkChannelRelay is the baseline: the same chunks relayed over a
 // bare buffered channel between the same two goroutines, concatenated.
 func BenchmarkChannelRelay(b *testing.B) {
-	chunks := make([]protocol.ProviderChunk, benchChunks)
+	chunks := make([]extproto.ProviderChunk, benchChunks)
 	for i := range chunks {
-		chunks[i] = protocol.ProviderChunk{Type: protocol.ChunkText, Text: "word "}
+		chunks[i] = extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		ch := make(chan protocol.ProviderChunk, streamQueue)
+		ch := make(chan extproto.ProviderChunk, streamQueue)
 		go func() {
 			for _, c := range chunks {
 				ch <- c

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // FuzzStreamReorder feeds the host's reorder buffer an arbitrary sequence
@@ -20,16 +20,16 @@ func FuzzStreamReorder(f *testing.F) {
 	f.Add([]byte{200, 1}, uint8(1), true)
 	f.Fuzz(func(t *testing.T, seqs []byte, lastSeq uint8, end bool) {
 		s := &Sidecar{Plugin: &Plugin{ID: "fuzz"}}
-		ps := &ProviderStream{s: s, id: "es_x", ref: "plugin/fuzz/p/m", ctx: context.Background(), next: 1, pending: map[int64]protocol.ProviderChunk{}, wake: make(chan struct{}, 1)}
+		ps := &ProviderStream{s: s, id: "es_x", ref: "plugin/fuzz/p/m", ctx: context.Background(), next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
 		for _, b := range seqs {
 			seq := int64(b)
 			if seq == 0 {
 				continue // seq 0 never passes the strict decoder
 			}
-			ps.onChunk(&protocol.StreamChunkParams{StreamID: "es_x", Seq: seq, Chunk: protocol.ProviderChunk{Type: protocol.ChunkText, Text: string(rune('a' + seq%26))}})
+			ps.onChunk(&extproto.StreamChunkParams{StreamID: "es_x", Seq: seq, Chunk: extproto.ProviderChunk{Type: extproto.ChunkText, Text: string(rune('a' + seq%26))}})
 		}
 		if end {
-			ps.onEnd(&protocol.StreamEndParams{StreamID: "es_x", LastSeq: int64(lastSeq)})
+			ps.onEnd(&extproto.StreamEndParams{StreamID: "es_x", LastSeq: int64(lastSeq)})
 		}
 		ps.mu.Lock()
 		if ps.gap != nil {

@@ -11,23 +11,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 const echoRef = "plugin/prov/echo/m"
 
-func chunk(typ protocol.ProviderChunkType, text string) *protocol.ProviderChunk {
-	return &protocol.ProviderChunk{Type: typ, Text: text}
+func chunk(typ extproto.ProviderChunkType, text string) *extproto.ProviderChunk {
+	return &extproto.ProviderChunk{Type: typ, Text: text}
 }
 
 // startProvider starts a fake provider sidecar that answers every
 // stream/open with frames.
 func startProvider(t *testing.T, frames []fakeFrame) (*Sidecar, func() []string) {
 	t.Helper()
-	init := &protocol.InitializeResult{Name: "prov", Version: "1", ProtocolVersion: "1",
-		Providers: []protocol.ProviderDescriptor{{Ref: echoRef, Model: "m", Efforts: []string{"low"}}}}
+	init := &extproto.InitializeResult{Name: "prov", Version: "1", ProtocolVersion: "1",
+		Providers: []extproto.ProviderDescriptor{{Ref: echoRef, Model: "m", Efforts: []string{"low"}}}}
 	p, _ := fakePlugin(t, "prov", "ok", init)
-	p.Capabilities = []protocol.Capability{protocol.CapProviders}
+	p.Capabilities = []extproto.Capability{extproto.CapProviders}
 	raw, _ := json.Marshal(frames)
 	p.Env[envFakeStream] = string(raw)
 	logFile := filepath.Join(t.TempDir(), "log")
@@ -39,7 +39,7 @@ func startProvider(t *testing.T, frames []fakeFrame) (*Sidecar, func() []string)
 	return s, func() []string { return readLines(logFile) }
 }
 
-var emptyRequest = protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: "user", Content: "hi"}}, Tools: []protocol.ProviderToolSchema{}}
+var emptyRequest = extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: "user", Content: "hi"}}, Tools: []extproto.ProviderToolSchema{}}
 
 // drain reads the stream to its end and returns the texts and the error.
 func drain(ps *ProviderStream) ([]string, error) {
@@ -59,66 +59,66 @@ func TestProviderStreams(t *testing.T) {
 		name   string
 		frames []fakeFrame
 		want   string // delivered chunks
-		reason protocol.Reason
+		reason extproto.Reason
 		errSub string
 	}{
 		{
 			name: "in order to a clean end",
 			frames: []fakeFrame{
-				{Seq: 1, Chunk: chunk(protocol.ChunkText, "hello ")}, {Seq: 2, Chunk: chunk(protocol.ChunkText, "world")},
-				{Seq: 3, Chunk: &protocol.ProviderChunk{Type: protocol.ChunkUsage, Usage: &protocol.ProviderUsage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}},
-				{Seq: 4, Chunk: chunk(protocol.ChunkDone, "")}, {End: &protocol.StreamEndParams{LastSeq: 4}},
+				{Seq: 1, Chunk: chunk(extproto.ChunkText, "hello ")}, {Seq: 2, Chunk: chunk(extproto.ChunkText, "world")},
+				{Seq: 3, Chunk: &extproto.ProviderChunk{Type: extproto.ChunkUsage, Usage: &extproto.ProviderUsage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}},
+				{Seq: 4, Chunk: chunk(extproto.ChunkDone, "")}, {End: &extproto.StreamEndParams{LastSeq: 4}},
 			},
 			want: "text:hello ,text:world,usage:,done:",
 		},
 		{
 			name: "reordered with duplicates",
 			frames: []fakeFrame{
-				{Seq: 3, Chunk: chunk(protocol.ChunkText, "c")}, {Seq: 1, Chunk: chunk(protocol.ChunkText, "a")},
-				{Seq: 1, Chunk: chunk(protocol.ChunkText, "a-dup")}, {Seq: 2, Chunk: chunk(protocol.ChunkText, "b")},
-				{Seq: 2, Chunk: chunk(protocol.ChunkText, "b-dup")}, {End: &protocol.StreamEndParams{LastSeq: 3}},
+				{Seq: 3, Chunk: chunk(extproto.ChunkText, "c")}, {Seq: 1, Chunk: chunk(extproto.ChunkText, "a")},
+				{Seq: 1, Chunk: chunk(extproto.ChunkText, "a-dup")}, {Seq: 2, Chunk: chunk(extproto.ChunkText, "b")},
+				{Seq: 2, Chunk: chunk(extproto.ChunkText, "b-dup")}, {End: &extproto.StreamEndParams{LastSeq: 3}},
 			},
 			want: "text:a,text:b,text:c",
 		},
 		{
 			name:   "a persisting gap names the missing seq",
-			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {Seq: 3, Chunk: chunk(protocol.ChunkText, "c")}, {End: &protocol.StreamEndParams{LastSeq: 3}}},
-			want:   "text:a", reason: protocol.ReasonStreamGap, errSub: "stream missing chunk 2 of 3",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(extproto.ChunkText, "a")}, {Seq: 3, Chunk: chunk(extproto.ChunkText, "c")}, {End: &extproto.StreamEndParams{LastSeq: 3}}},
+			want:   "text:a", reason: extproto.ReasonStreamGap, errSub: "stream missing chunk 2 of 3",
 		},
 		{
 			name:   "interrupted end",
-			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {End: &protocol.StreamEndParams{LastSeq: 1, Interrupted: true}}},
-			want:   "text:a", reason: protocol.ReasonProviderInterrupted, errSub: "extension provider stream was interrupted",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(extproto.ChunkText, "a")}, {End: &extproto.StreamEndParams{LastSeq: 1, Interrupted: true}}},
+			want:   "text:a", reason: extproto.ReasonProviderInterrupted, errSub: "extension provider stream was interrupted",
 		},
 		{
 			name:   "failed end is redacted",
-			frames: []fakeFrame{{End: &protocol.StreamEndParams{LastSeq: 0, Error: "upstream refused api_key=sk-live-abcdefghijklmnop1234"}}},
-			reason: protocol.ReasonProviderFailed, errSub: `extension prov provider "plugin/prov/echo/m": upstream refused api_key=`,
+			frames: []fakeFrame{{End: &extproto.StreamEndParams{LastSeq: 0, Error: "upstream refused api_key=sk-live-abcdefghijklmnop1234"}}},
+			reason: extproto.ReasonProviderFailed, errSub: `extension prov provider "plugin/prov/echo/m": upstream refused api_key=`,
 		},
 		{
 			name:   "error chunk with the interrupted code",
-			frames: []fakeFrame{{Seq: 1, Chunk: &protocol.ProviderChunk{Type: protocol.ChunkError, Error: &protocol.ProviderError{Code: protocol.ProviderCodeInterrupted, Message: "cut"}}}, {End: &protocol.StreamEndParams{LastSeq: 1}}},
-			reason: protocol.ReasonProviderInterrupted, errSub: "cut",
+			frames: []fakeFrame{{Seq: 1, Chunk: &extproto.ProviderChunk{Type: extproto.ChunkError, Error: &extproto.ProviderError{Code: extproto.ProviderCodeInterrupted, Message: "cut"}}}, {End: &extproto.StreamEndParams{LastSeq: 1}}},
+			reason: extproto.ReasonProviderInterrupted, errSub: "cut",
 		},
 		{
 			name:   "beyond the pending window",
-			frames: []fakeFrame{{Seq: 300, Chunk: chunk(protocol.ChunkText, "far")}},
-			reason: protocol.ReasonProviderInterrupted, errSub: "chunk 300 exceeds the pending window (next 1)",
+			frames: []fakeFrame{{Seq: 300, Chunk: chunk(extproto.ChunkText, "far")}},
+			reason: extproto.ReasonProviderInterrupted, errSub: "chunk 300 exceeds the pending window (next 1)",
 		},
 		{
 			name:   "chunk beyond lastSeq after end",
-			frames: []fakeFrame{{End: &protocol.StreamEndParams{LastSeq: 2}}, {Seq: 3, Chunk: chunk(protocol.ChunkText, "late")}},
-			reason: protocol.ReasonProviderInterrupted, errSub: "chunk 3 arrived after stream/end with lastSeq 2",
+			frames: []fakeFrame{{End: &extproto.StreamEndParams{LastSeq: 2}}, {Seq: 3, Chunk: chunk(extproto.ChunkText, "late")}},
+			reason: extproto.ReasonProviderInterrupted, errSub: "chunk 3 arrived after stream/end with lastSeq 2",
 		},
 		{
 			name:   "declined",
 			frames: []fakeFrame{{Decline: true}},
-			reason: protocol.ReasonProviderFailed, errSub: `extension prov declined provider stream "plugin/prov/echo/m"`,
+			reason: extproto.ReasonProviderFailed, errSub: `extension prov declined provider stream "plugin/prov/echo/m"`,
 		},
 		{
 			name:   "sidecar crash mid-stream names the plugin",
-			frames: []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}, {SleepMs: 50}, {Exit: 9}},
-			want:   "text:a", reason: protocol.ReasonProviderInterrupted, errSub: "extension sidecar prov crashed",
+			frames: []fakeFrame{{Seq: 1, Chunk: chunk(extproto.ChunkText, "a")}, {SleepMs: 50}, {Exit: 9}},
+			want:   "text:a", reason: extproto.ReasonProviderInterrupted, errSub: "extension sidecar prov crashed",
 		},
 	}
 	for _, tc := range tests {
@@ -138,7 +138,7 @@ func TestProviderStreams(t *testing.T) {
 				if err != io.EOF {
 					t.Fatalf("end: %v", err)
 				}
-			} else if protocol.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), tc.errSub) {
+			} else if extproto.ReasonOf(err) != tc.reason || !strings.Contains(err.Error(), tc.errSub) {
 				t.Fatalf("err %v, want %s containing %q", err, tc.reason, tc.errSub)
 			}
 			if tc.reason != "" && errors.Is(err, io.EOF) {
@@ -156,9 +156,9 @@ func TestProviderStreams(t *testing.T) {
 
 func TestProviderStreamCancel(t *testing.T) {
 	t.Parallel()
-	frames := []fakeFrame{{Seq: 1, Chunk: chunk(protocol.ChunkText, "a")}}
+	frames := []fakeFrame{{Seq: 1, Chunk: chunk(extproto.ChunkText, "a")}}
 	for i := 2; i < 200; i++ {
-		frames = append(frames, fakeFrame{SleepMs: 10}, fakeFrame{Seq: int64(i), Chunk: chunk(protocol.ChunkText, "more")})
+		frames = append(frames, fakeFrame{SleepMs: 10}, fakeFrame{Seq: int64(i), Chunk: chunk(extproto.ChunkText, "more")})
 	}
 	s, log := startProvider(t, frames)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -172,7 +172,7 @@ func TestProviderStreamCancel(t *testing.T) {
 	}
 	cancel()
 	_, err = ps.Next()
-	if !errors.Is(err, context.Canceled) || protocol.ReasonOf(err) != protocol.ReasonProviderInterrupted {
+	if !errors.Is(err, context.Canceled) || extproto.ReasonOf(err) != extproto.ReasonProviderInterrupted {
 		t.Fatalf("after cancel: %v", err)
 	}
 	// Nothing is delivered after the cancel, however long we wait.
@@ -218,9 +218,9 @@ func TestConcurrentStreamsStaySeparate(t *testing.T) {
 	t.Parallel()
 	var frames []fakeFrame
 	for i := int64(1); i <= 50; i++ {
-		frames = append(frames, fakeFrame{Seq: i, Chunk: chunk(protocol.ChunkText, fmt.Sprint(i))})
+		frames = append(frames, fakeFrame{Seq: i, Chunk: chunk(extproto.ChunkText, fmt.Sprint(i))})
 	}
-	frames = append(frames, fakeFrame{End: &protocol.StreamEndParams{LastSeq: 50}})
+	frames = append(frames, fakeFrame{End: &extproto.StreamEndParams{LastSeq: 50}})
 	s, _ := startProvider(t, frames)
 	const streams = 4
 	results := make(chan string, streams)

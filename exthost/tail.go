@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // tailBuffer keeps the last n bytes written to it: the sidecar's stderr,

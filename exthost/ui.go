@@ -7,15 +7,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // ParseActionName splits a slash name `/<plugin>:<actionId>`.
 func ParseActionName(name string) (plugin, actionID string, err error) {
 	rest, ok := strings.CutPrefix(name, "/")
 	plugin, actionID, found := strings.Cut(rest, ":")
-	if !ok || !found || strings.TrimSpace(plugin) == "" || !protocol.ValidActionID(actionID) {
+	if !ok || !found || strings.TrimSpace(plugin) == "" || !extproto.ValidActionID(actionID) {
 		return "", "", fmt.Errorf("invalid action name %q: want /<plugin>:<action> with an action id matching ^[a-z0-9-]+$", name)
 	}
 	return plugin, actionID, nil
@@ -25,7 +25,7 @@ func ParseActionName(name string) (plugin, actionID string, err error) {
 func (g *Generation) Action(name string) (Action, error) {
 	plugin, id, err := ParseActionName(name)
 	if err != nil {
-		return Action{}, protocol.NewError(protocol.ReasonInvalidParams, err.Error())
+		return Action{}, extproto.NewError(extproto.ReasonInvalidParams, err.Error())
 	}
 	i := slices.IndexFunc(g.Actions, func(a Action) bool { return a.Plugin == plugin && a.ActionID == id })
 	if i < 0 {
@@ -37,52 +37,52 @@ func (g *Generation) Action(name string) (Action, error) {
 		if len(names) > 0 {
 			known = strings.Join(names, ", ")
 		}
-		return Action{}, protocol.Errorf(protocol.ReasonInvalidParams, "unknown action %q; available: %s", name, known)
+		return Action{}, extproto.Errorf(extproto.ReasonInvalidParams, "unknown action %q; available: %s", name, known)
 	}
 	return g.Actions[i], nil
 }
 
 // RunAction invokes a declared action with extension/ui/action, stamped
 // with sessionID and this generation. The result's message is redacted.
-func (g *Generation) RunAction(ctx context.Context, sessionID, name string, args map[string]string) (*protocol.UIActionResult, error) {
+func (g *Generation) RunAction(ctx context.Context, sessionID, name string, args map[string]string) (*extproto.UIActionResult, error) {
 	a, err := g.Action(name)
 	if err != nil {
 		return nil, err
 	}
 	s, ok := g.byID[a.Plugin]
 	if !ok {
-		return nil, protocol.Errorf(protocol.ReasonInternal, "extension %s is not running", a.Plugin)
+		return nil, extproto.Errorf(extproto.ReasonInternal, "extension %s is not running", a.Plugin)
 	}
-	raw, err := s.Call(ctx, protocol.MethodUIAction, protocol.UIActionParams{ActionID: a.ActionID, SessionID: sessionID, Generation: g.ID, Args: args})
+	raw, err := s.Call(ctx, extproto.MethodUIAction, extproto.UIActionParams{ActionID: a.ActionID, SessionID: sessionID, Generation: g.ID, Args: args})
 	if err != nil {
 		return nil, err
 	}
-	v, err := protocol.DecodeResult(protocol.MethodUIAction, raw)
+	v, err := extproto.DecodeResult(extproto.MethodUIAction, raw)
 	if err != nil {
 		return nil, err
 	}
-	res := v.(*protocol.UIActionResult)
+	res := v.(*extproto.UIActionResult)
 	res.Message = redact.String(res.Message)
 	return res, nil
 }
 
 // Submit delivers a published form's values to its plugin with
 // extension/ui/submit.
-func (g *Generation) Submit(ctx context.Context, sessionID, plugin, surfaceID string, values map[string]json.RawMessage) (*protocol.UISubmitResult, error) {
+func (g *Generation) Submit(ctx context.Context, sessionID, plugin, surfaceID string, values map[string]json.RawMessage) (*extproto.UISubmitResult, error) {
 	s, ok := g.byID[plugin]
 	if !ok {
-		return nil, protocol.Errorf(protocol.ReasonInternal, "extension %s is not running", plugin)
+		return nil, extproto.Errorf(extproto.ReasonInternal, "extension %s is not running", plugin)
 	}
 	if strings.TrimSpace(surfaceID) == "" {
-		return nil, protocol.NewError(protocol.ReasonInvalidParams, "a form submission needs its surface id")
+		return nil, extproto.NewError(extproto.ReasonInvalidParams, "a form submission needs its surface id")
 	}
-	raw, err := s.Call(ctx, protocol.MethodUISubmit, protocol.UISubmitParams{SurfaceID: surfaceID, SessionID: sessionID, Generation: g.ID, Values: values})
+	raw, err := s.Call(ctx, extproto.MethodUISubmit, extproto.UISubmitParams{SurfaceID: surfaceID, SessionID: sessionID, Generation: g.ID, Values: values})
 	if err != nil {
 		return nil, err
 	}
-	v, err := protocol.DecodeResult(protocol.MethodUISubmit, raw)
+	v, err := extproto.DecodeResult(extproto.MethodUISubmit, raw)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*protocol.UISubmitResult), nil
+	return v.(*extproto.UISubmitResult), nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // ConfigFile is the bridge home's configuration file.
@@ -111,8 +111,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // Default values of Config.
 const (
 	DefaultStepBudget      = 25
-	DefaultStartupTimeout  = protocol.GenerationStartBudget
-	DefaultShutdownTimeout = protocol.ShutdownTimeout
+	DefaultStartupTimeout  = extproto.GenerationStartBudget
+	DefaultShutdownTimeout = extproto.ShutdownTimeout
 	DefaultToolTimeout     = 2 * time.Minute
 )
 
@@ -222,7 +222,7 @@ func (c *Config) validate(src string, md toml.MetaData) problems {
 		ps = append(ps, Problem{Path: p, Msg: msg, Line: line})
 	}
 	if c.Model != "" {
-		if err := protocol.ValidateProviderRef(c.Model); err != nil {
+		if err := extproto.ValidateProviderRef(c.Model); err != nil {
 			add(err.Error(), "model")
 		}
 	}

@@ -10,5 +10,5 @@
 // host reads the records and manifests this package validated and decides
 // what to launch. The records file is the only trust record that may start a
 // runtime; nothing a workspace declares can add one. It imports only
-// exthost/protocol of this module.
+// extproto of this module.
 package manifest

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // FuzzParseManifest feeds arbitrary bytes to the manifest parser, which
@@ -69,7 +69,7 @@ func checkRuntimeInvariants(t *testing.T, r *Runtime) {
 	if r.Priority < minPriority || r.Priority > maxPriority {
 		t.Fatalf("priority %d accepted", r.Priority)
 	}
-	if r.TimeoutMillis < 0 || r.TimeoutMillis > protocol.InterceptTimeoutCeiling.Milliseconds() {
+	if r.TimeoutMillis < 0 || r.TimeoutMillis > extproto.InterceptTimeoutCeiling.Milliseconds() {
 		t.Fatalf("timeoutMillis %d accepted", r.TimeoutMillis)
 	}
 	if shellName(r.Command) != "" {
@@ -83,7 +83,7 @@ func checkRuntimeInvariants(t *testing.T, r *Runtime) {
 		seen[string(p)] = true
 	}
 	for _, s := range r.Replaces {
-		if _, err := protocol.ParseSlot(s.String()); err != nil {
+		if _, err := extproto.ParseSlot(s.String()); err != nil {
 			t.Fatalf("slot %v accepted: %v", s, err)
 		}
 	}
@@ -121,7 +121,7 @@ func FuzzParseWorkspace(f *testing.F) {
 			}
 			return
 		}
-		if w.Model != "" && protocol.ValidateProviderRef(w.Model) != nil {
+		if w.Model != "" && extproto.ValidateProviderRef(w.Model) != nil {
 			t.Fatalf("accepted model %q", w.Model)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // FuzzRecords feeds arbitrary bytes to the plugin-packages.json reader:
@@ -139,7 +139,7 @@ func FuzzConfig(f *testing.F) {
 		if c.Steps() < 1 || c.StartupTimeout() <= 0 || c.ShutdownTimeout() <= 0 || c.ToolTimeout() <= 0 {
 			t.Fatalf("accepted bounds %+v", c)
 		}
-		if c.Model != "" && protocol.ValidateProviderRef(c.Model) != nil {
+		if c.Model != "" && extproto.ValidateProviderRef(c.Model) != nil {
 			t.Fatalf("accepted model %q", c.Model)
 		}
 		if h := c.ReasonixHome; h != "" && !filepath.IsAbs(h) && !strings.HasPrefix(h, "~/") {

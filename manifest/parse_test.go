@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // v1 wraps members into a v1 manifest named "p".
@@ -251,9 +251,9 @@ func TestParseV1Full(t *testing.T) {
 		Env:           map[string]string{"HELLO": "1"},
 		Required:      true,
 		Priority:      -1000,
-		Intercepts:    []protocol.HookPoint{protocol.ToolBefore, protocol.SessionStart},
-		Replaces:      []protocol.Slot{{Kind: protocol.SlotTool, Arg: "bash"}, {Kind: protocol.SlotSystemPrompt}, {Kind: protocol.SlotProvider, Arg: "plugin/hello.world_2/echo/v1"}},
-		Capabilities:  []protocol.Capability{protocol.CapInterceptors, protocol.CapProviders, protocol.CapUI, protocol.CapStrategies},
+		Intercepts:    []extproto.HookPoint{extproto.ToolBefore, extproto.SessionStart},
+		Replaces:      []extproto.Slot{{Kind: extproto.SlotTool, Arg: "bash"}, {Kind: extproto.SlotSystemPrompt}, {Kind: extproto.SlotProvider, Arg: "plugin/hello.world_2/echo/v1"}},
+		Capabilities:  []extproto.Capability{extproto.CapInterceptors, extproto.CapProviders, extproto.CapUI, extproto.CapStrategies},
 		TimeoutMillis: 250,
 	}
 	if !reflect.DeepEqual(m.Runtime, wantRT) {
@@ -276,7 +276,7 @@ func TestParseRuntimeDefaults(t *testing.T) {
 	if r.Priority != 0 || r.Required || r.TimeoutMillis != 0 || r.Intercepts != nil || r.Env != nil {
 		t.Errorf("defaults = %+v", r)
 	}
-	if got := protocol.ToolBefore.InterceptTimeout(r.TimeoutMillis); got != protocol.InterceptTimeoutShort {
+	if got := extproto.ToolBefore.InterceptTimeout(r.TimeoutMillis); got != extproto.InterceptTimeoutShort {
 		t.Errorf("default budget = %v", got)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Runtime is a validated v1 runtime block: how to start the plugin's
@@ -23,9 +23,9 @@ type Runtime struct {
 	Priority int
 	// Intercepts, Replaces and Capabilities are what the handshake may
 	// claim, each without duplicates, in declared order.
-	Intercepts   []protocol.HookPoint
-	Replaces     []protocol.Slot
-	Capabilities []protocol.Capability
+	Intercepts   []extproto.HookPoint
+	Replaces     []extproto.Slot
+	Capabilities []extproto.Capability
 	// TimeoutMillis overrides every intercept budget of this runtime when
 	// positive. A declared value above the ceiling is stored clamped.
 	TimeoutMillis int64
@@ -83,13 +83,13 @@ func (r *reader) runtime(at string, raw json.RawMessage, warn *problems) *Runtim
 			rt.Priority = int(n)
 		},
 		"intercepts": func(p string, v json.RawMessage) {
-			rt.Intercepts = parseEach(r, p, v, protocol.ParseHookPoint, "hook point", func(h protocol.HookPoint) string { return string(h) })
+			rt.Intercepts = parseEach(r, p, v, extproto.ParseHookPoint, "hook point", func(h extproto.HookPoint) string { return string(h) })
 		},
 		"replaces": func(p string, v json.RawMessage) {
-			rt.Replaces = parseEach(r, p, v, protocol.ParseSlot, "slot", protocol.Slot.String)
+			rt.Replaces = parseEach(r, p, v, extproto.ParseSlot, "slot", extproto.Slot.String)
 		},
 		"capabilities": func(p string, v json.RawMessage) {
-			rt.Capabilities = parseEach(r, p, v, parseCapability, "capability", func(c protocol.Capability) string { return string(c) })
+			rt.Capabilities = parseEach(r, p, v, parseCapability, "capability", func(c extproto.Capability) string { return string(c) })
 		},
 		"timeoutMillis": func(p string, v json.RawMessage) {
 			var n int64
@@ -100,7 +100,7 @@ func (r *reader) runtime(at string, raw json.RawMessage, warn *problems) *Runtim
 				r.addf(p, "must not be negative")
 				return
 			}
-			if ceiling := protocol.InterceptTimeoutCeiling.Milliseconds(); n > ceiling {
+			if ceiling := extproto.InterceptTimeoutCeiling.Milliseconds(); n > ceiling {
 				warn.addf(p, "%d is above the %d ms ceiling; intercepts get %d ms", n, ceiling, ceiling)
 				n = ceiling
 			}
@@ -119,8 +119,8 @@ func (r *reader) runtime(at string, raw json.RawMessage, warn *problems) *Runtim
 
 // parseCapability adds the list of families to the protocol's message,
 // since the author most likely misspelled one of only four words.
-func parseCapability(s string) (protocol.Capability, error) {
-	c, err := protocol.ParseCapability(s)
+func parseCapability(s string) (extproto.Capability, error) {
+	c, err := extproto.ParseCapability(s)
 	if err != nil {
 		return "", &wantError{err: err, want: "interceptors, strategies, providers, ui"}
 	}

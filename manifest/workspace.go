@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // WorkspaceFile is a workspace's own configuration, at its root.
@@ -58,7 +58,7 @@ func parseWorkspace(path string, data []byte) (*Workspace, error) {
 	w := &Workspace{}
 	_, ps := decodeTOML(string(data), w, workspaceUnknown)
 	if len(ps) == 0 && w.Model != "" {
-		if err := protocol.ValidateProviderRef(w.Model); err != nil {
+		if err := extproto.ValidateProviderRef(w.Model); err != nil {
 			ps = append(ps, Problem{Path: "model", Msg: err.Error(), Line: keyLine(string(data), toml.Key{"model"})})
 		}
 	}

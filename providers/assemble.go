@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Response is a whole completion, for callers that do not stream.
@@ -18,9 +18,9 @@ type Response struct {
 	ReasoningSignature string
 	// ToolCalls are the complete calls, in the order the provider finished
 	// them.
-	ToolCalls []protocol.ProviderToolCall
+	ToolCalls []extproto.ProviderToolCall
 	// Usage is the last usage the provider reported, nil if none.
-	Usage *protocol.ProviderUsage
+	Usage *extproto.ProviderUsage
 	// Done is set once the provider sent `done`.
 	Done bool
 }
@@ -35,22 +35,22 @@ type Assembler struct {
 
 // Add folds one chunk in. It fails on a chunk after `done`, a malformed
 // tool call or usage, and on an `error` chunk, which it returns as the
-// *protocol.Error its code names.
-func (a *Assembler) Add(ch protocol.ProviderChunk) error {
+// *extproto.Error its code names.
+func (a *Assembler) Add(ch extproto.ProviderChunk) error {
 	if a.resp.Done {
 		return fmt.Errorf("provider sent a %q chunk after done", ch.Type)
 	}
 	switch ch.Type {
-	case protocol.ChunkText:
+	case extproto.ChunkText:
 		a.text.WriteString(ch.Text)
-	case protocol.ChunkReasoning:
+	case extproto.ChunkReasoning:
 		a.reasoning.WriteString(ch.Text)
 		if ch.Signature != "" {
 			a.resp.ReasoningSignature = ch.Signature
 		}
-	case protocol.ChunkToolCallStart, protocol.ChunkToolCallArgsDelta:
+	case extproto.ChunkToolCallStart, extproto.ChunkToolCallArgsDelta:
 		// Progress only: the final tool_call chunk carries the whole call.
-	case protocol.ChunkToolCall:
+	case extproto.ChunkToolCall:
 		tc := ch.ToolCall
 		if tc == nil || tc.ID == "" || tc.Name == "" {
 			return errors.New("provider sent a tool_call chunk without a call id and name")
@@ -63,15 +63,15 @@ func (a *Assembler) Add(ch protocol.ProviderChunk) error {
 		}
 		a.callIDs[tc.ID] = true
 		a.resp.ToolCalls = append(a.resp.ToolCalls, *tc)
-	case protocol.ChunkUsage:
+	case extproto.ChunkUsage:
 		if ch.Usage == nil {
 			return errors.New("provider sent a usage chunk without usage")
 		}
 		u := *ch.Usage
 		a.resp.Usage = &u
-	case protocol.ChunkDone:
+	case extproto.ChunkDone:
 		a.resp.Done = true
-	case protocol.ChunkError:
+	case extproto.ChunkError:
 		return chunkError(ch.Error)
 	default:
 		return fmt.Errorf("provider sent a chunk of unknown type %q", ch.Type)
@@ -81,15 +81,15 @@ func (a *Assembler) Add(ch protocol.ProviderChunk) error {
 
 // chunkError converts an `error` chunk into the error its code names. A
 // malformed error chunk is still a failure, never silence.
-func chunkError(pe *protocol.ProviderError) error {
+func chunkError(pe *extproto.ProviderError) error {
 	if pe == nil {
-		return protocol.NewError(protocol.ReasonProviderFailed, "provider sent an error chunk without an error")
+		return extproto.NewError(extproto.ReasonProviderFailed, "provider sent an error chunk without an error")
 	}
-	reason := protocol.ReasonProviderFailed
-	if pe.Code == protocol.ProviderCodeInterrupted {
-		reason = protocol.ReasonProviderInterrupted
+	reason := extproto.ReasonProviderFailed
+	if pe.Code == extproto.ProviderCodeInterrupted {
+		reason = extproto.ReasonProviderInterrupted
 	}
-	return protocol.NewError(reason, pe.Message)
+	return extproto.NewError(reason, pe.Message)
 }
 
 // Response returns what has been assembled so far.
@@ -97,7 +97,7 @@ func (a *Assembler) Response() Response {
 	r := a.resp
 	r.Text = a.text.String()
 	r.Reasoning = a.reasoning.String()
-	r.ToolCalls = append([]protocol.ProviderToolCall(nil), a.resp.ToolCalls...)
+	r.ToolCalls = append([]extproto.ProviderToolCall(nil), a.resp.ToolCalls...)
 	return r
 }
 
@@ -111,7 +111,7 @@ func Collect(s Stream) (Response, error) {
 		ch, err := s.Next()
 		if errors.Is(err, io.EOF) {
 			if !a.resp.Done {
-				return a.Response(), protocol.NewError(protocol.ReasonProviderInterrupted, "provider stream ended without done")
+				return a.Response(), extproto.NewError(extproto.ReasonProviderInterrupted, "provider stream ended without done")
 			}
 			return a.Response(), nil
 		}

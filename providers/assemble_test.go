@@ -7,90 +7,90 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestCollect(t *testing.T) {
 	t.Parallel()
-	call := func(id, args string) *protocol.ProviderToolCall {
-		return &protocol.ProviderToolCall{ID: id, Name: "lookup", Arguments: args}
+	call := func(id, args string) *extproto.ProviderToolCall {
+		return &extproto.ProviderToolCall{ID: id, Name: "lookup", Arguments: args}
 	}
-	usage := &protocol.ProviderUsage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12, CacheHitTokens: 2, CacheMissTokens: 3, ReasoningTokens: 4, FinishReason: "tool_calls"}
+	usage := &extproto.ProviderUsage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12, CacheHitTokens: 2, CacheMissTokens: 3, ReasoningTokens: 4, FinishReason: "tool_calls"}
 	tests := []struct {
 		name      string
-		chunks    []protocol.ProviderChunk
+		chunks    []extproto.ProviderChunk
 		fail      error
 		want      Response
 		wantErr   string
-		wantCause protocol.Reason
+		wantCause extproto.Reason
 	}{
 		{
 			name: "text reasoning tools usage",
-			chunks: []protocol.ProviderChunk{
-				{Type: protocol.ChunkReasoning, Text: "think "},
-				{Type: protocol.ChunkReasoning, Text: "more", Signature: "sig-1"},
-				{Type: protocol.ChunkText, Text: "hello "},
-				{Type: protocol.ChunkText, Text: "world"},
-				{Type: protocol.ChunkToolCallStart, ToolCall: call("c1", "")},
-				{Type: protocol.ChunkToolCallArgsDelta, ArgChars: 3, Text: `{"q`},
-				{Type: protocol.ChunkToolCall, ToolCall: call("c1", `{"q":1}`)},
-				{Type: protocol.ChunkToolCall, ToolCall: call("c2", `{}`)},
-				{Type: protocol.ChunkUsage, Usage: usage},
-				{Type: protocol.ChunkDone},
+			chunks: []extproto.ProviderChunk{
+				{Type: extproto.ChunkReasoning, Text: "think "},
+				{Type: extproto.ChunkReasoning, Text: "more", Signature: "sig-1"},
+				{Type: extproto.ChunkText, Text: "hello "},
+				{Type: extproto.ChunkText, Text: "world"},
+				{Type: extproto.ChunkToolCallStart, ToolCall: call("c1", "")},
+				{Type: extproto.ChunkToolCallArgsDelta, ArgChars: 3, Text: `{"q`},
+				{Type: extproto.ChunkToolCall, ToolCall: call("c1", `{"q":1}`)},
+				{Type: extproto.ChunkToolCall, ToolCall: call("c2", `{}`)},
+				{Type: extproto.ChunkUsage, Usage: usage},
+				{Type: extproto.ChunkDone},
 			},
 			want: Response{
 				Text: "hello world", Reasoning: "think more", ReasoningSignature: "sig-1",
-				ToolCalls: []protocol.ProviderToolCall{*call("c1", `{"q":1}`), *call("c2", `{}`)},
+				ToolCalls: []extproto.ProviderToolCall{*call("c1", `{"q":1}`), *call("c2", `{}`)},
 				Usage:     usage, Done: true,
 			},
 		},
 		{
 			name:      "no done is interrupted",
-			chunks:    []protocol.ProviderChunk{{Type: protocol.ChunkText, Text: "partial"}},
+			chunks:    []extproto.ProviderChunk{{Type: extproto.ChunkText, Text: "partial"}},
 			want:      Response{Text: "partial"},
 			wantErr:   "ended without done",
-			wantCause: protocol.ReasonProviderInterrupted,
+			wantCause: extproto.ReasonProviderInterrupted,
 		},
 		{
 			name:      "error chunk becomes its reason",
-			chunks:    []protocol.ProviderChunk{{Type: protocol.ChunkText, Text: "a"}, {Type: protocol.ChunkError, Error: &protocol.ProviderError{Code: protocol.ProviderCodeInterrupted, Message: "upstream cut"}}},
+			chunks:    []extproto.ProviderChunk{{Type: extproto.ChunkText, Text: "a"}, {Type: extproto.ChunkError, Error: &extproto.ProviderError{Code: extproto.ProviderCodeInterrupted, Message: "upstream cut"}}},
 			want:      Response{Text: "a"},
 			wantErr:   "upstream cut",
-			wantCause: protocol.ReasonProviderInterrupted,
+			wantCause: extproto.ReasonProviderInterrupted,
 		},
 		{
 			name:      "stream error passes through with the partial response",
-			chunks:    []protocol.ProviderChunk{{Type: protocol.ChunkText, Text: "a"}},
-			fail:      protocol.NewError(protocol.ReasonProviderFailed, "boom"),
+			chunks:    []extproto.ProviderChunk{{Type: extproto.ChunkText, Text: "a"}},
+			fail:      extproto.NewError(extproto.ReasonProviderFailed, "boom"),
 			want:      Response{Text: "a"},
 			wantErr:   "boom",
-			wantCause: protocol.ReasonProviderFailed,
+			wantCause: extproto.ReasonProviderFailed,
 		},
 		{
 			name:    "chunk after done",
-			chunks:  []protocol.ProviderChunk{{Type: protocol.ChunkDone}, {Type: protocol.ChunkText, Text: "late"}},
+			chunks:  []extproto.ProviderChunk{{Type: extproto.ChunkDone}, {Type: extproto.ChunkText, Text: "late"}},
 			want:    Response{Done: true},
 			wantErr: `"text" chunk after done`,
 		},
 		{
 			name:    "duplicate tool call",
-			chunks:  []protocol.ProviderChunk{{Type: protocol.ChunkToolCall, ToolCall: call("c1", "{}")}, {Type: protocol.ChunkToolCall, ToolCall: call("c1", "{}")}},
-			want:    Response{ToolCalls: []protocol.ProviderToolCall{*call("c1", "{}")}},
+			chunks:  []extproto.ProviderChunk{{Type: extproto.ChunkToolCall, ToolCall: call("c1", "{}")}, {Type: extproto.ChunkToolCall, ToolCall: call("c1", "{}")}},
+			want:    Response{ToolCalls: []extproto.ProviderToolCall{*call("c1", "{}")}},
 			wantErr: `tool call "c1" twice`,
 		},
 		{
 			name:    "tool call without id",
-			chunks:  []protocol.ProviderChunk{{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{Name: "x"}}},
+			chunks:  []extproto.ProviderChunk{{Type: extproto.ChunkToolCall, ToolCall: &extproto.ProviderToolCall{Name: "x"}}},
 			wantErr: "without a call id and name",
 		},
 		{
 			name:    "usage chunk without usage",
-			chunks:  []protocol.ProviderChunk{{Type: protocol.ChunkUsage}},
+			chunks:  []extproto.ProviderChunk{{Type: extproto.ChunkUsage}},
 			wantErr: "usage chunk without usage",
 		},
 		{
 			name:    "unknown type",
-			chunks:  []protocol.ProviderChunk{{Type: "bogus"}},
+			chunks:  []extproto.ProviderChunk{{Type: "bogus"}},
 			wantErr: `unknown type "bogus"`,
 		},
 	}
@@ -108,14 +108,14 @@ func TestCollect(t *testing.T) {
 			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
 			}
-			if tt.wantCause != "" && protocol.ReasonOf(err) != tt.wantCause {
-				t.Fatalf("reason = %q, want %q", protocol.ReasonOf(err), tt.wantCause)
+			if tt.wantCause != "" && extproto.ReasonOf(err) != tt.wantCause {
+				t.Fatalf("reason = %q, want %q", extproto.ReasonOf(err), tt.wantCause)
 			}
 			if tt.want.ToolCalls == nil {
-				tt.want.ToolCalls = []protocol.ProviderToolCall{}
+				tt.want.ToolCalls = []extproto.ProviderToolCall{}
 			}
 			if got.ToolCalls == nil {
-				got.ToolCalls = []protocol.ProviderToolCall{}
+				got.ToolCalls = []extproto.ProviderToolCall{}
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("response = %+v\nwant       %+v", got, tt.want)
@@ -128,8 +128,8 @@ func TestCollectCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Collect(&sliceStream{ctx: ctx, chunks: []protocol.ProviderChunk{{Type: protocol.ChunkText}}})
-	if !errors.Is(err, context.Canceled) || protocol.ReasonOf(err) != protocol.ReasonProviderInterrupted {
+	_, err := Collect(&sliceStream{ctx: ctx, chunks: []extproto.ProviderChunk{{Type: extproto.ChunkText}}})
+	if !errors.Is(err, context.Canceled) || extproto.ReasonOf(err) != extproto.ReasonProviderInterrupted {
 		t.Fatalf("err = %v, want interrupted wrapping context.Canceled", err)
 	}
 }

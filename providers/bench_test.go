@@ -4,21 +4,21 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // BenchmarkAssembler measures chunk folding alone, the assembly half of the
 // reorder + assembly path a plugin stream takes (target: >= 100k chunks/s).
 func BenchmarkAssembler(b *testing.B) {
-	chunks := make([]protocol.ProviderChunk, 0, 1024)
+	chunks := make([]extproto.ProviderChunk, 0, 1024)
 	for i := range 1000 {
-		chunks = append(chunks, protocol.ProviderChunk{Type: protocol.ChunkText, Text: "token "})
+		chunks = append(chunks, extproto.ProviderChunk{Type: extproto.ChunkText, Text: "token "})
 		if i%100 == 0 {
 			id := "call_" + strconv.Itoa(i)
-			chunks = append(chunks, protocol.ProviderChunk{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{ID: id, Name: "f", Arguments: "{}"}})
+			chunks = append(chunks, extproto.ProviderChunk{Type: extproto.ChunkToolCall, ToolCall: &extproto.ProviderToolCall{ID: id, Name: "f", Arguments: "{}"}})
 		}
 	}
-	chunks = append(chunks, protocol.ProviderChunk{Type: protocol.ChunkDone})
+	chunks = append(chunks, extproto.ProviderChunk{Type: extproto.ChunkDone})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Model is one catalog entry: a ref, where it comes from, and what it can
@@ -17,7 +17,7 @@ import (
 type Model struct {
 	Ref        string
 	Origin     Origin
-	Descriptor protocol.ProviderDescriptor
+	Descriptor extproto.ProviderDescriptor
 	// Replaces is the origin of the entry this one replaced through a
 	// provider:<ref> claim, or the zero Origin.
 	Replaces Origin
@@ -52,11 +52,11 @@ func NewCatalog(ps ...Provider) (*Catalog, error) {
 // existing entry. Claims are the provider slots the plugin owns (its
 // manifest's runtime.replaces, resolved to a single owner by package
 // slots); a claim for a ref p does not declare is an error.
-func (c *Catalog) Add(p Provider, claims ...protocol.Slot) error {
+func (c *Catalog) Add(p Provider, claims ...extproto.Slot) error {
 	origin := p.Origin()
 	claimed := map[string]bool{}
 	for _, s := range claims {
-		if s.Kind != protocol.SlotProvider {
+		if s.Kind != extproto.SlotProvider {
 			return fmt.Errorf("%v: %q is not a provider slot", origin, s.String())
 		}
 		claimed[s.Arg] = true
@@ -70,7 +70,7 @@ func (c *Catalog) Add(p Provider, claims ...protocol.Slot) error {
 	defer c.mu.Unlock()
 	fresh := make(map[string]entry, len(descs))
 	for _, d := range descs {
-		if err := protocol.ValidateProviderRef(d.Ref); err != nil {
+		if err := extproto.ValidateProviderRef(d.Ref); err != nil {
 			return fmt.Errorf("%v: %w", origin, err)
 		}
 		if _, dup := fresh[d.Ref]; dup {
@@ -116,7 +116,7 @@ func checkNamespace(origin Origin, ref string, claimed bool) error {
 	}
 	switch origin.Kind {
 	case OriginPlugin:
-		if prefix := protocol.PluginProviderPrefix(origin.ID); !strings.HasPrefix(ref, prefix) {
+		if prefix := extproto.PluginProviderPrefix(origin.ID); !strings.HasPrefix(ref, prefix) {
 			return fmt.Errorf("%v declares provider ref %q outside %q", origin, ref, prefix)
 		}
 	case OriginBuiltin:
@@ -192,7 +192,7 @@ func (c *Catalog) refsLocked() []string {
 // default (a plugin provider's stream/open then carries no effort, as in
 // Reasonix). It never substitutes another model: an unknown ref, an
 // effort the model does not declare or an invalid request is an error.
-func (c *Catalog) Open(ctx context.Context, ref, effort string, body protocol.ProviderRequest) (Stream, error) {
+func (c *Catalog) Open(ctx context.Context, ref, effort string, body extproto.ProviderRequest) (Stream, error) {
 	e, err := c.lookup(ref)
 	if err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func (c *Catalog) Open(ctx context.Context, ref, effort string, body protocol.Pr
 
 // checkEffort refuses an effort the model does not declare; "" (none
 // chosen) is always fine.
-func checkEffort(d protocol.ProviderDescriptor, effort string) error {
+func checkEffort(d extproto.ProviderDescriptor, effort string) error {
 	switch {
 	case effort == "":
 		return nil

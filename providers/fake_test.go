@@ -4,21 +4,21 @@ import (
 	"context"
 	"io"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // fakeProvider serves scripted chunks and records the requests it got.
 type fakeProvider struct {
 	origin Origin
-	descs  []protocol.ProviderDescriptor
-	chunks []protocol.ProviderChunk
+	descs  []extproto.ProviderDescriptor
+	chunks []extproto.ProviderChunk
 	// fail, when set, is returned by Next after the chunks.
 	fail error
 	got  []Request
 }
 
 func (f *fakeProvider) Origin() Origin                        { return f.origin }
-func (f *fakeProvider) Models() []protocol.ProviderDescriptor { return f.descs }
+func (f *fakeProvider) Models() []extproto.ProviderDescriptor { return f.descs }
 
 func (f *fakeProvider) Stream(ctx context.Context, req Request) (Stream, error) {
 	f.got = append(f.got, req)
@@ -27,20 +27,20 @@ func (f *fakeProvider) Stream(ctx context.Context, req Request) (Stream, error) 
 
 type sliceStream struct {
 	ctx    context.Context
-	chunks []protocol.ProviderChunk
+	chunks []extproto.ProviderChunk
 	fail   error
 	closed bool
 }
 
-func (s *sliceStream) Next() (protocol.ProviderChunk, error) {
+func (s *sliceStream) Next() (extproto.ProviderChunk, error) {
 	if err := s.ctx.Err(); err != nil {
-		return protocol.ProviderChunk{}, protocol.Errorf(protocol.ReasonProviderInterrupted, "cancelled: %w", err)
+		return extproto.ProviderChunk{}, extproto.Errorf(extproto.ReasonProviderInterrupted, "cancelled: %w", err)
 	}
 	if len(s.chunks) == 0 {
 		if s.fail != nil {
-			return protocol.ProviderChunk{}, s.fail
+			return extproto.ProviderChunk{}, s.fail
 		}
-		return protocol.ProviderChunk{}, io.EOF
+		return extproto.ProviderChunk{}, io.EOF
 	}
 	ch := s.chunks[0]
 	s.chunks = s.chunks[1:]
@@ -49,10 +49,10 @@ func (s *sliceStream) Next() (protocol.ProviderChunk, error) {
 
 func (s *sliceStream) Close() error { s.closed = true; return nil }
 
-func desc(ref string) protocol.ProviderDescriptor {
-	return protocol.ProviderDescriptor{Ref: ref, Model: ref[len(ref)-1:]}
+func desc(ref string) extproto.ProviderDescriptor {
+	return extproto.ProviderDescriptor{Ref: ref, Model: ref[len(ref)-1:]}
 }
 
-func emptyRequest() protocol.ProviderRequest {
-	return protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: protocol.RoleUser, Content: "hi"}}, Tools: []protocol.ProviderToolSchema{}}
+func emptyRequest() extproto.ProviderRequest {
+	return extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleUser, Content: "hi"}}, Tools: []extproto.ProviderToolSchema{}}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // pluginProvider serves the models one sidecar declared at its handshake
@@ -15,12 +15,12 @@ import (
 // own declared model of the same <provider>/<model>.
 type pluginProvider struct {
 	s       *exthost.Sidecar
-	models  []protocol.ProviderDescriptor
+	models  []extproto.ProviderDescriptor
 	backing map[string]string // catalog ref -> the sidecar's own ref
 }
 
 func (p *pluginProvider) Origin() Origin                        { return Plugin(p.s.Plugin.ID) }
-func (p *pluginProvider) Models() []protocol.ProviderDescriptor { return p.models }
+func (p *pluginProvider) Models() []extproto.ProviderDescriptor { return p.models }
 
 func (p *pluginProvider) Stream(ctx context.Context, req Request) (Stream, error) {
 	ref, ok := p.backing[req.Ref]
@@ -42,7 +42,7 @@ func (p *pluginProvider) Stream(ctx context.Context, req Request) (Stream, error
 // the model picker shows. A catalog entry the handshake did not declare is
 // left out: the host could not route it.
 func AddGeneration(ctx context.Context, c *Catalog, g *exthost.Generation) error {
-	own := map[string][]protocol.ProviderDescriptor{}
+	own := map[string][]extproto.ProviderDescriptor{}
 	for _, pp := range g.Providers {
 		own[pp.Plugin] = append(own[pp.Plugin], pp.Descriptor)
 	}
@@ -67,9 +67,9 @@ func AddGeneration(ctx context.Context, c *Catalog, g *exthost.Generation) error
 		}
 	}
 	for _, a := range aliased {
-		var claims []protocol.Slot
+		var claims []extproto.Slot
 		for ref := range a.backing {
-			claims = append(claims, protocol.Slot{Kind: protocol.SlotProvider, Arg: ref})
+			claims = append(claims, extproto.Slot{Kind: extproto.SlotProvider, Arg: ref})
 		}
 		if err := c.Add(a, claims...); err != nil {
 			return err
@@ -80,16 +80,16 @@ func AddGeneration(ctx context.Context, c *Catalog, g *exthost.Generation) error
 
 // enrich overlays the sidecar's catalog answer on its handshake
 // descriptors; a failed catalog call leaves the handshake's.
-func enrich(ctx context.Context, s *exthost.Sidecar, descs []protocol.ProviderDescriptor) []protocol.ProviderDescriptor {
+func enrich(ctx context.Context, s *exthost.Sidecar, descs []extproto.ProviderDescriptor) []extproto.ProviderDescriptor {
 	listed, err := s.Catalog(ctx)
 	if err != nil {
 		return descs
 	}
-	byRef := make(map[string]protocol.ProviderDescriptor, len(listed))
+	byRef := make(map[string]extproto.ProviderDescriptor, len(listed))
 	for _, d := range listed {
 		byRef[d.Ref] = d
 	}
-	out := make([]protocol.ProviderDescriptor, len(descs))
+	out := make([]extproto.ProviderDescriptor, len(descs))
 	for i, d := range descs {
 		if l, ok := byRef[d.Ref]; ok {
 			d = l
@@ -103,10 +103,10 @@ func enrich(ctx context.Context, s *exthost.Sidecar, descs []protocol.ProviderDe
 // provider:<ref> slots: the claimed ref <provider>/<model> (or
 // plugin/<other>/<provider>/<model>) is served by s's own
 // plugin/<id>/<provider>/<model>.
-func aliases(s *exthost.Sidecar, descs []protocol.ProviderDescriptor, g *exthost.Generation) (*pluginProvider, error) {
+func aliases(s *exthost.Sidecar, descs []extproto.ProviderDescriptor, g *exthost.Generation) (*pluginProvider, error) {
 	var a *pluginProvider
 	for _, claim := range g.Slots.Claims() {
-		if claim.Plugin != s.Plugin.ID || claim.Slot.Kind != protocol.SlotProvider {
+		if claim.Plugin != s.Plugin.ID || claim.Slot.Kind != extproto.SlotProvider {
 			continue
 		}
 		ref := claim.Slot.Arg
@@ -114,8 +114,8 @@ func aliases(s *exthost.Sidecar, descs []protocol.ProviderDescriptor, g *exthost
 		if parts := strings.Split(ref, "/"); len(parts) == 4 {
 			tail = parts[2] + "/" + parts[3]
 		}
-		backing := protocol.PluginProviderPrefix(s.Plugin.ID) + tail
-		var found *protocol.ProviderDescriptor
+		backing := extproto.PluginProviderPrefix(s.Plugin.ID) + tail
+		var found *extproto.ProviderDescriptor
 		for i := range descs {
 			if descs[i].Ref == backing {
 				found = &descs[i]

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -18,9 +18,9 @@ import (
 func echoGeneration(t *testing.T, replaces ...string) *exthost.Generation {
 	t.Helper()
 	src := examplestest.Source(t, "echo-provider")
-	p := &exthost.Plugin{ID: "echo-provider", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "echo-provider"), Capabilities: []protocol.Capability{protocol.CapProviders}}
+	p := &exthost.Plugin{ID: "echo-provider", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "echo-provider"), Capabilities: []extproto.Capability{extproto.CapProviders}}
 	for _, r := range replaces {
-		s, err := protocol.ParseSlot(r)
+		s, err := extproto.ParseSlot(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,8 +37,8 @@ func echoGeneration(t *testing.T, replaces ...string) *exthost.Generation {
 	return g
 }
 
-func userRequest(text string) protocol.ProviderRequest {
-	return protocol.ProviderRequest{Messages: []protocol.ProviderMessage{{Role: protocol.RoleUser, Content: text}}, Tools: []protocol.ProviderToolSchema{}}
+func userRequest(text string) extproto.ProviderRequest {
+	return extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleUser, Content: text}}, Tools: []extproto.ProviderToolSchema{}}
 }
 
 func TestPluginProviderStreams(t *testing.T) {
@@ -121,7 +121,7 @@ func TestCancelledConsumerStopsTheStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if _, err := s.Next(); protocol.ReasonOf(err) != protocol.ReasonProviderInterrupted {
+	if _, err := s.Next(); extproto.ReasonOf(err) != extproto.ReasonProviderInterrupted {
 		t.Fatalf("after cancel: %v", err)
 	}
 }

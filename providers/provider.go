@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Provider is one source of models: it describes the models it serves and
@@ -14,7 +14,7 @@ type Provider interface {
 	Origin() Origin
 	// Models describes every model the provider serves. Descriptors never
 	// carry endpoints, headers or credentials.
-	Models() []protocol.ProviderDescriptor
+	Models() []extproto.ProviderDescriptor
 	// Stream opens one completion for req.Ref. It returns once the
 	// provider accepted the request (for HTTP providers: once the server
 	// answered and started streaming), with an error otherwise. ctx governs
@@ -33,19 +33,19 @@ type Request struct {
 	// models without efforts.
 	Effort string
 	// Body is the conversation, tools and limits.
-	Body protocol.ProviderRequest
+	Body extproto.ProviderRequest
 }
 
 // Stream yields the chunks of one completion in order.
 //
 // Next returns the next chunk. After the `done` chunk it returns io.EOF. A
 // failure is returned as an error, never as an `error` chunk: a
-// *protocol.Error with reason provider_failed, or provider_interrupted when
+// *extproto.Error with reason provider_failed, or provider_interrupted when
 // the stream was cut (including by the caller's context, whose error is
 // then in the chain). Close releases the stream; it is safe to call at any
 // time, more than once, and must be called.
 type Stream interface {
-	Next() (protocol.ProviderChunk, error)
+	Next() (extproto.ProviderChunk, error)
 	Close() error
 }
 

@@ -10,16 +10,16 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Parse parses one slot string (`system_prompt`, `tool:<name>`,
 // `provider:<ref>`, ...).
-func Parse(s string) (protocol.Slot, error) { return protocol.ParseSlot(s) }
+func Parse(s string) (extproto.Slot, error) { return extproto.ParseSlot(s) }
 
 // ConflictError is the fatal error of two plugins claiming one slot.
 type ConflictError struct {
-	Slot   protocol.Slot
+	Slot   extproto.Slot
 	Owners [2]string
 }
 
@@ -37,7 +37,7 @@ type Registry struct {
 // Claim records plugin as the owner of slot. A slot already owned by
 // another plugin is a *ConflictError; the same plugin claiming twice is a
 // no-op.
-func (r *Registry) Claim(slot protocol.Slot, plugin string) error {
+func (r *Registry) Claim(slot extproto.Slot, plugin string) error {
 	if r.owners == nil {
 		r.owners = make(map[string]string)
 	}
@@ -52,29 +52,29 @@ func (r *Registry) Claim(slot protocol.Slot, plugin string) error {
 }
 
 // Owner returns the owner of slot.
-func (r *Registry) Owner(slot protocol.Slot) (string, bool) {
+func (r *Registry) Owner(slot extproto.Slot) (string, bool) {
 	p, ok := r.owners[slot.String()]
 	return p, ok
 }
 
 // OwnerAt returns the owner of the named slot that rules point, if any
 // (system_prompt at system_prompt.build, session_policy at session.*, ...).
-func (r *Registry) OwnerAt(point protocol.HookPoint) (string, bool) {
-	kind, ok := protocol.SlotForPoint(point)
+func (r *Registry) OwnerAt(point extproto.HookPoint) (string, bool) {
+	kind, ok := extproto.SlotForPoint(point)
 	if !ok {
 		return "", false
 	}
-	return r.Owner(protocol.Slot{Kind: kind})
+	return r.Owner(extproto.Slot{Kind: kind})
 }
 
 // ToolOwner returns the owner of `tool:<name>`.
 func (r *Registry) ToolOwner(name string) (string, bool) {
-	return r.Owner(protocol.Slot{Kind: protocol.SlotTool, Arg: name})
+	return r.Owner(extproto.Slot{Kind: extproto.SlotTool, Arg: name})
 }
 
 // ProviderOwner returns the owner of `provider:<ref>`.
 func (r *Registry) ProviderOwner(ref string) (string, bool) {
-	return r.Owner(protocol.Slot{Kind: protocol.SlotProvider, Arg: ref})
+	return r.Owner(extproto.Slot{Kind: extproto.SlotProvider, Arg: ref})
 }
 
 // Owns reports whether plugin owns at least one slot; owning any slot makes
@@ -92,7 +92,7 @@ func (r *Registry) Owns(plugin string) bool {
 func (r *Registry) Claims() []Claim {
 	out := make([]Claim, 0, len(r.owners))
 	for s, p := range r.owners {
-		slot, _ := protocol.ParseSlot(s)
+		slot, _ := extproto.ParseSlot(s)
 		out = append(out, Claim{Slot: slot, Plugin: p})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Slot.String() < out[j].Slot.String() })
@@ -101,6 +101,6 @@ func (r *Registry) Claims() []Claim {
 
 // Claim is one slot and its owner.
 type Claim struct {
-	Slot   protocol.Slot
+	Slot   extproto.Slot
 	Plugin string
 }

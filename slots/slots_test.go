@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-func mustParse(t *testing.T, s string) protocol.Slot {
+func mustParse(t *testing.T, s string) extproto.Slot {
 	t.Helper()
 	slot, err := Parse(s)
 	if err != nil {
@@ -60,11 +60,11 @@ func TestLookups(t *testing.T) {
 		owner string
 		ok    bool
 	}{
-		{"session.save rules by session_policy", func() (string, bool) { return r.OwnerAt(protocol.SessionSave) }, "sess", true},
-		{"compaction.complete rules by compaction", func() (string, bool) { return r.OwnerAt(protocol.CompactionComplete) }, "comp", true},
-		{"permission.decision", func() (string, bool) { return r.OwnerAt(protocol.PermissionDecision) }, "guard", true},
-		{"unowned context", func() (string, bool) { return r.OwnerAt(protocol.ContextPrepare) }, "", false},
-		{"no slot at input.receive", func() (string, bool) { return r.OwnerAt(protocol.InputReceive) }, "", false},
+		{"session.save rules by session_policy", func() (string, bool) { return r.OwnerAt(extproto.SessionSave) }, "sess", true},
+		{"compaction.complete rules by compaction", func() (string, bool) { return r.OwnerAt(extproto.CompactionComplete) }, "comp", true},
+		{"permission.decision", func() (string, bool) { return r.OwnerAt(extproto.PermissionDecision) }, "guard", true},
+		{"unowned context", func() (string, bool) { return r.OwnerAt(extproto.ContextPrepare) }, "", false},
+		{"no slot at input.receive", func() (string, bool) { return r.OwnerAt(extproto.InputReceive) }, "", false},
 		{"tool owner", func() (string, bool) { return r.ToolOwner("read_file") }, "reader", true},
 		{"other tool unowned", func() (string, bool) { return r.ToolOwner("apply_edit") }, "", false},
 		{"base provider ref", func() (string, bool) { return r.ProviderOwner("openai/gpt-4o") }, "router", true},

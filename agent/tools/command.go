@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // killGrace bounds how long a killed command's output pipes may stay open
@@ -21,8 +21,8 @@ const killGrace = 2 * time.Second
 // working directory inside the workspace.
 type runCommand struct{}
 
-func (runCommand) Schema() protocol.ProviderToolSchema {
-	return protocol.ProviderToolSchema{
+func (runCommand) Schema() extproto.ProviderToolSchema {
+	return extproto.ProviderToolSchema{
 		Name:        "run_command",
 		Description: fmt.Sprintf("Run a program in the workspace and return its combined stdout and stderr (the first and last %d KiB) and exit status. The command is an argument vector run directly, not through a shell: no pipes, globs or redirections.", MaxCommandOutput>>11),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

@@ -11,15 +11,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // applyEdit is apply_edit: exact-text replacements or a whole-file write,
 // delivered to the editor as range edits so they land in its buffers.
 type applyEdit struct{}
 
-func (applyEdit) Schema() protocol.ProviderToolSchema {
-	return protocol.ProviderToolSchema{
+func (applyEdit) Schema() extproto.ProviderToolSchema {
+	return extproto.ProviderToolSchema{
 		Name:        "apply_edit",
 		Description: "Change a workspace file. Either give edits, each replacing oldText (which must occur exactly once in the current file, unsaved editor changes included) with newText, or give content to write the whole file (creating it if needed).",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

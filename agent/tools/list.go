@@ -8,14 +8,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // listFiles is list_files: the entries of a directory, gitignore-aware.
 type listFiles struct{}
 
-func (listFiles) Schema() protocol.ProviderToolSchema {
-	return protocol.ProviderToolSchema{
+func (listFiles) Schema() extproto.ProviderToolSchema {
+	return extproto.ProviderToolSchema{
 		Name:        "list_files",
 		Description: fmt.Sprintf("List the files and directories under a workspace directory (directories end in /). Entries ignored by .gitignore and the .git directory are left out. At most %d entries.", MaxListEntries),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // readFile is read_file: a file's text, preferring the editor's open
 // document over the disk.
 type readFile struct{}
 
-func (readFile) Schema() protocol.ProviderToolSchema {
-	return protocol.ProviderToolSchema{
+func (readFile) Schema() extproto.ProviderToolSchema {
+	return extproto.ProviderToolSchema{
 		Name:        "read_file",
 		Description: fmt.Sprintf("Read a text file of the workspace. Returns at most %d lines or %d KiB; use offset and limit to page through longer files. Unsaved editor changes are included.", MaxReadLines, MaxReadBytes>>10),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

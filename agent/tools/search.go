@@ -12,15 +12,15 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // searchText is search_text: a regular-expression search over the
 // workspace's text files, gitignore-aware.
 type searchText struct{}
 
-func (searchText) Schema() protocol.ProviderToolSchema {
-	return protocol.ProviderToolSchema{
+func (searchText) Schema() extproto.ProviderToolSchema {
+	return extproto.ProviderToolSchema{
 		Name:        "search_text",
 		Description: fmt.Sprintf("Search the workspace's text files for a regular expression (RE2 syntax) and return matching lines as path:line: text. Files ignored by .gitignore, binary files and files over %d MiB are skipped. At most %d matches (default %d).", MaxFileBytes>>20, MaxMatches, DefaultMatches),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Kind classifies a tool for display, after the Agent Client Protocol's
@@ -52,7 +52,7 @@ type Env struct {
 type Tool interface {
 	// Schema is the name, description and JSON schema of the arguments
 	// the model sees.
-	Schema() protocol.ProviderToolSchema
+	Schema() extproto.ProviderToolSchema
 	// ReadOnly reports whether the tool never changes anything; the
 	// auto approval mode allows these without asking.
 	ReadOnly() bool
@@ -68,7 +68,7 @@ type Tool interface {
 // Set is the tools of a session, by name.
 type Set struct {
 	list    []Tool
-	schemas []protocol.ProviderToolSchema
+	schemas []extproto.ProviderToolSchema
 }
 
 // Builtins returns the five built-in tools.
@@ -101,7 +101,7 @@ func (s *Set) Len() int { return len(s.list) }
 
 // Schemas returns every tool's schema, in name order. The slice is
 // shared by every request (it is built once): callers must not modify it.
-func (s *Set) Schemas() []protocol.ProviderToolSchema { return s.schemas }
+func (s *Set) Schemas() []extproto.ProviderToolSchema { return s.schemas }
 
 // ObjectArgs reports whether args is empty or the text of a JSON object,
 // the shape every tool call's arguments must have.

@@ -13,9 +13,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // chatSessionID is the session the runtime's handshakes and the plugin UI
@@ -112,10 +112,10 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	c.rt, err = startRuntime(context.Background(), getenv, workspace, runtimeOptions{
 		SessionID: chatSessionID,
 		Services: exthost.Services{
-			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIRequestParams) (*protocol.UIRequestResult, error) {
+			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
 				return c.hub.Request(ctx, s.Plugin.ID, p)
 			},
-			UIPublish: func(ctx context.Context, s *exthost.Sidecar, p *protocol.UIPublishParams) (*protocol.UIPublishResult, error) {
+			UIPublish: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
 				return c.hub.Publish(ctx, s.Plugin.ID, p)
 			},
 		},

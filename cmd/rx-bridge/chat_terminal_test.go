@@ -11,8 +11,8 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/editorui"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // TestTerminalPluginUI puts plugin prompts through the editorui hub to
@@ -21,20 +21,20 @@ func TestTerminalPluginUI(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
-		kind    protocol.UIRequestKind
+		kind    extproto.UIRequestKind
 		payload string
 		input   string
 		want    string // JSON of the values, or "cancelled"
 		shown   string
 	}{
-		{"select by number", protocol.RequestSelect, `{"title":"Colour","fields":[{"key":"c","kind":"select","label":"Pick one","options":["red","green"]}]}`, "2\n", `{"c":"green"}`, "2) green"},
-		{"select by name", protocol.RequestSelect, `{"fields":[{"key":"c","kind":"select","label":"Pick","options":["red","green"]}]}`, "red\n", `{"c":"red"}`, "1) red"},
-		{"invented option", protocol.RequestSelect, `{"fields":[{"key":"c","kind":"select","label":"Pick","options":["red"],"required":true}]}`, "blue\n", "cancelled", "Pick"},
-		{"multiselect", protocol.RequestMultiselect, `{"fields":[{"key":"m","kind":"multiselect","label":"Some","options":["a","b","c"]}]}`, "1, 3\n", `{"m":["a","c"]}`, "3) c"},
-		{"input without fields", protocol.RequestInput, `{"message":"Your name? token=ghp_abcdefghijklmnopqrstuvwxyz0123456789","fields":[]}`, "Ada\n", `{"value":"Ada"}`, "Your name? token="},
-		{"confirm", protocol.RequestConfirm, `{"message":"Proceed?","fields":[]}`, "yes\n", `{"value":true}`, "[y/N]"},
-		{"form field by field", protocol.RequestInput, `{"fields":[{"key":"a","kind":"input","label":"First"},{"key":"b","kind":"confirm","label":"Second"}]}`, "one\nn\n", `{"a":"one","b":false}`, "Second"},
-		{"end of input", protocol.RequestInput, `{"message":"Anything?","fields":[]}`, "", "cancelled", "Anything?"},
+		{"select by number", extproto.RequestSelect, `{"title":"Colour","fields":[{"key":"c","kind":"select","label":"Pick one","options":["red","green"]}]}`, "2\n", `{"c":"green"}`, "2) green"},
+		{"select by name", extproto.RequestSelect, `{"fields":[{"key":"c","kind":"select","label":"Pick","options":["red","green"]}]}`, "red\n", `{"c":"red"}`, "1) red"},
+		{"invented option", extproto.RequestSelect, `{"fields":[{"key":"c","kind":"select","label":"Pick","options":["red"],"required":true}]}`, "blue\n", "cancelled", "Pick"},
+		{"multiselect", extproto.RequestMultiselect, `{"fields":[{"key":"m","kind":"multiselect","label":"Some","options":["a","b","c"]}]}`, "1, 3\n", `{"m":["a","c"]}`, "3) c"},
+		{"input without fields", extproto.RequestInput, `{"message":"Your name? token=ghp_abcdefghijklmnopqrstuvwxyz0123456789","fields":[]}`, "Ada\n", `{"value":"Ada"}`, "Your name? token="},
+		{"confirm", extproto.RequestConfirm, `{"message":"Proceed?","fields":[]}`, "yes\n", `{"value":true}`, "[y/N]"},
+		{"form field by field", extproto.RequestInput, `{"fields":[{"key":"a","kind":"input","label":"First"},{"key":"b","kind":"confirm","label":"Second"}]}`, "one\nn\n", `{"a":"one","b":false}`, "Second"},
+		{"end of input", extproto.RequestInput, `{"message":"Anything?","fields":[]}`, "", "cancelled", "Anything?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -47,7 +47,7 @@ func TestTerminalPluginUI(t *testing.T) {
 			defer hub.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			res, err := hub.Request(ctx, "asker", &protocol.UIRequestParams{Kind: tc.kind, Payload: json.RawMessage(tc.payload), SessionID: chatSessionID, SurfaceID: "q"})
+			res, err := hub.Request(ctx, "asker", &extproto.UIRequestParams{Kind: tc.kind, Payload: json.RawMessage(tc.payload), SessionID: chatSessionID, SurfaceID: "q"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestTerminalSurfacesAndPermission(t *testing.T) {
 	}
 	defer hub.Close()
 	ctx := context.Background()
-	res, err := hub.Publish(ctx, "p", &protocol.UIPublishParams{Kind: protocol.SurfaceNotification, Payload: json.RawMessage(`{"title":"Indexed","body":"42 files","severity":"warn"}`), SessionID: chatSessionID, SurfaceID: "n"})
+	res, err := hub.Publish(ctx, "p", &extproto.UIPublishParams{Kind: extproto.SurfaceNotification, Payload: json.RawMessage(`{"title":"Indexed","body":"42 files","severity":"warn"}`), SessionID: chatSessionID, SurfaceID: "n"})
 	if err != nil || !res.Accepted {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -48,12 +48,12 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 	defer rt.Close()
 	cat := rt.catalog
 
-	var msgs []protocol.ProviderMessage
+	var msgs []extproto.ProviderMessage
 	if *system != "" {
-		msgs = append(msgs, protocol.ProviderMessage{Role: protocol.RoleSystem, Content: *system})
+		msgs = append(msgs, extproto.ProviderMessage{Role: extproto.RoleSystem, Content: *system})
 	}
-	msgs = append(msgs, protocol.ProviderMessage{Role: protocol.RoleUser, Content: flags.Arg(0)})
-	req := protocol.ProviderRequest{Messages: msgs, Tools: []protocol.ProviderToolSchema{}, MaxTokens: *maxTokens}
+	msgs = append(msgs, extproto.ProviderMessage{Role: extproto.RoleUser, Content: flags.Arg(0)})
+	req := extproto.ProviderRequest{Messages: msgs, Tools: []extproto.ProviderToolSchema{}, MaxTokens: *maxTokens}
 
 	model, err := cat.Lookup(*ref)
 	if err != nil {
@@ -91,7 +91,7 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !a.Response().Done {
-		err := protocol.NewError(protocol.ReasonProviderInterrupted, "the provider stream ended without done")
+		err := extproto.NewError(extproto.ReasonProviderInterrupted, "the provider stream ended without done")
 		out.fail(err)
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1
@@ -101,7 +101,7 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 
 // chunkWriter renders a stream for the terminal or as NDJSON.
 type chunkWriter interface {
-	chunk(protocol.ProviderChunk) error
+	chunk(extproto.ProviderChunk) error
 	// fail renders the stream's failure in the output's own terms.
 	fail(error)
 }
@@ -110,14 +110,14 @@ type chunkWriter interface {
 // spells it, and a failure as the `error` chunk a plugin would send.
 type jsonWriter struct{ enc *json.Encoder }
 
-func (j *jsonWriter) chunk(ch protocol.ProviderChunk) error { return j.enc.Encode(ch) }
+func (j *jsonWriter) chunk(ch extproto.ProviderChunk) error { return j.enc.Encode(ch) }
 
 func (j *jsonWriter) fail(err error) {
-	code := protocol.ProviderCodeFailed
-	if protocol.ReasonOf(err) == protocol.ReasonProviderInterrupted {
-		code = protocol.ProviderCodeInterrupted
+	code := extproto.ProviderCodeFailed
+	if extproto.ReasonOf(err) == extproto.ReasonProviderInterrupted {
+		code = extproto.ProviderCodeInterrupted
 	}
-	_ = j.enc.Encode(protocol.ProviderChunk{Type: protocol.ChunkError, Error: &protocol.ProviderError{Code: code, Message: err.Error()}})
+	_ = j.enc.Encode(extproto.ProviderChunk{Type: extproto.ChunkError, Error: &extproto.ProviderError{Code: code, Message: err.Error()}})
 }
 
 // textWriter renders for people: the answer as plain text, reasoning
@@ -126,10 +126,10 @@ func (j *jsonWriter) fail(err error) {
 type textWriter struct {
 	w     io.Writer
 	tty   bool
-	model protocol.ProviderDescriptor
+	model extproto.ProviderDescriptor
 	// mode is the kind of the last output, to start a new line when it
 	// changes; lineStart is whether the cursor is at the start of a line.
-	mode      protocol.ProviderChunkType
+	mode      extproto.ProviderChunkType
 	lineStart bool
 	err       error
 }
@@ -139,43 +139,43 @@ const (
 	ansiReset = "\x1b[0m"
 )
 
-func (t *textWriter) chunk(ch protocol.ProviderChunk) error {
+func (t *textWriter) chunk(ch extproto.ProviderChunk) error {
 	switch ch.Type {
-	case protocol.ChunkText:
-		t.switchTo(protocol.ChunkText)
+	case extproto.ChunkText:
+		t.switchTo(extproto.ChunkText)
 		t.write(ch.Text)
-	case protocol.ChunkReasoning:
-		t.switchTo(protocol.ChunkReasoning)
+	case extproto.ChunkReasoning:
+		t.switchTo(extproto.ChunkReasoning)
 		t.reasoning(ch.Text)
-	case protocol.ChunkToolCallStart:
+	case extproto.ChunkToolCallStart:
 		t.line("[tool call] %s started (id %s)", ch.ToolCall.Name, ch.ToolCall.ID)
-	case protocol.ChunkToolCall:
+	case extproto.ChunkToolCall:
 		t.line("[tool call] %s(%s) id %s", ch.ToolCall.Name, ch.ToolCall.Arguments, ch.ToolCall.ID)
-	case protocol.ChunkUsage:
+	case extproto.ChunkUsage:
 		t.line("[usage] %s", t.usage(*ch.Usage))
-	case protocol.ChunkDone:
-		t.switchTo(protocol.ChunkDone)
+	case extproto.ChunkDone:
+		t.switchTo(extproto.ChunkDone)
 	}
 	return t.err
 }
 
 func (t *textWriter) fail(error) {
-	t.switchTo(protocol.ChunkError)
+	t.switchTo(extproto.ChunkError)
 }
 
 // switchTo ends the current run of output when the kind changes.
-func (t *textWriter) switchTo(mode protocol.ProviderChunkType) {
+func (t *textWriter) switchTo(mode extproto.ProviderChunkType) {
 	if t.mode == mode {
 		return
 	}
-	if t.mode == protocol.ChunkReasoning && t.tty {
+	if t.mode == extproto.ChunkReasoning && t.tty {
 		t.write(ansiReset)
 	}
 	if t.mode != "" && !t.lineStart {
 		t.write("\n")
 	}
 	t.mode = mode
-	if mode == protocol.ChunkReasoning && t.tty {
+	if mode == extproto.ChunkReasoning && t.tty {
 		t.write(ansiDim)
 	}
 }
@@ -203,7 +203,7 @@ func (t *textWriter) reasoning(s string) {
 
 // line writes one bracketed annotation on its own line.
 func (t *textWriter) line(format string, args ...any) {
-	t.switchTo(protocol.ChunkUsage)
+	t.switchTo(extproto.ChunkUsage)
 	t.write(fmt.Sprintf(format, args...) + "\n")
 }
 
@@ -220,7 +220,7 @@ func (t *textWriter) write(s string) {
 // usage renders token counts and, when the model declares prices, the
 // cost: cache misses at the input price, hits at the cache price (the
 // input price when the model declares none).
-func (t *textWriter) usage(u protocol.ProviderUsage) string {
+func (t *textWriter) usage(u extproto.ProviderUsage) string {
 	s := fmt.Sprintf("prompt %d (cache hit %d, miss %d), completion %d (reasoning %d), total %d",
 		u.PromptTokens, u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens, u.ReasoningTokens, u.TotalTokens)
 	if u.FinishReason != "" {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // sseServer answers chat-completions requests with the given SSE events
@@ -118,7 +118,7 @@ func TestCompleteJSON(t *testing.T) {
 	}
 	var types []string
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var ch protocol.ProviderChunk
+		var ch extproto.ProviderChunk
 		if err := json.Unmarshal([]byte(line), &ch); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}

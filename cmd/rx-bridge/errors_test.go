@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // errsModeEnv selects how the "errs" test plugin misbehaves.
@@ -36,16 +36,16 @@ func TestErrsSidecarHelper(t *testing.T) {
 	p := &sdk.Plugin{Name: "errs", Version: "0.0.1"}
 	switch os.Getenv(errsModeEnv) {
 	case "stall":
-		sdk.Intercept(p, func(context.Context, *protocol.InputReceivePayload) (sdk.Decision, error) {
+		sdk.Intercept(p, func(context.Context, *extproto.InputReceivePayload) (sdk.Decision, error) {
 			select {} // stalled: ignores its deadline too
 		})
 	case "overdeclare":
-		sdk.Intercept(p, func(context.Context, *protocol.InputReceivePayload) (sdk.Decision, error) { return sdk.Continue(), nil })
-		sdk.Intercept(p, func(context.Context, *protocol.ToolBeforePayload) (sdk.Decision, error) { return sdk.Continue(), nil })
+		sdk.Intercept(p, func(context.Context, *extproto.InputReceivePayload) (sdk.Decision, error) { return sdk.Continue(), nil })
+		sdk.Intercept(p, func(context.Context, *extproto.ToolBeforePayload) (sdk.Decision, error) { return sdk.Continue(), nil })
 	case "crash":
-		p.Action("crash", "Crash", func(context.Context, *protocol.UIActionParams) (string, error) {
+		p.Action("crash", "Crash", func(context.Context, *extproto.UIActionParams) (string, error) {
 			var b strings.Builder
-			for i := 0; b.Len() < 2*protocol.StderrTailBytes; i++ {
+			for i := 0; b.Len() < 2*extproto.StderrTailBytes; i++ {
 				fmt.Fprintf(&b, "goroutine %d [running]: main.work() token=%s\n", i, errsSecret)
 			}
 			b.WriteString("panic: the errs plugin fell over\n")
@@ -53,7 +53,7 @@ func TestErrsSidecarHelper(t *testing.T) {
 			os.Exit(7)
 			return "", nil
 		})
-		p.Action("ping", "Ping", func(context.Context, *protocol.UIActionParams) (string, error) { return "pong", nil })
+		p.Action("ping", "Ping", func(context.Context, *extproto.UIActionParams) (string, error) { return "pong", nil })
 	}
 	sdk.Main(p, sdk.Options{})
 	os.Exit(0)

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // The "forky" plugin leaves the descendants every exit path must collect:

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // runHook is `rx-bridge hook <point> --payload '<json>' [--workspace DIR]
@@ -41,7 +41,7 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "rx-bridge hook: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	point, err := protocol.ParseHookPoint(pointArg)
+	point, err := extproto.ParseHookPoint(pointArg)
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge hook: %v (one of: %s)\n", err, hookPointList())
 		return exitUsage
@@ -50,7 +50,7 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintln(stderr, "rx-bridge hook: --payload is required")
 		return exitUsage
 	}
-	p, err := protocol.DecodePayload(point, json.RawMessage(*payload))
+	p, err := extproto.DecodePayload(point, json.RawMessage(*payload))
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge hook: --payload: %v\n", err)
 		return exitUsage
@@ -84,7 +84,7 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 func hookPointList() string {
 	s := ""
-	for i, p := range protocol.HookPoints {
+	for i, p := range extproto.HookPoints {
 		if i > 0 {
 			s += ", "
 		}
@@ -95,7 +95,7 @@ func hookPointList() string {
 
 // hookJSON is `hook --json`, documented in docs/CLI.md.
 type hookJSON struct {
-	Point        protocol.HookPoint `json:"point"`
+	Point        extproto.HookPoint `json:"point"`
 	Interceptors int                `json:"interceptors"`
 	Payload      json.RawMessage    `json:"payload"`
 	Changed      bool               `json:"changed"`
@@ -107,7 +107,7 @@ type hookJSON struct {
 	Warnings     []string           `json:"warnings"`
 	Audit        []string           `json:"audit"`
 	Error        string             `json:"error,omitempty"`
-	ErrorReason  protocol.Reason    `json:"errorReason,omitempty"`
+	ErrorReason  extproto.Reason    `json:"errorReason,omitempty"`
 	Millis       float64            `json:"millis"`
 }
 
@@ -119,11 +119,11 @@ type rulingJSON struct {
 	Millis   float64 `json:"millis"`
 	Error    string  `json:"error,omitempty"`
 	// ErrorReason is the protocol reason of Error, when it has one.
-	ErrorReason protocol.Reason `json:"errorReason,omitempty"`
+	ErrorReason extproto.Reason `json:"errorReason,omitempty"`
 	Skipped     bool            `json:"skipped,omitempty"`
 }
 
-func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {
+func hookReport(point extproto.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {
 	r := hookJSON{
 		Point: point, Interceptors: chain, Changed: out.Changed, Blocked: out.Blocked, BlockedBy: out.BlockedBy,
 		Reason: out.Reason, Verdict: string(out.Verdict), Rulings: []rulingJSON{},
@@ -139,12 +139,12 @@ func hookReport(point protocol.HookPoint, out exthost.Outcome, err error, elapse
 	for _, ru := range out.Rulings {
 		j := rulingJSON{Plugin: ru.Plugin, Owner: ru.Owner, Decision: string(ru.Decision), Reason: ru.Reason, Millis: millis(ru.Latency), Skipped: ru.Skipped}
 		if ru.Err != nil {
-			j.Error, j.ErrorReason = redact.String(ru.Err.Error()), protocol.ReasonOf(ru.Err)
+			j.Error, j.ErrorReason = redact.String(ru.Err.Error()), extproto.ReasonOf(ru.Err)
 		}
 		r.Rulings = append(r.Rulings, j)
 	}
 	if err != nil {
-		r.Error, r.ErrorReason = redact.String(err.Error()), protocol.ReasonOf(err)
+		r.Error, r.ErrorReason = redact.String(err.Error()), extproto.ReasonOf(err)
 	}
 	return r
 }

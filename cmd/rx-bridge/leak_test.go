@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // The planted secrets. Each is built so that exactly one mechanism can
@@ -62,10 +62,10 @@ func TestLeakySidecarHelper(t *testing.T) {
 		// The rest is exactly the tail: it begins with the bare value.
 		rest := leakPassword + "\n"
 		line := "ordinary diagnostics, nothing secret on this line\n"
-		for len(rest)+len(line) <= protocol.StderrTailBytes {
+		for len(rest)+len(line) <= extproto.StderrTailBytes {
 			rest += line
 		}
-		rest += strings.Repeat("x", protocol.StderrTailBytes-len(rest)-1) + "\n"
+		rest += strings.Repeat("x", extproto.StderrTailBytes-len(rest)-1) + "\n"
 		b.WriteString(rest)
 		_, _ = os.Stderr.WriteString(b.String())
 		os.Exit(3)
@@ -76,10 +76,10 @@ func TestLeakySidecarHelper(t *testing.T) {
 
 func leakyPlugin() *sdk.Plugin {
 	p := &sdk.Plugin{Name: "leaky", Version: "0.0.1"}
-	sdk.Intercept(p, func(_ context.Context, in *protocol.InputReceivePayload) (sdk.Decision, error) {
+	sdk.Intercept(p, func(_ context.Context, in *extproto.InputReceivePayload) (sdk.Decision, error) {
 		switch in.Text {
 		case "hello":
-			return sdk.Replace(&protocol.InputReceivePayload{Text: leakText("input replaced")}), nil
+			return sdk.Replace(&extproto.InputReceivePayload{Text: leakText("input replaced")}), nil
 		case "block me":
 			return sdk.Block(leakText("block")), nil
 		case "fail me":
@@ -87,26 +87,26 @@ func leakyPlugin() *sdk.Plugin {
 		}
 		return sdk.Continue(), nil
 	})
-	sdk.Intercept(p, func(_ context.Context, in *protocol.ProviderResponsePayload) (sdk.Decision, error) {
+	sdk.Intercept(p, func(_ context.Context, in *extproto.ProviderResponsePayload) (sdk.Decision, error) {
 		in.Text = leakText("response replaced")
 		return sdk.Replace(in), nil
 	})
-	sdk.Observe(p, func(ctx context.Context, _ *protocol.SessionStartPayload) {
+	sdk.Observe(p, func(ctx context.Context, _ *extproto.SessionStartPayload) {
 		h := sdk.HostFrom(ctx)
-		_, _ = h.Publish(ctx, "leak-status", protocol.UIStatusPayload{Label: leakText("status"), Detail: leakText("detail")})
-		_, _ = h.Publish(ctx, "leak-note", protocol.UINotificationPayload{Title: "leaky", Body: leakText("notification")})
+		_, _ = h.Publish(ctx, "leak-status", extproto.UIStatusPayload{Label: leakText("status"), Detail: leakText("detail")})
+		_, _ = h.Publish(ctx, "leak-note", extproto.UINotificationPayload{Title: "leaky", Body: leakText("notification")})
 	})
-	p.Action("leak", "Leak everything", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
-		_, err := sdk.HostFrom(ctx).Publish(ctx, "leak-card", protocol.UICardPayload{Title: "leaky card", Markdown: leakText("card"),
-			Fields: []protocol.UIKeyValue{{Key: "LEAKY_API_KEY", Value: os.Getenv("LEAKY_API_KEY")}, {Key: "dsn", Value: os.Getenv("LEAKY_DSN")}}})
+	p.Action("leak", "Leak everything", func(ctx context.Context, _ *extproto.UIActionParams) (string, error) {
+		_, err := sdk.HostFrom(ctx).Publish(ctx, "leak-card", extproto.UICardPayload{Title: "leaky card", Markdown: leakText("card"),
+			Fields: []extproto.UIKeyValue{{Key: "LEAKY_API_KEY", Value: os.Getenv("LEAKY_API_KEY")}, {Key: "dsn", Value: os.Getenv("LEAKY_DSN")}}})
 		return leakText("action result"), err
 	})
-	p.Action("fail", "Fail with secrets", func(context.Context, *protocol.UIActionParams) (string, error) {
+	p.Action("fail", "Fail with secrets", func(context.Context, *extproto.UIActionParams) (string, error) {
 		return "", errors.New(leakText("action error"))
 	})
 	p.Provide(sdk.Provider{
-		Descriptor: protocol.ProviderDescriptor{Ref: "fixed/v1", DisplayName: "Fixed", Model: "fixed", ContextWindow: 8192},
-		Stream: func(_ context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+		Descriptor: extproto.ProviderDescriptor{Ref: "fixed/v1", DisplayName: "Fixed", Model: "fixed", ContextWindow: 8192},
+		Stream: func(_ context.Context, open *extproto.StreamOpenParams, out *sdk.Stream) error {
 			msgs := open.Request.Messages
 			if n := len(msgs); n > 0 && strings.Contains(msgs[n-1].Content, "stream error") {
 				return errors.New(leakText("provider error"))
@@ -114,7 +114,7 @@ func leakyPlugin() *sdk.Plugin {
 			if err := out.Text("All done."); err != nil {
 				return err
 			}
-			if err := out.Usage(protocol.ProviderUsage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5, FinishReason: "stop"}); err != nil {
+			if err := out.Usage(extproto.ProviderUsage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5, FinishReason: "stop"}); err != nil {
 				return err
 			}
 			return out.Done()

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
@@ -76,7 +76,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 // modelJSON is one entry of `models --json`: the descriptor's members
 // plus where the model comes from.
 type modelJSON struct {
-	protocol.ProviderDescriptor
+	extproto.ProviderDescriptor
 	Origin originJSON `json:"origin"`
 }
 
@@ -85,7 +85,7 @@ type originJSON struct {
 	ID   string               `json:"id"`
 }
 
-func capabilities(d protocol.ProviderDescriptor) string {
+func capabilities(d extproto.ProviderDescriptor) string {
 	var caps []string
 	for _, c := range []struct {
 		on   bool

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // startJSON is the live part of doctor: the runtime started, handshaken
@@ -32,7 +32,7 @@ type startJSON struct {
 	UIActions      []string `json:"uiActions"`
 	Error          string   `json:"error,omitempty"`
 	// Reason is the protocol reason of Error, when it has one.
-	Reason protocol.Reason `json:"reason,omitempty"`
+	Reason extproto.Reason `json:"reason,omitempty"`
 	// Stderr is the redacted stderr tail of a failed start.
 	Stderr string `json:"stderr,omitempty"`
 }
@@ -44,16 +44,16 @@ func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
 	p := exthost.PluginFromRecord(r, m)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, protocol.GenerationStartBudget)
+	ctx, cancel := context.WithTimeout(ctx, extproto.GenerationStartBudget)
 	defer cancel()
 	wd, _ := os.Getwd()
 	out := &startJSON{Subscriptions: []string{}, Replaces: []string{}, Providers: []string{}, UIActions: []string{}}
 	began := time.Now()
 	s, err := exthost.StartSidecar(ctx, p, exthost.StartOptions{
-		Session: protocol.SessionContext{SessionID: "doctor", WorkspaceRoot: filepath.Clean(wd), Generation: 1},
+		Session: extproto.SessionContext{SessionID: "doctor", WorkspaceRoot: filepath.Clean(wd), Generation: 1},
 	})
 	if err != nil {
-		out.Error, out.Reason, out.Stderr = err.Error(), protocol.ReasonOf(err), exthost.StderrOf(err)
+		out.Error, out.Reason, out.Stderr = err.Error(), extproto.ReasonOf(err), exthost.StderrOf(err)
 		out.HandshakeMilli = millis(time.Since(began))
 		return out
 	}
@@ -69,7 +69,7 @@ func startRuntimeCheck(r manifest.Record, m *manifest.Manifest) *startJSON {
 		out.UIActions = append(out.UIActions, "/"+r.Name+":"+a.ActionID)
 	}
 	down := time.Now()
-	s.Shutdown(protocol.ShutdownTimeout)
+	s.Shutdown(extproto.ShutdownTimeout)
 	out.ShutdownMillis = millis(time.Since(down))
 	return out
 }

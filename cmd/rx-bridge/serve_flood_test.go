@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
-	"github.com/rx-bridge/rx-bridge/exthost/wire"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/extproto/wire"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // floodExtra is how many questions the flood plugin asks on top of the
@@ -36,14 +36,14 @@ func TestServeFloodHelper(t *testing.T) {
 // once, which the host can only refuse as busy, and says how many were.
 func floodPlugin() *sdk.Plugin {
 	p := &sdk.Plugin{Name: "flood", Version: "0.0.1"}
-	p.Action("hold", "Fill every host handler", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+	p.Action("hold", "Fill every host handler", func(ctx context.Context, _ *extproto.UIActionParams) (string, error) {
 		h := sdk.HostFrom(ctx)
 		for range wire.DefaultMaxHandlers {
 			go func() { _, _ = h.Select(context.Background(), "Held?", []string{"yes"}) }()
 		}
 		return "holding", nil
 	})
-	p.Action("flood", "Ask more than the host serves", func(ctx context.Context, _ *protocol.UIActionParams) (string, error) {
+	p.Action("flood", "Ask more than the host serves", func(ctx context.Context, _ *extproto.UIActionParams) (string, error) {
 		h := sdk.HostFrom(ctx)
 		var refused atomic.Int64
 		var wg sync.WaitGroup

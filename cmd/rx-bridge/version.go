@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // version is the program version; release builds set it with
@@ -36,9 +36,9 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	}
 	info := versionInfo{
 		Version:       version,
-		ProtocolID:    protocol.ProtocolID,
-		ProtocolMajor: protocol.ProtocolMajor,
-		SchemaSHA256:  protocol.SchemaSHA256(),
+		ProtocolID:    extproto.ProtocolID,
+		ProtocolMajor: extproto.ProtocolMajor,
+		SchemaSHA256:  extproto.SchemaSHA256(),
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -1,5 +1,5 @@
 // Command echo-provider is an example rx-bridge plugin sidecar built on
-// exthost/sdk: a streaming model provider with two models,
+// sdk: a streaming model provider with two models,
 // plugin/echo-provider/echo/small and plugin/echo-provider/echo/large,
 // that echo the last user message back word by word, call a tool when
 // asked to ("call <tool> <json-args>"), and quote a tool's result. See
@@ -14,7 +14,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 func main() {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // models are the provider's models. Refs are relative: the SDK completes
 // them to plugin/<installed id>/echo/<model>.
-var models = []protocol.ProviderDescriptor{
+var models = []extproto.ProviderDescriptor{
 	{Ref: "echo/small", DisplayName: "Echo (small)", Model: "small", ContextWindow: 8192, Tools: true},
 	{Ref: "echo/large", DisplayName: "Echo (large)", Model: "large", ContextWindow: 131072, Tools: true},
 }
@@ -30,7 +30,7 @@ type echo struct {
 	delay time.Duration
 }
 
-func (e *echo) stream(ctx context.Context, open *protocol.StreamOpenParams, out *sdk.Stream) error {
+func (e *echo) stream(ctx context.Context, open *extproto.StreamOpenParams, out *sdk.Stream) error {
 	r := plan(open.Request)
 	for i, w := range r.words {
 		if i > 0 && e.delay > 0 {
@@ -57,7 +57,7 @@ func (e *echo) stream(ctx context.Context, open *protocol.StreamOpenParams, out 
 
 // sendToolCall streams a call as a model does: start, the arguments in
 // pieces with the running character count, then the complete call.
-func sendToolCall(out *sdk.Stream, call protocol.ProviderToolCall) error {
+func sendToolCall(out *sdk.Stream, call extproto.ProviderToolCall) error {
 	if err := out.ToolCallStart(call.ID, call.Name); err != nil {
 		return err
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk/sdktest"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/sdk"
+	"github.com/rx-bridge/rx-bridge/sdk/sdktest"
 	"go.uber.org/goleak"
 )
 
@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const smallRef = "plugin/echo-provider/echo/small"
 
-var readFile = protocol.ProviderToolSchema{Name: "read_file", Parameters: json.RawMessage(`{"type":"object"}`)}
+var readFile = extproto.ProviderToolSchema{Name: "read_file", Parameters: json.RawMessage(`{"type":"object"}`)}
 
 func start(t *testing.T) *sdktest.Host {
 	return sdktest.Start(t, newPlugin(0), sdktest.Options{Serve: sdk.Options{PluginID: "echo-provider"}})
@@ -28,7 +28,7 @@ func start(t *testing.T) *sdktest.Host {
 
 // run streams req and returns the chunk types, the text, the tool call
 // and the usage.
-func run(t *testing.T, h *sdktest.Host, req protocol.ProviderRequest) (types []protocol.ProviderChunkType, text string, call *protocol.ProviderToolCall, usage *protocol.ProviderUsage) {
+func run(t *testing.T, h *sdktest.Host, req extproto.ProviderRequest) (types []extproto.ProviderChunkType, text string, call *extproto.ProviderToolCall, usage *extproto.ProviderUsage) {
 	t.Helper()
 	st, err := h.OpenStream(smallRef, req)
 	if err != nil {
@@ -45,33 +45,33 @@ func run(t *testing.T, h *sdktest.Host, req protocol.ProviderRequest) (types []p
 	for _, c := range chunks {
 		types = append(types, c.Chunk.Type)
 		switch c.Chunk.Type {
-		case protocol.ChunkText:
+		case extproto.ChunkText:
 			text += c.Chunk.Text
-		case protocol.ChunkToolCallArgsDelta:
+		case extproto.ChunkToolCallArgsDelta:
 			args += c.Chunk.Text
 			if c.Chunk.ArgChars != len(args) {
 				t.Errorf("argChars %d after %d characters", c.Chunk.ArgChars, len(args))
 			}
-		case protocol.ChunkToolCall:
+		case extproto.ChunkToolCall:
 			call = c.Chunk.ToolCall
 			if call.Arguments != args {
 				t.Errorf("streamed arguments %q, call has %q", args, call.Arguments)
 			}
-		case protocol.ChunkUsage:
+		case extproto.ChunkUsage:
 			usage = c.Chunk.Usage
 		}
 	}
 	return types, text, call, usage
 }
 
-func user(text string) protocol.ProviderMessage {
-	return protocol.ProviderMessage{Role: protocol.RoleUser, Content: text}
+func user(text string) extproto.ProviderMessage {
+	return extproto.ProviderMessage{Role: extproto.RoleUser, Content: text}
 }
 
 func TestCatalog(t *testing.T) {
 	t.Parallel()
 	got, err := start(t).Catalog()
-	want := []protocol.ProviderDescriptor{
+	want := []extproto.ProviderDescriptor{
 		{Ref: "plugin/echo-provider/echo/small", DisplayName: "Echo (small)", Model: "small", ContextWindow: 8192, Tools: true},
 		{Ref: "plugin/echo-provider/echo/large", DisplayName: "Echo (large)", Model: "large", ContextWindow: 131072, Tools: true},
 	}
@@ -83,12 +83,12 @@ func TestCatalog(t *testing.T) {
 func TestEcho(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	types, text, call, usage := run(t, h, protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user("earlier turn"), user("  hello   streaming world ")}})
-	want := []protocol.ProviderChunkType{protocol.ChunkText, protocol.ChunkText, protocol.ChunkText, protocol.ChunkUsage, protocol.ChunkDone}
+	types, text, call, usage := run(t, h, extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("earlier turn"), user("  hello   streaming world ")}})
+	want := []extproto.ProviderChunkType{extproto.ChunkText, extproto.ChunkText, extproto.ChunkText, extproto.ChunkUsage, extproto.ChunkDone}
 	if !reflect.DeepEqual(types, want) || text != "hello streaming world" || call != nil {
 		t.Errorf("chunks %v, text %q, call %+v", types, text, call)
 	}
-	if *usage != (protocol.ProviderUsage{PromptTokens: 5, CompletionTokens: 3, TotalTokens: 8, CacheMissTokens: 5, FinishReason: "stop"}) {
+	if *usage != (extproto.ProviderUsage{PromptTokens: 5, CompletionTokens: 3, TotalTokens: 8, CacheMissTokens: 5, FinishReason: "stop"}) {
 		t.Errorf("usage %+v", *usage)
 	}
 }
@@ -96,12 +96,12 @@ func TestEcho(t *testing.T) {
 func TestToolCall(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	req := protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user(`call read_file {"path": "README.md", "lines": 20}`)}, Tools: []protocol.ProviderToolSchema{readFile}}
+	req := extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user(`call read_file {"path": "README.md", "lines": 20}`)}, Tools: []extproto.ProviderToolSchema{readFile}}
 	types, text, call, usage := run(t, h, req)
-	if types[0] != protocol.ChunkToolCallStart || types[len(types)-3] != protocol.ChunkToolCall || text != "" {
+	if types[0] != extproto.ChunkToolCallStart || types[len(types)-3] != extproto.ChunkToolCall || text != "" {
 		t.Errorf("chunks %v, text %q", types, text)
 	}
-	if want := (protocol.ProviderToolCall{ID: "call_1", Name: "read_file", Arguments: `{"lines":20,"path":"README.md"}`}); call == nil || *call != want {
+	if want := (extproto.ProviderToolCall{ID: "call_1", Name: "read_file", Arguments: `{"lines":20,"path":"README.md"}`}); call == nil || *call != want {
 		t.Errorf("call %+v, want %+v", call, want)
 	}
 	if usage.FinishReason != "tool_calls" {
@@ -110,8 +110,8 @@ func TestToolCall(t *testing.T) {
 
 	// The host runs the tool and sends its result back.
 	req.Messages = append(req.Messages,
-		protocol.ProviderMessage{Role: protocol.RoleAssistant, ToolCalls: []protocol.ProviderToolCall{*call}},
-		protocol.ProviderMessage{Role: protocol.RoleTool, ToolCallID: call.ID, Content: "# rx-bridge\n\nAn LSP bridge."})
+		extproto.ProviderMessage{Role: extproto.RoleAssistant, ToolCalls: []extproto.ProviderToolCall{*call}},
+		extproto.ProviderMessage{Role: extproto.RoleTool, ToolCallID: call.ID, Content: "# rx-bridge\n\nAn LSP bridge."})
 	_, text, call, _ = run(t, h, req)
 	if text != `The tool returned: "# rx-bridge An LSP bridge."` || call != nil {
 		t.Errorf("reply to the result: %q, call %+v", text, call)
@@ -125,13 +125,13 @@ func TestToolCallRefused(t *testing.T) {
 		`call read_file ["README.md"]`: `Cannot call read_file: the arguments must be a JSON object, like {"path": "README.md"}.`,
 		`call rm_rf {}`:                `Cannot call rm_rf: this request offers no tool of that name.`,
 	} {
-		_, text, call, _ := run(t, h, protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user(msg)}, Tools: []protocol.ProviderToolSchema{readFile}})
+		_, text, call, _ := run(t, h, extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user(msg)}, Tools: []extproto.ProviderToolSchema{readFile}})
 		if text != want || call != nil {
 			t.Errorf("%s: %q, call %+v", msg, text, call)
 		}
 	}
 	// Without arguments the call gets {}.
-	_, _, call, _ := run(t, h, protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user("call read_file")}, Tools: []protocol.ProviderToolSchema{readFile}})
+	_, _, call, _ := run(t, h, extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("call read_file")}, Tools: []extproto.ProviderToolSchema{readFile}})
 	if call == nil || call.Arguments != "{}" {
 		t.Errorf("call without arguments: %+v", call)
 	}
@@ -140,7 +140,7 @@ func TestToolCallRefused(t *testing.T) {
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	h := sdktest.Start(t, newPlugin(time.Hour), sdktest.Options{}) // one word, then a long pause
-	st, err := h.OpenStream("plugin/echo-provider/echo/large", protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user("one two three")}})
+	st, err := h.OpenStream("plugin/echo-provider/echo/large", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("one two three")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) != 1 || chunks[0].Chunk.Text != "one " || end != (protocol.StreamEndParams{StreamID: st.ID, LastSeq: 1, Interrupted: true}) {
+	if len(chunks) != 1 || chunks[0].Chunk.Text != "one " || end != (extproto.StreamEndParams{StreamID: st.ID, LastSeq: 1, Interrupted: true}) {
 		t.Errorf("chunks %+v, end %+v", chunks, end)
 	}
 }
@@ -165,7 +165,7 @@ func TestManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != "echo-provider" || m.Runtime == nil || !reflect.DeepEqual(m.Runtime.Capabilities, []protocol.Capability{protocol.CapProviders}) {
+	if m.Name != "echo-provider" || m.Runtime == nil || !reflect.DeepEqual(m.Runtime.Capabilities, []extproto.Capability{extproto.CapProviders}) {
 		t.Errorf("manifest %+v runtime %+v", m, m.Runtime)
 	}
 	if !strings.HasPrefix(m.Runtime.Command, "${REASONIX_PLUGIN_ROOT}/") {
@@ -179,7 +179,7 @@ func TestBinary(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(sdktest.Build(t, "."))
 	cmd.Env = append(os.Environ(), "REASONIX_PLUGIN_ROOT="+t.TempDir(), "REASONIX_PLUGIN_NAME=echo2", "REASONIX_PLUGIN_VERSION=0.1.0", "ECHO_PROVIDER_DELAY=0")
-	h, stderr := sdktest.StartCmd(t, cmd, sdktest.Options{NoHandshake: true, Manifest: protocol.ManifestExpectation{Capabilities: []string{"providers"}}})
+	h, stderr := sdktest.StartCmd(t, cmd, sdktest.Options{NoHandshake: true, Manifest: extproto.ManifestExpectation{Capabilities: []string{"providers"}}})
 	res, err := h.Initialize()
 	if err != nil {
 		t.Fatalf("initialize: %v; stderr: %s", err, stderr)
@@ -188,7 +188,7 @@ func TestBinary(t *testing.T) {
 		t.Errorf("providers %+v", res.Providers)
 	}
 	h.Initialized()
-	st, err := h.OpenStream("plugin/echo2/echo/small", protocol.ProviderRequest{Messages: []protocol.ProviderMessage{user("over real pipes")}})
+	st, err := h.OpenStream("plugin/echo2/echo/small", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("over real pipes")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // reply is what the provider streams for one request.
 type reply struct {
 	words []string // text chunks, in order
-	call  *protocol.ProviderToolCall
-	usage protocol.ProviderUsage
+	call  *extproto.ProviderToolCall
+	usage extproto.ProviderUsage
 }
 
 // quoteLimit bounds how much of a tool result the reply quotes.
@@ -25,17 +25,17 @@ const quoteLimit = 200
 //     those arguments (an object; empty means {}), if the request offers
 //     that tool;
 //   - any other user message: the message, word by word.
-func plan(req protocol.ProviderRequest) reply {
+func plan(req extproto.ProviderRequest) reply {
 	var r reply
-	last := protocol.ProviderMessage{}
+	last := extproto.ProviderMessage{}
 	if n := len(req.Messages); n > 0 {
 		last = req.Messages[n-1]
 	}
 	finish := "stop"
 	switch {
-	case last.Role == protocol.RoleTool:
+	case last.Role == extproto.RoleTool:
 		r.words = chunks("The tool returned: " + quote(last.Content))
-	case last.Role == protocol.RoleUser:
+	case last.Role == extproto.RoleUser:
 		if call, problem := parseCall(last.Content, req.Tools, len(req.Messages)); problem != "" {
 			r.words = chunks(problem)
 		} else if call != nil {
@@ -54,7 +54,7 @@ func plan(req protocol.ProviderRequest) reply {
 	if r.call != nil {
 		completion += len(strings.Fields(r.call.Arguments)) + 1
 	}
-	r.usage = protocol.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, CacheMissTokens: prompt, FinishReason: finish}
+	r.usage = extproto.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, CacheMissTokens: prompt, FinishReason: finish}
 	return r
 }
 
@@ -62,7 +62,7 @@ func plan(req protocol.ProviderRequest) reply {
 // problem for a message that is not a call, and a problem (streamed back
 // as text) for a call that cannot be made. The id is unique within the
 // conversation.
-func parseCall(text string, tools []protocol.ProviderToolSchema, turn int) (call *protocol.ProviderToolCall, problem string) {
+func parseCall(text string, tools []extproto.ProviderToolSchema, turn int) (call *extproto.ProviderToolCall, problem string) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(text), "call ")
 	if !ok {
 		return nil, ""
@@ -84,7 +84,7 @@ func parseCall(text string, tools []protocol.ProviderToolSchema, turn int) (call
 		return nil, fmt.Sprintf("Cannot call %s: this request offers no tool of that name.", name)
 	}
 	compact, _ := json.Marshal(obj)
-	return &protocol.ProviderToolCall{ID: fmt.Sprintf("call_%d", turn), Name: name, Arguments: string(compact)}, ""
+	return &extproto.ProviderToolCall{ID: fmt.Sprintf("call_%d", turn), Name: name, Arguments: string(compact)}, ""
 }
 
 // chunks splits text into words, each but the last with its following

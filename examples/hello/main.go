@@ -1,11 +1,11 @@
 // Command hello is an example rx-bridge plugin sidecar built on
-// exthost/sdk. It rewrites input that starts with /hello, offers a
+// sdk. It rewrites input that starts with /hello, offers a
 // "greet" UI action (/hello:greet) that asks for a greeting style and your
 // name and answers with a notification, and publishes a status line when
 // a session starts. See plugin.go for the behaviour and
 // reasonix-plugin.json for what it is allowed to do.
 package main
 
-import "github.com/rx-bridge/rx-bridge/exthost/sdk"
+import "github.com/rx-bridge/rx-bridge/sdk"
 
 func main() { sdk.Main(newPlugin(), sdk.Options{}) }

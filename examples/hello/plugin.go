@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
 // Surface ids: re-publishing one updates it in place.
@@ -30,7 +30,7 @@ func newPlugin() *sdk.Plugin {
 
 // rewriteHello turns "/hello" and "/hello <who>" into a request the model
 // can act on; every other input passes unchanged.
-func rewriteHello(_ context.Context, in *protocol.InputReceivePayload) (sdk.Decision, error) {
+func rewriteHello(_ context.Context, in *extproto.InputReceivePayload) (sdk.Decision, error) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(in.Text), "/hello")
 	if !ok || (rest != "" && rest[0] != ' ') {
 		return sdk.Continue(), nil // "/helloworld" is not the command
@@ -39,13 +39,13 @@ func rewriteHello(_ context.Context, in *protocol.InputReceivePayload) (sdk.Deci
 	if who == "" {
 		who = "me"
 	}
-	return sdk.Replace(&protocol.InputReceivePayload{Text: "Please greet " + who + " warmly, in one sentence."}), nil
+	return sdk.Replace(&extproto.InputReceivePayload{Text: "Please greet " + who + " warmly, in one sentence."}), nil
 }
 
 // announce shows that the plugin is live in the new session. It is an
 // observer, not an interceptor, so the session never waits for it.
-func announce(ctx context.Context, in *protocol.SessionStartPayload) {
-	status := protocol.UIStatusPayload{Label: "hello: ready", Detail: "type /hello <name>, or run /hello:greet", Severity: protocol.SeverityInfo}
+func announce(ctx context.Context, in *extproto.SessionStartPayload) {
+	status := extproto.UIStatusPayload{Label: "hello: ready", Detail: "type /hello <name>, or run /hello:greet", Severity: extproto.SeverityInfo}
 	if in.SessionPath != "" {
 		status.Detail += " (session " + in.SessionPath + ")"
 	}
@@ -56,7 +56,7 @@ func announce(ctx context.Context, in *protocol.SessionStartPayload) {
 
 // greet asks for a style and a name, then greets with a notification.
 // args["name"] pre-fills the name.
-func greet(ctx context.Context, a *protocol.UIActionParams) (string, error) {
+func greet(ctx context.Context, a *extproto.UIActionParams) (string, error) {
 	h := sdk.HostFrom(ctx)
 	style, err := h.Select(ctx, "How should I greet you?", styles)
 	if err != nil {
@@ -71,7 +71,7 @@ func greet(ctx context.Context, a *protocol.UIActionParams) (string, error) {
 		name = "stranger"
 	}
 	text := greeting(style, name)
-	if _, err := h.Publish(ctx, greetingSurface, protocol.UINotificationPayload{Title: text, Body: "Greeted by the hello example plugin.", Severity: protocol.SeverityInfo}); err != nil {
+	if _, err := h.Publish(ctx, greetingSurface, extproto.UINotificationPayload{Title: text, Body: "Greeted by the hello example plugin.", Severity: extproto.SeverityInfo}); err != nil {
 		return "", err
 	}
 	return text, nil

@@ -10,21 +10,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/sdk/sdktest"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/sdk/sdktest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // answer picks the "pirate" style and the name "Ada".
-func answer(p *protocol.UIRequestParams) protocol.UIRequestResult {
+func answer(p *extproto.UIRequestParams) extproto.UIRequestResult {
 	v := `"Ada"`
-	if p.Kind == protocol.RequestSelect {
+	if p.Kind == extproto.RequestSelect {
 		v = `"pirate"`
 	}
-	return protocol.UIRequestResult{Values: map[string]json.RawMessage{protocol.SingleQuestionKey: json.RawMessage(v)}}
+	return extproto.UIRequestResult{Values: map[string]json.RawMessage{extproto.SingleQuestionKey: json.RawMessage(v)}}
 }
 
 func TestRewriteHello(t *testing.T) {
@@ -37,18 +37,18 @@ func TestRewriteHello(t *testing.T) {
 		"hello /hello":    "",
 		"what is up":      "",
 	} {
-		res, err := h.Intercept(protocol.InputReceive, protocol.InputReceivePayload{Text: in})
+		res, err := h.Intercept(extproto.InputReceive, extproto.InputReceivePayload{Text: in})
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
 		if want == "" {
-			if res.Decision != protocol.DecisionContinue {
+			if res.Decision != extproto.DecisionContinue {
 				t.Errorf("%q: %+v, want continue", in, res)
 			}
 			continue
 		}
-		var got protocol.InputReceivePayload
-		if res.Decision != protocol.DecisionReplace || json.Unmarshal(res.Replacement, &got) != nil || got.Text != want {
+		var got extproto.InputReceivePayload
+		if res.Decision != extproto.DecisionReplace || json.Unmarshal(res.Replacement, &got) != nil || got.Text != want {
 			t.Errorf("%q: %+v (%s), want replace with %q", in, res, res.Replacement, want)
 		}
 	}
@@ -61,11 +61,11 @@ func TestGreet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (protocol.UIActionResult{Accepted: true, Message: "Ahoy, Ada!"}); *res != want {
+	if want := (extproto.UIActionResult{Accepted: true, Message: "Ahoy, Ada!"}); *res != want {
 		t.Errorf("greet answered %+v, want %+v", *res, want)
 	}
 	reqs := h.Requests()
-	if len(reqs) != 2 || reqs[0].Kind != protocol.RequestSelect || reqs[1].Kind != protocol.RequestInput {
+	if len(reqs) != 2 || reqs[0].Kind != extproto.RequestSelect || reqs[1].Kind != extproto.RequestInput {
 		t.Fatalf("prompts %+v, want a select then an input", reqs)
 	}
 	if got := string(reqs[0].Payload); got != `{"fields":[{"key":"value","kind":"select","label":"How should I greet you?","options":["friendly","formal","pirate"]}],"message":"How should I greet you?"}` {
@@ -75,7 +75,7 @@ func TestGreet(t *testing.T) {
 		t.Errorf("input prompt %s", got)
 	}
 	pub := h.Published()
-	if len(pub) != 1 || pub[0].Kind != protocol.SurfaceNotification || pub[0].SurfaceID != greetingSurface ||
+	if len(pub) != 1 || pub[0].Kind != extproto.SurfaceNotification || pub[0].SurfaceID != greetingSurface ||
 		string(pub[0].Payload) != `{"body":"Greeted by the hello example plugin.","severity":"info","title":"Ahoy, Ada!"}` {
 		t.Errorf("published %+v", pub)
 	}
@@ -85,7 +85,7 @@ func TestGreetDismissed(t *testing.T) {
 	t.Parallel()
 	h := sdktest.Start(t, newPlugin(), sdktest.Options{}) // every prompt dismissed
 	res, err := h.Action("greet", nil)
-	if err != nil || *res != (protocol.UIActionResult{Accepted: false, Message: "greeting cancelled"}) {
+	if err != nil || *res != (extproto.UIActionResult{Accepted: false, Message: "greeting cancelled"}) {
 		t.Fatalf("greet: %+v, %v", res, err)
 	}
 	if pub := h.Published(); len(pub) != 0 {
@@ -97,17 +97,17 @@ func TestStatusOnSessionStart(t *testing.T) {
 	t.Parallel()
 	h := sdktest.Start(t, newPlugin(), sdktest.Options{})
 	// The point is also answered as an intercept: continue, it only observes.
-	if res, err := h.Intercept(protocol.SessionStart, protocol.SessionStartPayload{Phase: protocol.PhaseStart}); err != nil || res.Decision != protocol.DecisionContinue {
+	if res, err := h.Intercept(extproto.SessionStart, extproto.SessionStartPayload{Phase: extproto.PhaseStart}); err != nil || res.Decision != extproto.DecisionContinue {
 		t.Fatalf("session.start intercept: %+v, %v", res, err)
 	}
-	if err := h.Event(protocol.SessionStart, protocol.SessionStartPayload{Phase: protocol.PhaseStart, SessionPath: "/s/1.json"}); err != nil {
+	if err := h.Event(extproto.SessionStart, extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: "/s/1.json"}); err != nil {
 		t.Fatal(err)
 	}
-	var pub []protocol.UIPublishParams
+	var pub []extproto.UIPublishParams
 	for end := time.Now().Add(sdktest.Deadline); len(pub) == 0 && time.Now().Before(end); time.Sleep(time.Millisecond) {
 		pub = h.Published()
 	}
-	want := []protocol.UIPublishParams{{SurfaceID: statusSurface, SessionID: "sess-1", Generation: 7, Kind: protocol.SurfaceStatus,
+	want := []extproto.UIPublishParams{{SurfaceID: statusSurface, SessionID: "sess-1", Generation: 7, Kind: extproto.SurfaceStatus,
 		Payload: json.RawMessage(`{"detail":"type /hello \u003cname\u003e, or run /hello:greet (session /s/1.json)","label":"hello: ready","severity":"info"}`)}}
 	if !reflect.DeepEqual(pub, want) {
 		t.Errorf("published\n%+v\nwant\n%+v", pub, want)
@@ -129,11 +129,11 @@ func TestManifest(t *testing.T) {
 	}
 	// The handshake may only claim what the manifest declares.
 	for _, s := range res.Subscriptions {
-		if !slices.Contains(m.Runtime.Intercepts, protocol.HookPoint(s)) {
+		if !slices.Contains(m.Runtime.Intercepts, extproto.HookPoint(s)) {
 			t.Errorf("subscription %s is not in runtime.intercepts %v", s, m.Runtime.Intercepts)
 		}
 	}
-	if len(res.UIActions) > 0 && !slices.Contains(m.Runtime.Capabilities, protocol.CapUI) {
+	if len(res.UIActions) > 0 && !slices.Contains(m.Runtime.Capabilities, extproto.CapUI) {
 		t.Error("UI actions without the ui capability")
 	}
 }
@@ -150,13 +150,13 @@ func TestBinary(t *testing.T) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "REASONIX_PLUGIN_ROOT="+root, "REASONIX_PLUGIN_NAME=hello", "REASONIX_PLUGIN_VERSION=0.1.0")
 	h, stderr := sdktest.StartCmd(t, cmd, sdktest.Options{NoHandshake: true, Answer: answer,
-		Manifest: protocol.ManifestExpectation{Intercepts: []string{"input.receive", "session.start"}, Capabilities: []string{"interceptors", "ui"}}})
+		Manifest: extproto.ManifestExpectation{Intercepts: []string{"input.receive", "session.start"}, Capabilities: []string{"interceptors", "ui"}}})
 	res, err := h.Initialize()
 	if err != nil {
 		t.Fatalf("initialize: %v; stderr: %s", err, stderr)
 	}
-	want := &protocol.InitializeResult{ProtocolVersion: "1", Name: "hello", Version: "0.1.0",
-		Subscriptions: []string{"input.receive", "session.start"}, UIActions: []protocol.UIActionDecl{{ActionID: "greet", Label: "Greet me"}}}
+	want := &extproto.InitializeResult{ProtocolVersion: "1", Name: "hello", Version: "0.1.0",
+		Subscriptions: []string{"input.receive", "session.start"}, UIActions: []extproto.UIActionDecl{{ActionID: "greet", Label: "Greet me"}}}
 	if !reflect.DeepEqual(res, want) {
 		t.Errorf("handshake %+v, want %+v", res, want)
 	}

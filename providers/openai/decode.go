@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // The wire shape of one `chat.completion.chunk`, reduced to what the
@@ -63,7 +63,7 @@ type wireUsage struct {
 // fault is a stream failure before it is worded for the user: our own
 // description, and the server's text (which gets redacted) if any.
 type fault struct {
-	reason protocol.Reason
+	reason extproto.Reason
 	what   string
 	server string
 }
@@ -76,7 +76,7 @@ func (f *fault) Error() string {
 }
 
 func failed(what, server string) *fault {
-	return &fault{reason: protocol.ReasonProviderFailed, what: what, server: server}
+	return &fault{reason: extproto.ReasonProviderFailed, what: what, server: server}
 }
 
 // toolCallState accumulates one streamed tool call, keyed by the call
@@ -104,12 +104,12 @@ type decoder struct {
 	ids          map[string]bool
 	finishReason string
 	finished     bool
-	usage        *protocol.ProviderUsage
+	usage        *extproto.ProviderUsage
 	done         bool
 }
 
 // event translates one server-sent event.
-func (d *decoder) event(ev sseEvent) ([]protocol.ProviderChunk, *fault) {
+func (d *decoder) event(ev sseEvent) ([]extproto.ProviderChunk, *fault) {
 	if d.done {
 		return nil, failed("event after [DONE]", collapse(ev.Data))
 	}
@@ -130,7 +130,7 @@ func (d *decoder) event(ev sseEvent) ([]protocol.ProviderChunk, *fault) {
 	if len(wc.Error) > 0 && !bytes.Equal(wc.Error, []byte("null")) {
 		return nil, failed("server reported an error mid-stream", serverMessage([]byte(data)))
 	}
-	var out []protocol.ProviderChunk
+	var out []extproto.ProviderChunk
 	for _, c := range wc.Choices {
 		// We never ask for n > 1, so other choices cannot carry our answer.
 		if c.Index != 0 {
@@ -154,17 +154,17 @@ func (d *decoder) event(ev sseEvent) ([]protocol.ProviderChunk, *fault) {
 	return out, nil
 }
 
-func (d *decoder) choice(c wireChoice) ([]protocol.ProviderChunk, *fault) {
-	var out []protocol.ProviderChunk
+func (d *decoder) choice(c wireChoice) ([]extproto.ProviderChunk, *fault) {
+	var out []extproto.ProviderChunk
 	for _, r := range []*string{c.Delta.ReasoningContent, c.Delta.Reasoning} {
 		if r != nil && *r != "" {
-			out = append(out, protocol.ProviderChunk{Type: protocol.ChunkReasoning, Text: *r})
+			out = append(out, extproto.ProviderChunk{Type: extproto.ChunkReasoning, Text: *r})
 			// A server sending both names sends the same text twice.
 			break
 		}
 	}
 	if c.Delta.Content != nil && *c.Delta.Content != "" {
-		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkText, Text: *c.Delta.Content})
+		out = append(out, extproto.ProviderChunk{Type: extproto.ChunkText, Text: *c.Delta.Content})
 	}
 	for _, tc := range c.Delta.ToolCalls {
 		chunks, f := d.toolCallDelta(tc)
@@ -185,7 +185,7 @@ func (d *decoder) choice(c wireChoice) ([]protocol.ProviderChunk, *fault) {
 	return out, nil
 }
 
-func (d *decoder) toolCallDelta(tc wireToolCallDelta) ([]protocol.ProviderChunk, *fault) {
+func (d *decoder) toolCallDelta(tc wireToolCallDelta) ([]extproto.ProviderChunk, *fault) {
 	if d.calls == nil {
 		d.calls = map[int]*toolCallState{}
 	}
@@ -219,7 +219,7 @@ func (d *decoder) toolCallDelta(tc wireToolCallDelta) ([]protocol.ProviderChunk,
 	}
 	st.args.WriteString(tc.Function.Arguments)
 
-	var out []protocol.ProviderChunk
+	var out []extproto.ProviderChunk
 	if !st.started && st.name != "" {
 		if st.id == "" {
 			// The protocol needs an id to pair the result with the call;
@@ -237,27 +237,27 @@ func (d *decoder) toolCallDelta(tc wireToolCallDelta) ([]protocol.ProviderChunk,
 		}
 		d.ids[st.id] = true
 		st.started = true
-		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkToolCallStart, ToolCall: st.header()})
+		out = append(out, extproto.ProviderChunk{Type: extproto.ChunkToolCallStart, ToolCall: st.header()})
 	}
 	if st.started && st.args.Len() > st.reported {
 		delta := st.args.String()[st.reported:]
 		st.reported = st.args.Len()
 		st.chars += utf8.RuneCountInString(delta)
-		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkToolCallArgsDelta, Text: delta, ArgChars: st.chars, ToolCall: st.header()})
+		out = append(out, extproto.ProviderChunk{Type: extproto.ChunkToolCallArgsDelta, Text: delta, ArgChars: st.chars, ToolCall: st.header()})
 	}
 	return out, nil
 }
 
 // header identifies a call in start and delta chunks; its arguments come
 // whole in the final tool_call chunk.
-func (st *toolCallState) header() *protocol.ProviderToolCall {
-	return &protocol.ProviderToolCall{ID: st.id, Name: st.name, Arguments: ""}
+func (st *toolCallState) header() *extproto.ProviderToolCall {
+	return &extproto.ProviderToolCall{ID: st.id, Name: st.name, Arguments: ""}
 }
 
 // flushCalls emits the final tool_call chunk of every pending call, in
 // index order, and forgets them.
-func (d *decoder) flushCalls() ([]protocol.ProviderChunk, *fault) {
-	var out []protocol.ProviderChunk
+func (d *decoder) flushCalls() ([]extproto.ProviderChunk, *fault) {
+	var out []extproto.ProviderChunk
 	idxs := keys(d.calls)
 	slices.Sort(idxs)
 	for _, i := range idxs {
@@ -271,7 +271,7 @@ func (d *decoder) flushCalls() ([]protocol.ProviderChunk, *fault) {
 			// side can parse.
 			args = "{}"
 		}
-		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkToolCall, ToolCall: &protocol.ProviderToolCall{ID: st.id, Name: st.name, Arguments: args}})
+		out = append(out, extproto.ProviderChunk{Type: extproto.ChunkToolCall, ToolCall: &extproto.ProviderToolCall{ID: st.id, Name: st.name, Arguments: args}})
 	}
 	d.calls = nil
 	return out, nil
@@ -279,7 +279,7 @@ func (d *decoder) flushCalls() ([]protocol.ProviderChunk, *fault) {
 
 // finish ends the stream at [DONE]: pending calls, the usage with the
 // finish reason, then done.
-func (d *decoder) finish() ([]protocol.ProviderChunk, *fault) {
+func (d *decoder) finish() ([]extproto.ProviderChunk, *fault) {
 	out, f := d.flushCalls()
 	if f != nil {
 		return nil, f
@@ -287,27 +287,27 @@ func (d *decoder) finish() ([]protocol.ProviderChunk, *fault) {
 	if d.usage != nil {
 		u := *d.usage
 		u.FinishReason = d.finishReason
-		out = append(out, protocol.ProviderChunk{Type: protocol.ChunkUsage, Usage: &u})
+		out = append(out, extproto.ProviderChunk{Type: extproto.ChunkUsage, Usage: &u})
 	}
 	d.done = true
-	return append(out, protocol.ProviderChunk{Type: protocol.ChunkDone}), nil
+	return append(out, extproto.ProviderChunk{Type: extproto.ChunkDone}), nil
 }
 
 // eof handles the body ending without [DONE]. A server that already
 // finished its choice has said everything but the terminator (some close
 // the connection instead); otherwise the answer was cut off.
-func (d *decoder) eof() ([]protocol.ProviderChunk, *fault) {
+func (d *decoder) eof() ([]extproto.ProviderChunk, *fault) {
 	if d.done {
 		return nil, nil
 	}
 	if !d.finished {
-		return nil, &fault{reason: protocol.ReasonProviderInterrupted, what: "the server closed the stream before the response was finished"}
+		return nil, &fault{reason: extproto.ReasonProviderInterrupted, what: "the server closed the stream before the response was finished"}
 	}
 	return d.finish()
 }
 
-func convertUsage(w wireUsage) (protocol.ProviderUsage, *fault) {
-	u := protocol.ProviderUsage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
+func convertUsage(w wireUsage) (extproto.ProviderUsage, *fault) {
+	u := extproto.ProviderUsage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
 	if w.CompletionTokensDetails != nil {
 		u.ReasoningTokens = w.CompletionTokensDetails.ReasoningTokens
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // fuzzKey is the API key of FuzzErrorBody's provider.
@@ -41,7 +41,7 @@ func FuzzErrorBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		server := readErrorBody(bytes.NewReader(body))
-		e := p.errorf(protocol.ReasonProviderFailed, server, "fz/m: HTTP 400 Bad Request (attempt 1 of 1)")
+		e := p.errorf(extproto.ReasonProviderFailed, server, "fz/m: HTTP 400 Bad Request (attempt 1 of 1)")
 		msg := e.Message
 		const prefix = `openai provider "fz": fz/m: HTTP 400 Bad Request (attempt 1 of 1)`
 		if !strings.HasPrefix(msg, prefix) {

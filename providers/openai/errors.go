@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
-	"github.com/rx-bridge/rx-bridge/exthost/redact"
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // errorf words a failure of this provider as a protocol error with the
@@ -16,13 +16,13 @@ import (
 // only then cut to maxServerMessage. The API
 // key itself is masked everywhere in the message, whatever its shape, since
 // the generic redactor only knows common key formats.
-func (p *Provider) errorf(reason protocol.Reason, server, format string, args ...any) *protocol.Error {
+func (p *Provider) errorf(reason extproto.Reason, server, format string, args ...any) *extproto.Error {
 	wrapped := fmt.Errorf(format, args...)
 	msg := "openai provider " + strconv.Quote(p.cfg.Name) + ": " + wrapped.Error()
 	if server != "" {
 		msg += ": " + truncate(p.maskKey(redact.String(server)), maxServerMessage)
 	}
-	e := protocol.NewError(reason, p.maskKey(msg))
+	e := extproto.NewError(reason, p.maskKey(msg))
 	// The cause (a %w operand, such as the caller's context error) stays
 	// reachable for errors.Is without adding to the message.
 	e.Cause = errors.Unwrap(wrapped)
@@ -43,6 +43,6 @@ func (p *Provider) maskKey(s string) string {
 }
 
 // faultError words a decoder fault.
-func (p *Provider) faultError(ref string, f *fault) *protocol.Error {
+func (p *Provider) faultError(ref string, f *fault) *extproto.Error {
 	return p.errorf(f.reason, f.server, "%s: %s", ref, f.what)
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // FuzzSSE feeds arbitrary bytes through the SSE reader and the chunk
@@ -50,7 +50,7 @@ func FuzzSSE(f *testing.F) {
 			}
 			for _, c := range chunks {
 				if c.fault != nil {
-					if r := c.fault.reason; r != protocol.ReasonProviderFailed && r != protocol.ReasonProviderInterrupted {
+					if r := c.fault.reason; r != extproto.ReasonProviderFailed && r != extproto.ReasonProviderInterrupted {
 						t.Fatalf("fault with reason %q", r)
 					}
 					return
@@ -59,13 +59,13 @@ func FuzzSSE(f *testing.F) {
 				if err := ch.Validate(); err != nil {
 					t.Fatalf("invalid chunk %+v: %v", ch, err)
 				}
-				if ch.Type == protocol.ChunkToolCall {
+				if ch.Type == extproto.ChunkToolCall {
 					if callIDs[ch.ToolCall.ID] {
 						t.Fatalf("tool call id %q delivered twice", ch.ToolCall.ID)
 					}
 					callIDs[ch.ToolCall.ID] = true
 				}
-				if ch.Type == protocol.ChunkToolCallArgsDelta {
+				if ch.Type == extproto.ChunkToolCallArgsDelta {
 					if ch.ArgChars < args[ch.ToolCall.ID] {
 						t.Fatalf("argChars went back from %d to %d", args[ch.ToolCall.ID], ch.ArgChars)
 					}
@@ -83,11 +83,11 @@ func FuzzSSE(f *testing.F) {
 }
 
 type chunkOrFault struct {
-	chunk protocol.ProviderChunk
+	chunk extproto.ProviderChunk
 	fault *fault
 }
 
-func wrap(cs []protocol.ProviderChunk, f *fault) []chunkOrFault {
+func wrap(cs []extproto.ProviderChunk, f *fault) []chunkOrFault {
 	out := make([]chunkOrFault, 0, len(cs)+1)
 	for _, c := range cs {
 		out = append(out, chunkOrFault{chunk: c})

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // open posts body and returns a stream once the first byte of the event
@@ -21,9 +21,9 @@ import (
 func (p *Provider) open(parent context.Context, ref string, body chatRequest, key string) (*stream, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return nil, p.errorf(protocol.ReasonProviderFailed, "", "%s: encoding the request: %v", ref, err)
+		return nil, p.errorf(extproto.ReasonProviderFailed, "", "%s: encoding the request: %v", ref, err)
 	}
-	var last *protocol.Error
+	var last *extproto.Error
 	for attempt := 1; ; attempt++ {
 		s, retryIn, err := p.try(parent, ref, payload, key, attempt)
 		if err == nil {
@@ -34,20 +34,20 @@ func (p *Provider) open(parent context.Context, ref string, body chatRequest, ke
 			return nil, last
 		}
 		if err := p.sleep(parent, retryIn); err != nil {
-			return nil, p.errorf(protocol.ReasonProviderInterrupted, "", "%s: cancelled while waiting to retry (%v): %w", ref, last, err)
+			return nil, p.errorf(extproto.ReasonProviderInterrupted, "", "%s: cancelled while waiting to retry (%v): %w", ref, last, err)
 		}
 	}
 }
 
 // try makes one attempt. On failure it returns how long to wait before the
 // next one, or a negative duration when retrying cannot help.
-func (p *Provider) try(parent context.Context, ref string, payload []byte, key string, attempt int) (*stream, time.Duration, *protocol.Error) {
+func (p *Provider) try(parent context.Context, ref string, payload []byte, key string, attempt int) (*stream, time.Duration, *extproto.Error) {
 	const noRetry = -1
 	ctx, cancel := context.WithCancelCause(parent)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(payload))
 	if err != nil {
 		cancel(nil)
-		return nil, noRetry, p.errorf(protocol.ReasonProviderFailed, "", "%s: %v", ref, err)
+		return nil, noRetry, p.errorf(extproto.ReasonProviderFailed, "", "%s: %v", ref, err)
 	}
 	p.setHeaders(req, key)
 	where := fmt.Sprintf("%s: POST %s", ref, p.endpoint)
@@ -57,22 +57,22 @@ func (p *Provider) try(parent context.Context, ref string, payload []byte, key s
 	if err != nil {
 		cancel(nil)
 		if parent.Err() != nil {
-			return nil, noRetry, p.errorf(protocol.ReasonProviderInterrupted, "", "%s: %w", where, parent.Err())
+			return nil, noRetry, p.errorf(extproto.ReasonProviderInterrupted, "", "%s: %w", where, parent.Err())
 		}
-		return nil, p.retry.delay(attempt, p.rnd), p.errorf(protocol.ReasonProviderFailed, "", "%s: %v (%s)", where, unwrapURLError(err), tries)
+		return nil, p.retry.delay(attempt, p.rnd), p.errorf(extproto.ReasonProviderFailed, "", "%s: %v (%s)", where, unwrapURLError(err), tries)
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg := readErrorBody(resp.Body)
 		resp.Body.Close()
 		cancel(nil)
-		e := p.errorf(protocol.ReasonProviderFailed, msg, "%s: HTTP %s (%s)", where, resp.Status, tries)
+		e := p.errorf(extproto.ReasonProviderFailed, msg, "%s: HTTP %s (%s)", where, resp.Status, tries)
 		if !retryableStatus(resp.StatusCode) {
 			return nil, noRetry, e
 		}
 		wait := p.retry.delay(attempt, p.rnd)
 		if ra, ok := retryAfter(resp.Header.Get("Retry-After"), p.now()); ok {
 			if ra > p.retry.max {
-				return nil, noRetry, p.errorf(protocol.ReasonProviderFailed, msg, "%s: HTTP %s; the server asks to retry after %v, longer than the %v this provider waits", where, resp.Status, ra.Round(time.Second), p.retry.max)
+				return nil, noRetry, p.errorf(extproto.ReasonProviderFailed, msg, "%s: HTTP %s; the server asks to retry after %v, longer than the %v this provider waits", where, resp.Status, ra.Round(time.Second), p.retry.max)
 			}
 			wait = ra
 		}
@@ -92,7 +92,7 @@ func (p *Provider) try(parent context.Context, ref string, payload []byte, key s
 		if parent.Err() != nil || errors.Is(context.Cause(ctx), errIdle) {
 			return nil, noRetry, s.readError(err)
 		}
-		return nil, p.retry.delay(attempt, p.rnd), p.errorf(protocol.ReasonProviderFailed, "", "%s: the connection closed before the stream started: %v (%s)", where, err, tries)
+		return nil, p.retry.delay(attempt, p.rnd), p.errorf(extproto.ReasonProviderFailed, "", "%s: the connection closed before the stream started: %v (%s)", where, err, tries)
 	}
 	return s, 0, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -17,7 +17,7 @@ type Provider struct {
 	cfg      Config
 	endpoint string
 	models   map[string]ModelConfig // by ref
-	descs    []protocol.ProviderDescriptor
+	descs    []extproto.ProviderDescriptor
 	client   *http.Client
 	lookup   func(string) (string, bool)
 
@@ -79,12 +79,12 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 	return p, nil
 }
 
-func descriptor(ref string, m ModelConfig) protocol.ProviderDescriptor {
+func descriptor(ref string, m ModelConfig) extproto.ProviderDescriptor {
 	name := m.DisplayName
 	if name == "" {
 		name = m.ID
 	}
-	return protocol.ProviderDescriptor{
+	return extproto.ProviderDescriptor{
 		Ref:                ref,
 		DisplayName:        name,
 		Model:              m.ID,
@@ -107,8 +107,8 @@ func (p *Provider) Origin() providers.Origin { return providers.Builtin(p.cfg.Na
 
 // Models describes the configured models; descriptors carry no endpoint,
 // header or key.
-func (p *Provider) Models() []protocol.ProviderDescriptor {
-	out := make([]protocol.ProviderDescriptor, len(p.descs))
+func (p *Provider) Models() []extproto.ProviderDescriptor {
+	out := make([]extproto.ProviderDescriptor, len(p.descs))
 	for i, d := range p.descs {
 		d.Efforts = append([]string(nil), d.Efforts...)
 		out[i] = d
@@ -126,14 +126,14 @@ func (p *Provider) Close() { p.client.CloseIdleConnections() }
 func (p *Provider) Stream(ctx context.Context, req providers.Request) (providers.Stream, error) {
 	m, ok := p.models[req.Ref]
 	if !ok {
-		return nil, p.errorf(protocol.ReasonProviderFailed, "", "does not serve %q", req.Ref)
+		return nil, p.errorf(extproto.ReasonProviderFailed, "", "does not serve %q", req.Ref)
 	}
 	if err := req.Body.Validate(); err != nil {
-		return nil, p.errorf(protocol.ReasonProviderFailed, "", "invalid request for %q: %v", req.Ref, err)
+		return nil, p.errorf(extproto.ReasonProviderFailed, "", "invalid request for %q: %v", req.Ref, err)
 	}
 	body, err := buildRequest(m, req.Effort, req.Body)
 	if err != nil {
-		return nil, p.errorf(protocol.ReasonProviderFailed, "", "%s: %v", req.Ref, err)
+		return nil, p.errorf(extproto.ReasonProviderFailed, "", "%s: %v", req.Ref, err)
 	}
 	key, err := p.apiKey()
 	if err != nil {
@@ -151,7 +151,7 @@ func (p *Provider) apiKey() (string, error) {
 	}
 	v, ok := p.lookup(p.cfg.APIKeyEnv)
 	if !ok || strings.TrimSpace(v) == "" {
-		return "", p.errorf(protocol.ReasonProviderFailed, "", "environment variable %s (api_key_env) is not set", p.cfg.APIKeyEnv)
+		return "", p.errorf(extproto.ReasonProviderFailed, "", "environment variable %s (api_key_env) is not set", p.cfg.APIKeyEnv)
 	}
 	return strings.TrimSpace(v), nil
 }

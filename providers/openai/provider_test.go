@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -22,10 +22,10 @@ func TestStreamOutcomes(t *testing.T) {
 		ref        string
 		wantTypes  string
 		wantText   string
-		wantCalls  []protocol.ProviderToolCall
-		wantUsage  *protocol.ProviderUsage
+		wantCalls  []extproto.ProviderToolCall
+		wantUsage  *extproto.ProviderUsage
 		wantErr    []string
-		wantReason protocol.Reason
+		wantReason extproto.Reason
 		// openErr: the failure comes from Stream itself, not from Next.
 		openErr   bool
 		wantTries int
@@ -42,7 +42,7 @@ func TestStreamOutcomes(t *testing.T) {
 			}, done: true}},
 			wantTypes: "text text usage done",
 			wantText:  "Hello, world",
-			wantUsage: &protocol.ProviderUsage{PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12, CacheHitTokens: 4, CacheMissTokens: 5, FinishReason: "stop"},
+			wantUsage: &extproto.ProviderUsage{PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12, CacheHitTokens: 4, CacheMissTokens: 5, FinishReason: "stop"},
 			wantTries: 1,
 		},
 		{
@@ -55,14 +55,14 @@ func TestStreamOutcomes(t *testing.T) {
 			}, done: true}},
 			wantTypes: "reasoning text usage done",
 			wantText:  "42",
-			wantUsage: &protocol.ProviderUsage{PromptTokens: 5, CompletionTokens: 20, TotalTokens: 25, CacheMissTokens: 5, ReasoningTokens: 18, FinishReason: "stop"},
+			wantUsage: &extproto.ProviderUsage{PromptTokens: 5, CompletionTokens: 20, TotalTokens: 25, CacheMissTokens: 5, ReasoningTokens: 18, FinishReason: "stop"},
 			wantTries: 1,
 		},
 		{
 			name:      "tool calls across many deltas",
 			replies:   []reply{{events: toolCallEvents(), done: true}},
 			wantTypes: "tool_call_start " + strings.Repeat("tool_call_args_delta ", 12) + "tool_call_start " + strings.Repeat("tool_call_args_delta ", 4) + "tool_call tool_call done",
-			wantCalls: []protocol.ProviderToolCall{
+			wantCalls: []extproto.ProviderToolCall{
 				{ID: "call_1", Name: "read_file", Arguments: `{"path":"src/main.go","limit":200}`},
 				{ID: "call_2", Name: "grep", Arguments: `{"q":"TODO"}`},
 			},
@@ -96,7 +96,7 @@ func TestStreamOutcomes(t *testing.T) {
 			replies:    []reply{{status: 500, body: `{"error":{"message":"CUDA out of memory","type":"server_error"}}`}},
 			openErr:    true,
 			wantErr:    []string{`openai provider "local": local/qwen2.5-coder: POST `, "/v1/chat/completions: HTTP 500 Internal Server Error (attempt 3 of 3): CUDA out of memory"},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  3,
 			wantSlept:  []time.Duration{250 * time.Millisecond, 500 * time.Millisecond},
 		},
@@ -105,7 +105,7 @@ func TestStreamOutcomes(t *testing.T) {
 			replies:    []reply{{status: 400, body: `{"error":"model \"qwen2.5-coder\" not found, try pulling it first"}`}},
 			openErr:    true,
 			wantErr:    []string{"HTTP 400 Bad Request (attempt 1 of 3)", `model "qwen2.5-coder" not found, try pulling it first`},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  1,
 		},
 		{
@@ -113,7 +113,7 @@ func TestStreamOutcomes(t *testing.T) {
 			replies:    []reply{{status: 429, header: map[string]string{"Retry-After": "3600"}, body: "quota"}},
 			openErr:    true,
 			wantErr:    []string{"the server asks to retry after 1h0m0s, longer than the 30s this provider waits: quota"},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  1,
 		},
 		{
@@ -132,7 +132,7 @@ func TestStreamOutcomes(t *testing.T) {
 			replies:    []reply{{noWrite: true}},
 			openErr:    true,
 			wantErr:    []string{"(attempt 3 of 3)"},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  3,
 			wantSlept:  []time.Duration{250 * time.Millisecond, 500 * time.Millisecond},
 		},
@@ -145,7 +145,7 @@ func TestStreamOutcomes(t *testing.T) {
 			wantTypes:  "text text",
 			wantText:   "Hello",
 			wantErr:    []string{"local/qwen2.5-coder: the stream was cut after 2 chunks"},
-			wantReason: protocol.ReasonProviderInterrupted,
+			wantReason: extproto.ReasonProviderInterrupted,
 			wantTries:  1,
 		},
 		{
@@ -154,7 +154,7 @@ func TestStreamOutcomes(t *testing.T) {
 			wantTypes:  "text",
 			wantText:   "Hel",
 			wantErr:    []string{"closed the stream before the response was finished"},
-			wantReason: protocol.ReasonProviderInterrupted,
+			wantReason: extproto.ReasonProviderInterrupted,
 			wantTries:  1,
 		},
 		{
@@ -166,7 +166,7 @@ func TestStreamOutcomes(t *testing.T) {
 			wantTypes:  "text",
 			wantText:   "a",
 			wantErr:    []string{`local/qwen2.5-coder: malformed stream event (invalid JSON at byte 48): {"choices":[{"index":0,"delta":{"content":"b"}}]`},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  1,
 		},
 		{
@@ -174,7 +174,7 @@ func TestStreamOutcomes(t *testing.T) {
 			replies:    []reply{{header: map[string]string{"Content-Type": "application/json"}, raw: `{"choices":[{"message":{"content":"hi"}}]}`}},
 			openErr:    true,
 			wantErr:    []string{"answered with JSON instead of an event stream"},
-			wantReason: protocol.ReasonProviderFailed,
+			wantReason: extproto.ReasonProviderFailed,
 			wantTries:  1,
 		},
 	}
@@ -187,7 +187,7 @@ func TestStreamOutcomes(t *testing.T) {
 			if ref == "" {
 				ref = "local/qwen2.5-coder"
 			}
-			var chunks []protocol.ProviderChunk
+			var chunks []extproto.ProviderChunk
 			s, err := p.Stream(context.Background(), userRequest(ref, "hi"))
 			if (err != nil) != tt.openErr {
 				t.Fatalf("Stream error = %v, want error: %v", err, tt.openErr)
@@ -228,7 +228,7 @@ func TestStreamOutcomes(t *testing.T) {
 	}
 }
 
-func checkErr(t *testing.T, err error, want []string, reason protocol.Reason) {
+func checkErr(t *testing.T, err error, want []string, reason extproto.Reason) {
 	t.Helper()
 	if len(want) == 0 {
 		if err != nil {
@@ -244,7 +244,7 @@ func checkErr(t *testing.T, err error, want []string, reason protocol.Reason) {
 			t.Fatalf("error %q\ndoes not contain %q", err, w)
 		}
 	}
-	if got := protocol.ReasonOf(err); got != reason {
+	if got := extproto.ReasonOf(err); got != reason {
 		t.Fatalf("reason = %q, want %q (error %v)", got, reason, err)
 	}
 }
@@ -277,17 +277,17 @@ func TestRequestOnTheWire(t *testing.T) {
 	fs := newFakeServer(t, reply{events: []string{`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, done: true})
 	p, _ := newTestProvider(t, fs, nil)
 	temp := 0.0
-	req := providers.Request{Ref: "local/r1", Model: "Deep/R1", Effort: "high", Body: protocol.ProviderRequest{
+	req := providers.Request{Ref: "local/r1", Model: "Deep/R1", Effort: "high", Body: extproto.ProviderRequest{
 		MaxTokens:      256,
 		Temperature:    &temp,
-		ResponseFormat: &protocol.ProviderResponseFormat{Type: "json_object"},
-		Messages: []protocol.ProviderMessage{
-			{Role: protocol.RoleSystem, Content: "be brief"},
-			{Role: protocol.RoleUser, Content: "list files"},
-			{Role: protocol.RoleAssistant, ReasoningContent: "use ls", ToolCalls: []protocol.ProviderToolCall{{ID: "c1", Name: "ls", Arguments: `{"dir":"."}`}}},
-			{Role: protocol.RoleTool, ToolCallID: "c1", Content: "a.go\nb.go"},
+		ResponseFormat: &extproto.ProviderResponseFormat{Type: "json_object"},
+		Messages: []extproto.ProviderMessage{
+			{Role: extproto.RoleSystem, Content: "be brief"},
+			{Role: extproto.RoleUser, Content: "list files"},
+			{Role: extproto.RoleAssistant, ReasoningContent: "use ls", ToolCalls: []extproto.ProviderToolCall{{ID: "c1", Name: "ls", Arguments: `{"dir":"."}`}}},
+			{Role: extproto.RoleTool, ToolCallID: "c1", Content: "a.go\nb.go"},
 		},
-		Tools: []protocol.ProviderToolSchema{},
+		Tools: []extproto.ProviderToolSchema{},
 	}}
 	s, err := p.Stream(context.Background(), req)
 	if err != nil {
@@ -336,7 +336,7 @@ func TestRequestToolsAndImages(t *testing.T) {
 	p, _ := newTestProvider(t, fs, nil)
 	req := userRequest("local/qwen2.5-coder", "what is this?")
 	req.Body.Messages[0].Images = []string{"data:image/png;base64,iVBORw0KGgo="}
-	req.Body.Tools = []protocol.ProviderToolSchema{{Name: "ls", Description: "list a directory", Parameters: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}}}`)}}
+	req.Body.Tools = []extproto.ProviderToolSchema{{Name: "ls", Description: "list a directory", Parameters: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}}}`)}}
 	s, err := p.Stream(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +365,7 @@ func TestRefusesWhatTheModelLacks(t *testing.T) {
 	fs := newFakeServer(t, reply{status: 500})
 	p, _ := newTestProvider(t, fs, nil)
 	withTools := userRequest("local/r1", "x")
-	withTools.Body.Tools = []protocol.ProviderToolSchema{{Name: "ls", Parameters: json.RawMessage(`{}`)}}
+	withTools.Body.Tools = []extproto.ProviderToolSchema{{Name: "ls", Parameters: json.RawMessage(`{}`)}}
 	withImage := userRequest("local/r1", "x")
 	withImage.Body.Messages[0].Images = []string{"https://example.com/a.png"}
 	withEffort := userRequest("local/qwen2.5-coder", "x")
@@ -384,7 +384,7 @@ func TestRefusesWhatTheModelLacks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Stream(context.Background(), tt.req)
-			checkErr(t, err, []string{tt.want}, protocol.ReasonProviderFailed)
+			checkErr(t, err, []string{tt.want}, extproto.ReasonProviderFailed)
 		})
 	}
 	if n := len(fs.requests()); n != 0 {
@@ -435,7 +435,7 @@ func TestAPIKeyHeaderAndMissingKey(t *testing.T) {
 
 	p.lookup = func(string) (string, bool) { return "", false }
 	_, err = p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
-	checkErr(t, err, []string{"environment variable RX_TEST_LLM_CRED (api_key_env) is not set"}, protocol.ReasonProviderFailed)
+	checkErr(t, err, []string{"environment variable RX_TEST_LLM_CRED (api_key_env) is not set"}, extproto.ReasonProviderFailed)
 
 	noKey, _ := newTestProvider(t, fs, func(c *Config) { c.APIKeyEnv = "" })
 	s, err = noKey.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
@@ -488,7 +488,7 @@ func TestCancelStopsReading(t *testing.T) {
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err = s.Next()
-	checkErr(t, err, []string{"stream stopped after 1 chunks"}, protocol.ReasonProviderInterrupted)
+	checkErr(t, err, []string{"stream stopped after 1 chunks"}, extproto.ReasonProviderInterrupted)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error does not wrap context.Canceled: %v", err)
 	}
@@ -520,7 +520,7 @@ func TestCancelBeforeHeaders(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := p.Stream(ctx, userRequest("local/qwen2.5-coder", "hi"))
-	checkErr(t, err, []string{"POST"}, protocol.ReasonProviderInterrupted)
+	checkErr(t, err, []string{"POST"}, extproto.ReasonProviderInterrupted)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error does not wrap the context error: %v", err)
 	}
@@ -547,7 +547,7 @@ func TestIdleTimeout(t *testing.T) {
 	if len(chunks) != 1 || chunks[0].Text != "a" {
 		t.Fatalf("chunks = %+v", chunks)
 	}
-	checkErr(t, err, []string{"the server sent nothing for 150ms"}, protocol.ReasonProviderInterrupted)
+	checkErr(t, err, []string{"the server sent nothing for 150ms"}, extproto.ReasonProviderInterrupted)
 }
 
 func TestModelsDescriptors(t *testing.T) {
@@ -555,7 +555,7 @@ func TestModelsDescriptors(t *testing.T) {
 	fs := newFakeServer(t, reply{})
 	p, _ := newTestProvider(t, fs, func(c *Config) { c.Models[0].DisplayName = "Qwen Coder"; c.Models[0].InputPerMillion = 0.2 })
 	got := p.Models()
-	want := []protocol.ProviderDescriptor{
+	want := []extproto.ProviderDescriptor{
 		{Ref: "local/qwen2.5-coder", DisplayName: "Qwen Coder", Model: "qwen2.5-coder", ContextWindow: 32768, Tools: true, Vision: true, InputPerMillion: 0.2},
 		{Ref: "local/r1", DisplayName: "Deep/R1", Model: "Deep/R1", Reasoning: true, Efforts: []string{"low", "high"}, DefaultEffort: "low", ReasoningRoundTrip: true},
 	}
@@ -586,6 +586,6 @@ func TestCloseAbortsNext(t *testing.T) {
 	}
 	time.AfterFunc(50*time.Millisecond, func() { s.Close() })
 	_, err = s.Next()
-	checkErr(t, err, []string{"the stream was closed after 1 chunks"}, protocol.ReasonProviderInterrupted)
+	checkErr(t, err, []string{"the stream was closed after 1 chunks"}, extproto.ReasonProviderInterrupted)
 	<-fs.gone
 }

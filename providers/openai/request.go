@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // The wire shape of a chat-completions request.
@@ -76,7 +76,7 @@ type chatFunction struct {
 // refuses what the model does not declare (tools, images, efforts) rather
 // than dropping it: a silently ignored tool list makes an agent that
 // cannot act and does not know why.
-func buildRequest(m ModelConfig, effort string, body protocol.ProviderRequest) (chatRequest, error) {
+func buildRequest(m ModelConfig, effort string, body extproto.ProviderRequest) (chatRequest, error) {
 	req := chatRequest{
 		Model:         m.ID,
 		Stream:        true,
@@ -114,11 +114,11 @@ func buildRequest(m ModelConfig, effort string, body protocol.ProviderRequest) (
 	return req, nil
 }
 
-func buildMessage(m ModelConfig, pm protocol.ProviderMessage) (chatMessage, error) {
+func buildMessage(m ModelConfig, pm extproto.ProviderMessage) (chatMessage, error) {
 	cm := chatMessage{Role: string(pm.Role), Name: pm.Name, Content: pm.Content}
 	switch pm.Role {
-	case protocol.RoleSystem, protocol.RoleUser:
-	case protocol.RoleAssistant:
+	case extproto.RoleSystem, extproto.RoleUser:
+	case extproto.RoleAssistant:
 		for _, tc := range pm.ToolCalls {
 			cm.ToolCalls = append(cm.ToolCalls, chatToolCall{ID: tc.ID, Type: "function", Function: chatFunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
 		}
@@ -128,7 +128,7 @@ func buildMessage(m ModelConfig, pm protocol.ProviderMessage) (chatMessage, erro
 		if m.ReasoningRoundTrip {
 			cm.ReasoningContent = pm.ReasoningContent
 		}
-	case protocol.RoleTool:
+	case extproto.RoleTool:
 		if pm.ToolCallID == "" {
 			return chatMessage{}, fmt.Errorf("a tool message needs tool_call_id")
 		}
@@ -136,14 +136,14 @@ func buildMessage(m ModelConfig, pm protocol.ProviderMessage) (chatMessage, erro
 	default:
 		return chatMessage{}, fmt.Errorf("role %q is not one of %s", pm.Role, strings.Join(roleNames(), ", "))
 	}
-	if len(pm.ToolCalls) > 0 && pm.Role != protocol.RoleAssistant {
+	if len(pm.ToolCalls) > 0 && pm.Role != extproto.RoleAssistant {
 		return chatMessage{}, fmt.Errorf("only assistant messages carry tool_calls, not %q", pm.Role)
 	}
 	if len(pm.Images) > 0 {
 		if !m.Vision {
 			return chatMessage{}, fmt.Errorf("model %q is not configured for images (set vision = true if it accepts them)", m.ID)
 		}
-		if pm.Role != protocol.RoleUser {
+		if pm.Role != extproto.RoleUser {
 			return chatMessage{}, fmt.Errorf("only user messages carry images, not %q", pm.Role)
 		}
 		parts := make([]chatPart, 0, len(pm.Images)+1)
@@ -159,8 +159,8 @@ func buildMessage(m ModelConfig, pm protocol.ProviderMessage) (chatMessage, erro
 }
 
 func roleNames() []string {
-	out := make([]string, len(protocol.ProviderRoles))
-	for i, r := range protocol.ProviderRoles {
+	out := make([]string, len(extproto.ProviderRoles))
+	for i, r := range extproto.ProviderRoles {
 		out[i] = string(r)
 	}
 	return out

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -152,18 +152,18 @@ func newTestProvider(t *testing.T, fs *fakeServer, mutate func(*Config)) (*Provi
 }
 
 func userRequest(ref, text string) providers.Request {
-	return providers.Request{Ref: ref, Body: protocol.ProviderRequest{
-		Messages: []protocol.ProviderMessage{{Role: protocol.RoleUser, Content: text}},
-		Tools:    []protocol.ProviderToolSchema{},
+	return providers.Request{Ref: ref, Body: extproto.ProviderRequest{
+		Messages: []extproto.ProviderMessage{{Role: extproto.RoleUser, Content: text}},
+		Tools:    []extproto.ProviderToolSchema{},
 	}}
 }
 
 // drain reads s to its end and returns every chunk and the final error
 // (nil after a clean io.EOF).
-func drain(t *testing.T, s providers.Stream) ([]protocol.ProviderChunk, error) {
+func drain(t *testing.T, s providers.Stream) ([]extproto.ProviderChunk, error) {
 	t.Helper()
 	defer s.Close()
-	var out []protocol.ProviderChunk
+	var out []extproto.ProviderChunk
 	for {
 		ch, err := s.Next()
 		if err == io.EOF {
@@ -176,7 +176,7 @@ func drain(t *testing.T, s providers.Stream) ([]protocol.ProviderChunk, error) {
 	}
 }
 
-func chunkTypes(chs []protocol.ProviderChunk) string {
+func chunkTypes(chs []extproto.ProviderChunk) string {
 	var b []string
 	for _, c := range chs {
 		b = append(b, string(c.Type))

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestServerMessage(t *testing.T) {
@@ -47,7 +47,7 @@ func TestServerErrorIsCutAfterMasking(t *testing.T) {
 		{"key at the cut", strings.Repeat("x", maxServerMessage-10) + " fz-0123456789abcdefKEY", ""},
 		{"runes", strings.Repeat("é", maxServerMessage), "é…"},
 	} {
-		msg := p.errorf(protocol.ReasonProviderFailed, serverMessage([]byte(tc.body)), "HTTP 400").Message
+		msg := p.errorf(extproto.ReasonProviderFailed, serverMessage([]byte(tc.body)), "HTTP 400").Message
 		server := strings.TrimPrefix(msg, `openai provider "fz": HTTP 400: `)
 		if len(server) > maxServerMessage+len("…") || !strings.HasSuffix(server, tc.wantTail) {
 			t.Errorf("%s: message ends %q, want %q (%d bytes)", tc.name, server[max(0, len(server)-20):], tc.wantTail, len(server))

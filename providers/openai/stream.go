@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost/protocol"
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 var (
@@ -31,7 +31,7 @@ type stream struct {
 	dec    decoder
 	idle   *idleReader
 
-	queue []protocol.ProviderChunk
+	queue []extproto.ProviderChunk
 	err   error
 	eof   bool
 	// emitted counts chunks handed to the caller, for error texts.
@@ -52,13 +52,13 @@ func (s *stream) waitFirstByte() error {
 }
 
 // Next returns the next chunk, io.EOF after done, or the stream's error.
-func (s *stream) Next() (protocol.ProviderChunk, error) {
+func (s *stream) Next() (extproto.ProviderChunk, error) {
 	for len(s.queue) == 0 {
 		if s.err != nil {
-			return protocol.ProviderChunk{}, s.err
+			return extproto.ProviderChunk{}, s.err
 		}
 		if s.eof {
-			return protocol.ProviderChunk{}, io.EOF
+			return extproto.ProviderChunk{}, io.EOF
 		}
 		s.fill()
 	}
@@ -108,18 +108,18 @@ func (s *stream) end(f *fault) {
 
 // readError words a failed read: the caller's cancellation, the idle
 // timeout, an oversized event, or a cut connection.
-func (s *stream) readError(err error) *protocol.Error {
+func (s *stream) readError(err error) *extproto.Error {
 	switch cause := context.Cause(s.ctx); {
 	case errors.Is(cause, errIdle):
-		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the server sent nothing for %v", s.ref, s.p.cfg.IdleTimeout)
+		return s.p.errorf(extproto.ReasonProviderInterrupted, "", "%s: the server sent nothing for %v", s.ref, s.p.cfg.IdleTimeout)
 	case errors.Is(cause, errClosed):
-		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the stream was closed after %d chunks", s.ref, s.emitted)
+		return s.p.errorf(extproto.ReasonProviderInterrupted, "", "%s: the stream was closed after %d chunks", s.ref, s.emitted)
 	case s.ctx.Err() != nil:
-		return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: stream stopped after %d chunks: %w", s.ref, s.emitted, cause)
+		return s.p.errorf(extproto.ReasonProviderInterrupted, "", "%s: stream stopped after %d chunks: %w", s.ref, s.emitted, cause)
 	case errors.Is(err, errEventTooLarge):
-		return s.p.errorf(protocol.ReasonProviderFailed, "", "%s: %v", s.ref, err)
+		return s.p.errorf(extproto.ReasonProviderFailed, "", "%s: %v", s.ref, err)
 	}
-	return s.p.errorf(protocol.ReasonProviderInterrupted, "", "%s: the stream was cut after %d chunks: %v", s.ref, s.emitted, err)
+	return s.p.errorf(extproto.ReasonProviderInterrupted, "", "%s: the stream was cut after %d chunks: %v", s.ref, s.emitted, err)
 }
 
 // Close stops the request and releases the connection. It may be called
