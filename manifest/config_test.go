@@ -90,6 +90,12 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"negative duration", "[timeouts]\ntool = \"-1s\"\n", `:2: timeouts.tool: duration "-1s" must be positive`},
 		{"bad model", "model = \"gpt4\"\n", `:1: model: invalid provider ref "gpt4": want <provider>/<model> or plugin/<plugin>/<provider>/<model>`},
 		{"relative reasonix home", "reasonix_home = \".reasonix\"\n", `:1: reasonix_home: ".reasonix" must be an absolute path or start with ~/`},
+		// Found by FuzzConfig: BurntSushi decodes a key into a field whatever
+		// its case, which slipped past every check that asks for the key by
+		// its name (a relative reasonix_home was accepted).
+		{"mis-cased key", "reAsoniX_home = \"0\"\n", `:1: reAsoniX_home: unknown field (did you mean "reasonix_home"?)`},
+		{"mis-cased nested key", "[Timeouts]\nTool = \"1s\"\n", `:1: Timeouts: unknown field (did you mean "timeouts"?)`},
+		{"mis-cased plugin key", "[plugins.x]\nEnabled = false\n", `:2: plugins.x.Enabled: unknown field (did you mean "enabled"?)`},
 		{"bad plugin name", "[plugins.Hello]\nenabled = false\n", `:1: plugins.Hello: invalid plugin name "Hello": use 1 to 64 lower-case letters, digits, "-", "_" or ".", starting with a letter or digit`},
 	}
 	for _, tc := range tests {

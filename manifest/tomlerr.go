@@ -13,7 +13,9 @@ import (
 // decodeTOML decodes src into v and turns every failure, and every key v
 // has no place for, into Problems with the line they are on; unknown
 // returns the key to report (the first unknown part of k) and the message,
-// or an empty message to let k pass (a section decoded later). BurntSushi's errors carry a line but not in a form worth
+// an empty message to let k pass (a section decoded later), or a nil key
+// when every part of k is known by its exact name. BurntSushi's errors
+// carry a line but not in a form worth
 // showing; unknown keys carry none, so their line is found by scanning the
 // source.
 func decodeTOML(src string, v any, unknown func(key toml.Key) (toml.Key, string)) (toml.MetaData, problems) {
@@ -24,13 +26,32 @@ func decodeTOML(src string, v any, unknown func(key toml.Key) (toml.Key, string)
 		return md, ps
 	}
 	seen := map[string]bool{}
+	report := func(at toml.Key, msg string) {
+		if !seen[at.String()] {
+			seen[at.String()] = true
+			ps = append(ps, Problem{Path: at.String(), Msg: msg, Line: keyLine(src, at)})
+		}
+	}
+	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
-		at, msg := unknown(k)
-		if msg == "" || seen[at.String()] {
+		undecoded[k.String()] = true
+		switch at, msg := unknown(k); {
+		case at == nil:
+			report(k, "unknown field") // named at every level, yet nothing took it
+		case msg != "":
+			report(at, msg)
+		}
+	}
+	// BurntSushi matches a key to a field case-insensitively, so
+	// "Reasonix_Home" is decoded as reasonix_home while every check that
+	// asks for the key by its name misses it: keys are exact-case.
+	for _, k := range md.Keys() {
+		if undecoded[k.String()] {
 			continue
 		}
-		seen[at.String()] = true
-		ps = append(ps, Problem{Path: at.String(), Msg: msg, Line: keyLine(src, at)})
+		if at, msg := unknown(k); at != nil && msg != "" {
+			report(at, msg)
+		}
 	}
 	return md, ps
 }
@@ -95,7 +116,8 @@ func hasUndecodedParent(k toml.Key, all []toml.Key) bool {
 // a known key at its level, so `[plugin.hello]` is reported as "plugin"
 // (with a suggestion) rather than as "plugin.hello". known returns the keys
 // allowed at the level ending with level's last part, or nil when any name
-// is allowed there (a map keyed by plugin name).
+// is allowed there (a map keyed by plugin name). A key known at every
+// level gives nil.
 func firstUnknown(k toml.Key, known func(level toml.Key) []string) (toml.Key, string) {
 	for i := range k {
 		allowed := known(k[:i+1])
@@ -106,7 +128,7 @@ func firstUnknown(k toml.Key, known func(level toml.Key) []string) (toml.Key, st
 			return k[:i+1], unknownField(k[i], allowed)
 		}
 	}
-	return k, "unknown field"
+	return nil, "" // every part is known
 }
 
 func keyHasPrefix(k, prefix []string) bool {

@@ -86,5 +86,8 @@ func workspaceUnknown(k toml.Key) (toml.Key, string) {
 		}
 		return []string{}
 	})
+	if at == nil {
+		return nil, ""
+	}
 	return at, msg + "; a workspace may set model and [ui] only"
 }
