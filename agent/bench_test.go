@@ -223,10 +223,15 @@ func benchObservers(b *testing.B, n int) Runtime {
 	var list []*exthost.Plugin
 	for i := range n {
 		list = append(list, &exthost.Plugin{
-			ID: fmt.Sprintf("obs%d", i), Root: b.TempDir(), Version: "1.0.0", Command: exe,
-			Env:          map[string]string{envChild: "plugin", envLog: os.DevNull},
-			Intercepts:   allPoints,
-			Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			ID:      fmt.Sprintf("obs%d", i),
+			Root:    b.TempDir(),
+			Version: "1.0.0",
+			Runtime: manifest.Runtime{
+				Command:      exe,
+				Env:          map[string]string{envChild: "plugin", envLog: os.DevNull},
+				Intercepts:   allPoints,
+				Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			},
 		})
 	}
 	if _, err := mgr.Load(context.Background(), list); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -127,7 +128,7 @@ func TestEchoProviderExample(t *testing.T) {
 	}
 	mgr := exthost.NewManager(exthost.ManagerOptions{SessionID: "t", WorkspaceRoot: t.TempDir()})
 	t.Cleanup(mgr.Close)
-	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Command: bin, Capabilities: []extproto.Capability{extproto.CapProviders}}})
+	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Runtime: manifest.Runtime{Command: bin, Capabilities: []extproto.Capability{extproto.CapProviders}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
