@@ -261,7 +261,7 @@ func (ps *plugins) auditNotes() []string {
 
 // onPlugins is a harness option running the agent on ps.
 func onPlugins(ps *plugins) option {
-	return func(o *Options) { o.Runtime = ps.mgr }
+	return func(o *Options) { o.Runtime = onManager(ps.mgr, o.Runtime) }
 }
 
 // allPoints are the 17 hook points.

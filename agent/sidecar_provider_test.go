@@ -28,8 +28,7 @@ func onPluginModels(t *testing.T, ps *plugins, builtin *scripted) option {
 		t.Fatal(err)
 	}
 	return func(o *Options) {
-		o.Runtime = ps.mgr
-		o.Models = func(*exthost.Generation) Models { return cat }
+		o.Runtime = managed{mgr: ps.mgr, cat: cat}
 	}
 }
 
@@ -170,7 +169,7 @@ func TestStreamOpenCarriesOnlyAChosenEffort(t *testing.T) {
 	if got := ps.lines(t, "provider open "); !slices.Equal(got, []string{`effort=""`, `effort=""`}) {
 		t.Errorf("stream/open efforts %q, want none chosen twice", got)
 	}
-	st, err := h.opts.Models(ps.gen).Open(ctx(t), "plugin/prov/echo/m", "low", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleAssistant, Content: "x"}}, Tools: []extproto.ProviderToolSchema{}})
+	st, err := acquired(h.opts.Runtime).Open(ctx(t), "plugin/prov/echo/m", "low", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleAssistant, Content: "x"}}, Tools: []extproto.ProviderToolSchema{}})
 	if err != nil {
 		t.Fatal(err)
 	}
