@@ -15,7 +15,9 @@ import (
 // gap, a crash whose error wraps the pipe's io.EOF).
 func TestDrainEndings(t *testing.T) {
 	t.Parallel()
-	text := func(s string) extproto.ProviderChunk { return extproto.ProviderChunk{Type: extproto.ChunkText, Text: s} }
+	text := func(s string) extproto.ProviderChunk {
+		return extproto.ProviderChunk{Type: extproto.ChunkText, Text: s}
+	}
 	done := extproto.ProviderChunk{Type: extproto.ChunkDone}
 	errChunk := extproto.ProviderChunk{Type: extproto.ChunkError, Error: &extproto.ProviderError{Code: extproto.ProviderCodeFailed, Message: "boom"}}
 	crash := extproto.Errorf(extproto.ReasonProviderInterrupted, "extension sidecar p crashed: %w", io.EOF)
