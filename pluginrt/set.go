@@ -79,9 +79,10 @@ type Set struct {
 // reloadWait is a queued reload; the requests that join it share its
 // result.
 type reloadWait struct {
-	done chan struct{}
-	snap *Snapshot
-	err  error
+	done   chan struct{}
+	snap   *Snapshot
+	err    error
+	joined int // requests that joined it (qmu)
 }
 
 // Open loads the home, reads its built-in providers and, unless
@@ -179,6 +180,7 @@ func (s *Set) snapshotOf(g *exthost.Generation) *Snapshot {
 func (s *Set) Reload(ctx context.Context) (*Snapshot, error) {
 	s.qmu.Lock()
 	if w := s.queued; w != nil {
+		w.joined++
 		s.qmu.Unlock()
 		select {
 		case <-w.done:
