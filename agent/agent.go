@@ -16,7 +16,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -103,17 +102,17 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 // defaultModel is the workspace's model, else the home config's. A
 // workspace that is not a local folder has no file to name one.
 func (a *Agent) defaultModel(ws *tools.Workspace) (string, error) {
-	if ws.Local() {
-		w, err := manifest.LoadWorkspace(ws.Root)
+	if ws.Local() && a.opts.WorkspaceModel != nil {
+		m, err := a.opts.WorkspaceModel(ws.Root)
 		if err != nil {
 			return "", err
 		}
-		if w.Model != "" {
-			return w.Model, nil
+		if m != "" {
+			return m, nil
 		}
 	}
-	if a.opts.Config.Model != "" {
-		return a.opts.Config.Model, nil
+	if a.opts.Settings.Model != "" {
+		return a.opts.Settings.Model, nil
 	}
 	return "", errors.New("agent: no model given and none configured (set model in config.toml or pass one)")
 }
@@ -121,9 +120,9 @@ func (a *Agent) defaultModel(ws *tools.Workspace) (string, error) {
 // checkModel resolves ref in the current generation's catalog; a ref
 // nobody serves is an error listing the ones that exist.
 func (a *Agent) checkModel(ref string) error {
-	g, release := a.opts.Runtime.Acquire()
+	p, release := a.opts.Runtime.Acquire()
 	defer release()
-	_, err := a.opts.Models(g).Lookup(ref)
+	_, err := p.Models().Lookup(ref)
 	return err
 }
 
@@ -159,9 +158,9 @@ func (a *Agent) Session(id string) (*Session, bool) {
 // sessionHook runs a session.* point outside a turn, on the current
 // generation.
 func (a *Agent) sessionHook(ctx context.Context, p extproto.Payload) (exthost.Outcome, error) {
-	g, release := a.opts.Runtime.Acquire()
+	pinned, release := a.opts.Runtime.Acquire()
 	defer release()
-	return g.Intercept(ctx, p.Point(), p)
+	return pinned.Intercept(ctx, p.Point(), p)
 }
 
 // warn shows an outcome's warnings as notices of the session.

@@ -123,11 +123,11 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var rt Runtime
+			rt := Static(cat)
 			if bc.observers > 0 {
-				rt = benchObservers(b, bc.observers)
+				rt = onManager(benchObservers(b, bc.observers), rt)
 			}
-			a, err := NewAgent(Options{Home: b.TempDir(), Config: &manifest.Config{ToolApproval: manifest.ApproveYolo}, Models: StaticModels(cat), Editor: &fakeEditor{}, Runtime: rt})
+			a, err := NewAgent(Options{Home: b.TempDir(), Settings: Settings{Approval: ApproveYolo}, Editor: &fakeEditor{}, Runtime: rt})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func median(ds []time.Duration) time.Duration {
 
 // benchObservers starts n plugins that intercept every point and answer
 // continue: each hook of a turn then costs n sidecar round trips.
-func benchObservers(b *testing.B, n int) Runtime {
+func benchObservers(b *testing.B, n int) *exthost.Manager {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -223,10 +223,15 @@ func benchObservers(b *testing.B, n int) Runtime {
 	var list []*exthost.Plugin
 	for i := range n {
 		list = append(list, &exthost.Plugin{
-			ID: fmt.Sprintf("obs%d", i), Root: b.TempDir(), Version: "1.0.0", Command: exe,
-			Env:          map[string]string{envChild: "plugin", envLog: os.DevNull},
-			Intercepts:   allPoints,
-			Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			ID:      fmt.Sprintf("obs%d", i),
+			Root:    b.TempDir(),
+			Version: "1.0.0",
+			Runtime: manifest.Runtime{
+				Command:      exe,
+				Env:          map[string]string{envChild: "plugin", envLog: os.DevNull},
+				Intercepts:   allPoints,
+				Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			},
 		})
 	}
 	if _, err := mgr.Load(context.Background(), list); err != nil {

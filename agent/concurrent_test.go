@@ -39,7 +39,7 @@ func TestManySessionsAreIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, newScripted())
-	h.opts.Models = StaticModels(cat)
+	h.opts.Runtime = Static(cat)
 	a := h.reopen()
 	const n = 8
 	var wg sync.WaitGroup

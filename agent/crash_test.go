@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -47,7 +46,7 @@ func childTurn() int {
 		return 2
 	}
 	ed := &hangingEditor{marker: os.Getenv(envMarker)}
-	a, err := NewAgent(Options{Home: os.Getenv(envHome), Config: &manifest.Config{ToolApproval: manifest.ApproveYolo}, Models: StaticModels(cat), Editor: ed})
+	a, err := NewAgent(Options{Home: os.Getenv(envHome), Settings: Settings{Approval: ApproveYolo}, Runtime: Static(cat), Editor: ed})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
@@ -97,8 +98,28 @@ type harness struct {
 
 type option func(*Options)
 
-func withApproval(m manifest.ApprovalMode) option {
-	return func(o *Options) { o.Config.ToolApproval = m }
+func withApproval(m Approval) option {
+	return func(o *Options) { o.Settings.Approval = m }
+}
+
+// managed runs the agent on a manager's generations, each with the same
+// catalog.
+type managed struct {
+	mgr *exthost.Manager
+	cat *providers.Catalog
+}
+
+func (m managed) Acquire() (Pinned, func()) {
+	g, release := m.mgr.Acquire()
+	return static{g: g, cat: m.cat}, release
+}
+
+// onManager runs the agent on mgr's generations with the models rt
+// serves.
+func onManager(mgr *exthost.Manager, rt Runtime) Runtime {
+	p, release := rt.Acquire()
+	defer release()
+	return managed{mgr: mgr, cat: p.Models()}
 }
 
 func newHarness(t *testing.T, prov *scripted, opts ...option) *harness {
@@ -110,8 +131,16 @@ func newHarness(t *testing.T, prov *scripted, opts ...option) *harness {
 	}
 	h.opts = Options{
 		Home:     h.home,
-		Config:   &manifest.Config{ToolApproval: manifest.ApproveYolo},
-		Models:   StaticModels(cat),
+		Settings: Settings{Approval: ApproveYolo},
+		Runtime:  Static(cat),
+		// What the hosts pass: the workspace's .rx-bridge.toml model.
+		WorkspaceModel: func(root string) (string, error) {
+			w, err := manifest.LoadWorkspace(root)
+			if err != nil {
+				return "", err
+			}
+			return w.Model, nil
+		},
 		Editor:   h.editor,
 		OnUpdate: h.updates.add,
 	}
@@ -202,4 +231,11 @@ func findTool(us []Update, kind UpdateKind, status ToolStatus) []ToolCall {
 		}
 	}
 	return out
+}
+
+// acquired is the catalog rt serves now.
+func acquired(rt Runtime) *providers.Catalog {
+	p, release := rt.Acquire()
+	defer release()
+	return p.Models()
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // TestHookOrder records, with a real sidecar that intercepts all 17
@@ -250,7 +249,7 @@ func TestPermissionByExtensions(t *testing.T) {
 			ps := startPlugins(t, pluginSpec{id: "policy", intercepts: []extproto.HookPoint{extproto.PermissionDecision}, rules: map[extproto.HookPoint]rule{
 				extproto.PermissionDecision: {Decision: tc.decision, Reason: "by policy"},
 			}})
-			h := newHarness(t, newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "f.txt", "content": "x"})), answer("ok")), onPlugins(ps), withApproval(manifest.ApproveAsk))
+			h := newHarness(t, newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "f.txt", "content": "x"})), answer("ok")), onPlugins(ps), withApproval(ApproveAsk))
 			h.editor.answers = func(PermissionRequest) PermissionOutcome { return tc.user }
 			s := h.session()
 			if _, err := s.Prompt(ctx(t), "go"); err != nil {
@@ -406,14 +405,14 @@ func TestSessionPointBlocks(t *testing.T) {
 		ps := startPlugins(t, pluginSpec{id: "keeper", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
 			extproto.SessionLoad: {Decision: extproto.DecisionBlock, Reason: "archived"},
 		}})
-		h.opts.Runtime = ps.mgr
+		h.opts.Runtime = onManager(ps.mgr, h.opts.Runtime)
 		if _, err := h.reopen().Load(ctx(t), id); err == nil || !strings.Contains(err.Error(), "archived") {
 			t.Fatalf("Load = %v", err)
 		}
 		flaky := startPlugins(t, pluginSpec{id: "flaky", replaces: []string{"session_policy"}, rules: map[extproto.HookPoint]rule{
 			extproto.SessionLoad: {Fail: "disk on fire"},
 		}})
-		h.opts.Runtime = flaky.mgr
+		h.opts.Runtime = onManager(flaky.mgr, h.opts.Runtime)
 		h.updates.reset(id)
 		if _, err := h.reopen().Load(ctx(t), id); err != nil {
 			t.Fatalf("Load with a failing session.load: %v", err)

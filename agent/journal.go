@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
@@ -23,7 +22,7 @@ type journal struct {
 	// err is the first transcript write failure; the turn fails with it.
 	err error
 	// gen, while a turn runs, receives frontend.event observations.
-	gen *exthost.Generation
+	gen Pinned
 }
 
 // emit shows u and stores it (merged with the chunks before it).

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // permit decides whether a tool call may run: first the host's verdict
@@ -42,10 +41,10 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // A prompt the editor withdraws (PermissionCancelled) ends the turn as
 // cancelled.
 func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, string, error) {
-	switch mode := t.s.a.opts.Config.Approval(); {
-	case mode == manifest.ApproveYolo:
+	switch mode := t.s.a.opts.Settings.Approval; {
+	case mode == ApproveYolo:
 		return extproto.HostAllow, "approval mode yolo", nil
-	case mode == manifest.ApproveAuto && tool.ReadOnly():
+	case mode == ApproveAuto && tool.ReadOnly():
 		return extproto.HostAllow, "approval mode auto (read-only tool)", nil
 	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})

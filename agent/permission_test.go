@@ -3,15 +3,13 @@ package agent
 import (
 	"strings"
 	"testing"
-
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 func TestApprovalModes(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		mode   manifest.ApprovalMode
+		mode   Approval
 		answer PermissionOutcome
 		// asked lists the tools the user is asked about; ran the calls
 		// that ran.
@@ -19,11 +17,11 @@ func TestApprovalModes(t *testing.T) {
 		ran   []string
 		stop  StopReason
 	}{
-		{name: "ask allow", mode: manifest.ApproveAsk, answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
-		{name: "ask deny", mode: manifest.ApproveAsk, answer: PermissionDeny, asked: []string{"list_files", "apply_edit"}, stop: StopEndTurn},
-		{name: "ask cancelled", mode: manifest.ApproveAsk, answer: PermissionCancelled, asked: []string{"list_files"}, stop: StopCancelled},
-		{name: "auto allows read-only, asks for the rest", mode: manifest.ApproveAuto, answer: PermissionDeny, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopEndTurn},
-		{name: "yolo", mode: manifest.ApproveYolo, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "ask allow", mode: ApproveAsk, answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "ask deny", mode: ApproveAsk, answer: PermissionDeny, asked: []string{"list_files", "apply_edit"}, stop: StopEndTurn},
+		{name: "ask cancelled", mode: ApproveAsk, answer: PermissionCancelled, asked: []string{"list_files"}, stop: StopCancelled},
+		{name: "auto allows read-only, asks for the rest", mode: ApproveAuto, answer: PermissionDeny, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopEndTurn},
+		{name: "yolo", mode: ApproveYolo, ran: []string{"c1", "c2"}, stop: StopEndTurn},
 		{name: "default is ask", mode: "", answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
@@ -201,11 +202,16 @@ func startPlugins(t *testing.T, specs ...pluginSpec) *plugins {
 	for _, sp := range specs {
 		rules, _ := json.Marshal(sp.rules)
 		p := &exthost.Plugin{
-			ID: sp.id, Root: t.TempDir(), Version: "1.0.0", Command: exe,
-			Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ","), envProvide: sp.provide},
-			Required:     sp.required,
-			Intercepts:   sp.intercepts,
-			Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			ID:      sp.id,
+			Root:    t.TempDir(),
+			Version: "1.0.0",
+			Runtime: manifest.Runtime{
+				Command:      exe,
+				Env:          map[string]string{envChild: "plugin", envRules: string(rules), envLog: ps.log, envReplaces: strings.Join(sp.replaces, ","), envProvide: sp.provide},
+				Required:     sp.required,
+				Intercepts:   sp.intercepts,
+				Capabilities: []extproto.Capability{extproto.CapInterceptors},
+			},
 		}
 		if sp.provide != "" {
 			p.Capabilities = append(p.Capabilities, extproto.CapProviders)
@@ -255,7 +261,7 @@ func (ps *plugins) auditNotes() []string {
 
 // onPlugins is a harness option running the agent on ps.
 func onPlugins(ps *plugins) option {
-	return func(o *Options) { o.Runtime = ps.mgr }
+	return func(o *Options) { o.Runtime = onManager(ps.mgr, o.Runtime) }
 }
 
 // allPoints are the 17 hook points.

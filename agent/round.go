@@ -2,9 +2,7 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
@@ -74,53 +72,34 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 	return final.Calls, nil
 }
 
-// stream opens the turn's model and, with show, shows its text and
-// reasoning as they arrive. A stream that ends without done is
-// interrupted; the caller's cancel reaches the provider through ctx (for
-// a plugin provider, as stream/cancel).
+// stream opens the turn's model and drains it (providers.Drain, which
+// gives every ending its meaning), with show showing its text and
+// reasoning as they arrive. The caller's cancel reaches the provider
+// through ctx (for a plugin provider, as stream/cancel).
 func (t *turn) stream(ctx context.Context, req extproto.ProviderRequest, show bool) (providers.Response, error) {
 	t.s.j.checkpoint()
 	st, err := t.models.Open(ctx, t.model.Ref, "", req)
 	if err != nil {
 		return providers.Response{}, err
 	}
-	defer st.Close()
-	var asm providers.Assembler
-	for {
-		ch, err := st.Next()
-		if cleanEnd(err) {
-			break
-		}
-		if err == nil {
-			err = asm.Add(ch)
-		}
-		if err != nil {
-			return asm.Response(), err
-		}
-		if !show {
-			continue
-		}
-		switch ch.Type {
-		case extproto.ChunkText:
-			if ch.Text != "" {
-				t.emit(Update{Kind: UpdateAgentMessage, Text: ch.Text})
-			}
-		case extproto.ChunkReasoning:
-			if ch.Text != "" {
-				t.emit(Update{Kind: UpdateAgentThought, Text: ch.Text})
-			}
-		}
+	var each func(extproto.ProviderChunk) error
+	if show {
+		each = t.show
 	}
-	resp := asm.Response()
-	if !resp.Done {
-		return resp, extproto.NewError(extproto.ReasonProviderInterrupted, "the provider stream ended without done")
-	}
-	return resp, nil
+	return providers.Drain(ctx, st, each)
 }
 
-// cleanEnd reports whether a stream's error is its clean end. A protocol
-// error is never one, even when its cause chain reaches io.EOF: exthost's
-// error for a crashed sidecar wraps the pipe's EOF.
-func cleanEnd(err error) bool {
-	return errors.Is(err, io.EOF) && extproto.ReasonOf(err) == ""
+// show shows a streamed chunk of text or reasoning.
+func (t *turn) show(ch extproto.ProviderChunk) error {
+	switch ch.Type {
+	case extproto.ChunkText:
+		if ch.Text != "" {
+			t.emit(Update{Kind: UpdateAgentMessage, Text: ch.Text})
+		}
+	case extproto.ChunkReasoning:
+		if ch.Text != "" {
+			t.emit(Update{Kind: UpdateAgentThought, Text: ch.Text})
+		}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -27,8 +28,7 @@ func onPluginModels(t *testing.T, ps *plugins, builtin *scripted) option {
 		t.Fatal(err)
 	}
 	return func(o *Options) {
-		o.Runtime = ps.mgr
-		o.Models = func(*exthost.Generation) Models { return cat }
+		o.Runtime = managed{mgr: ps.mgr, cat: cat}
 	}
 }
 
@@ -127,7 +127,7 @@ func TestEchoProviderExample(t *testing.T) {
 	}
 	mgr := exthost.NewManager(exthost.ManagerOptions{SessionID: "t", WorkspaceRoot: t.TempDir()})
 	t.Cleanup(mgr.Close)
-	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Command: bin, Capabilities: []extproto.Capability{extproto.CapProviders}}})
+	g, err := mgr.Load(ctx(t), []*exthost.Plugin{{ID: "echo-provider", Root: filepath.Dir(bin), Version: "0.1.0", Runtime: manifest.Runtime{Command: bin, Capabilities: []extproto.Capability{extproto.CapProviders}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestStreamOpenCarriesOnlyAChosenEffort(t *testing.T) {
 	if got := ps.lines(t, "provider open "); !slices.Equal(got, []string{`effort=""`, `effort=""`}) {
 		t.Errorf("stream/open efforts %q, want none chosen twice", got)
 	}
-	st, err := h.opts.Models(ps.gen).Open(ctx(t), "plugin/prov/echo/m", "low", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleAssistant, Content: "x"}}, Tools: []extproto.ProviderToolSchema{}})
+	st, err := acquired(h.opts.Runtime).Open(ctx(t), "plugin/prov/echo/m", "low", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: extproto.RoleAssistant, Content: "x"}}, Tools: []extproto.ProviderToolSchema{}})
 	if err != nil {
 		t.Fatal(err)
 	}

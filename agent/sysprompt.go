@@ -21,7 +21,7 @@ func DefaultSystemPrompt(workspace string) string {
 // working. A generation built without a prompt (a runtime whose host gave
 // none) leaves the default for the session's workspace.
 func (t *turn) systemPrompt() string {
-	if p := t.g.SystemPrompt; p != "" {
+	if p := t.g.Prompt(); p != "" {
 		return p
 	}
 	return DefaultSystemPrompt(t.s.ws.Root)

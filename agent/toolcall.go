@@ -133,7 +133,7 @@ func (t *turn) retarget(tc *ToolCall, tool tools.Tool, name, args string) {
 
 // runTool runs a built-in under the configured tool timeout.
 func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (string, bool) {
-	timeout := t.s.a.opts.Config.ToolTimeout()
+	timeout := t.s.a.opts.Settings.ToolTimeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
@@ -14,7 +13,7 @@ import (
 // turn is one Prompt from input to turn_end, pinned to one generation.
 type turn struct {
 	s      *Session
-	g      *exthost.Generation
+	g      Pinned
 	models Models
 	model  providers.Model
 	n      int
@@ -51,8 +50,8 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 	return res, redact.Err(err)
 }
 
-func (s *Session) runTurn(ctx context.Context, g *exthost.Generation, text string) (Result, error) {
-	t := &turn{s: s, g: g, models: s.a.opts.Models(g), n: s.st.turns + 1, steps: s.a.opts.Config.Steps()}
+func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, error) {
+	t := &turn{s: s, g: g, models: g.Models(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps}
 	s.jmu.Lock()
 	s.j.gen = g
 	s.jmu.Unlock()

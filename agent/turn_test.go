@@ -91,7 +91,7 @@ func TestStopReasons(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, newScripted(tc.steps...), func(o *Options) { o.Config.StepBudget = tc.budget })
+			h := newHarness(t, newScripted(tc.steps...), func(o *Options) { o.Settings.Steps = tc.budget })
 			s := h.session()
 			res, err := s.Prompt(ctx(t), "go")
 			if err != nil || res.Stop != tc.stop {

@@ -119,8 +119,9 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	if _, err := s.hub.Action(name); err != nil {
 		return nil, err
 	}
-	g, release := s.rt.mgr.Acquire()
+	snap, release := s.rt.set.Acquire()
 	defer release()
+	g := snap.Gen
 	if g.ID != s.hub.Generation() {
 		return nil, extproto.Errorf(extproto.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
 	}
@@ -138,15 +139,12 @@ type reloadResult struct {
 }
 
 func (s *Server) reload(ctx context.Context) (any, error) {
-	g, warnings, err := s.rt.reload(ctx)
+	snap, err := s.rt.set.Reload(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, domainError(err)
 	}
-	if warnings == nil {
-		warnings = []string{}
-	}
-	return reloadResult{Generation: g.ID, Warnings: warnings}, nil
+	return reloadResult{Generation: snap.ID, Warnings: orEmpty(snap.Warnings)}, nil
 }

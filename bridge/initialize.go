@@ -52,7 +52,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.rt, err = newRuntime(s, home); err != nil {
+	if s.rt, err = newRuntime(s); err != nil {
 		return nil, err
 	}
 	if err := s.newAgent(); err != nil {
@@ -133,7 +133,7 @@ func (s *Server) initializeResult() *protocol.InitializeResult {
 		}
 		caps.Plugins = append(caps.Plugins, b)
 	}
-	for _, m := range s.rt.catalog(nil).Models() {
+	for _, m := range s.rt.set.Current().Catalog.Models() {
 		caps.Models = append(caps.Models, m.Ref)
 	}
 	return &protocol.InitializeResult{

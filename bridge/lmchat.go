@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
@@ -50,9 +48,9 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if p.Tools == nil {
 		p.Tools = []extproto.ProviderToolSchema{}
 	}
-	g, release := s.rt.mgr.Acquire()
+	snap, release := s.rt.set.Acquire()
 	defer release()
-	cat := s.rt.catalog(g)
+	cat := snap.Catalog
 	if _, err := cat.Lookup(p.Model); err != nil {
 		return nil, err
 	}
@@ -64,27 +62,17 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, s.lmError(ctx, err)
 	}
-	defer st.Close()
-	var a providers.Assembler
-	for {
-		ch, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, s.lmError(ctx, err)
-		}
-		if err := a.Add(ch); err != nil {
-			return nil, s.lmError(ctx, err)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if s.client.lmChat() {
+	var each func(extproto.ProviderChunk) error
+	if s.client.lmChat() {
+		each = func(ch extproto.ProviderChunk) error {
 			s.notify("rx/lm/chunk", lmChunk{RequestID: p.RequestID, Chunk: ch})
+			return nil
 		}
 	}
-	r := a.Response()
+	r, err := providers.Drain(ctx, st, each)
+	if err != nil {
+		return nil, s.lmError(ctx, err)
+	}
 	out := lmChatResult{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls}
 	if out.ToolCalls == nil {
 		out.ToolCalls = []extproto.ProviderToolCall{}

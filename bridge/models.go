@@ -40,7 +40,7 @@ type modelsResult struct {
 // models serves rx/models: every model of the current generation's
 // catalog, and the default a new session gets.
 func (s *Server) models(context.Context, []byte) (any, error) {
-	cat := s.rt.catalog(nil)
+	cat := s.rt.set.Current().Catalog
 	out := modelsResult{Models: []modelJSON{}}
 	for _, m := range cat.Models() {
 		d := m.Descriptor
@@ -61,7 +61,7 @@ func (s *Server) defaultModel() string {
 	if def := s.home.Config.Model; def != "" {
 		return def
 	}
-	if models := s.rt.catalog(nil).Models(); len(models) > 0 {
+	if models := s.rt.set.Current().Catalog.Models(); len(models) > 0 {
 		return models[0].Ref
 	}
 	return ""

@@ -76,10 +76,8 @@ func (s *Server) pluginEntries() ([]pluginJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := s.rt.mgr.Current()
-	s.rt.mu.Lock()
-	failures := s.rt.failures
-	s.rt.mu.Unlock()
+	g := s.rt.set.Current().Gen
+	failures := s.rt.set.Failures()
 	out := []pluginJSON{}
 	for _, r := range home.Records() {
 		p := pluginJSON{
@@ -112,7 +110,7 @@ func (s *Server) pluginEntries() ([]pluginJSON, error) {
 			}
 			p.setState(stateDisabled, why, time.Time{}, hint, "")
 		case failed:
-			p.setState(stateFailed, failure.err, failure.at, "fix what rx-bridge plugin doctor "+r.Name+" reports, then "+reloadHint, failure.stderr)
+			p.setState(stateFailed, failure.Reason(), failure.At, "fix what rx-bridge plugin doctor "+r.Name+" reports, then "+reloadHint, failure.Stderr)
 		case loadErr != nil:
 			p.setState(stateFailed, redact.String(loadErr.Error()), time.Time{}, "fix what rx-bridge plugin doctor "+r.Name+" reports, then "+reloadHint, "")
 		case m.Runtime == nil:

@@ -19,7 +19,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/bridge/internal/lspframe"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/providers"
 )
 
 // Options configure one serve run.
@@ -30,10 +29,6 @@ type Options struct {
 	Workspace string
 	// Version is the program version shown in serverInfo.
 	Version string
-	// Builtins adds the built-in providers configured in cfg to cat and
-	// returns their release; nil means none. It runs once per generation,
-	// so a reload also picks up config.toml changes.
-	Builtins func(cfg *manifest.Config, cat *providers.Catalog) (release func(), err error)
 	// Logger receives diagnostics for stderr; nil discards them.
 	Logger *slog.Logger
 	// ExitBudget bounds the graceful shutdown of every plugin when the
@@ -172,7 +167,7 @@ func (s *Server) stop(budget time.Duration) {
 			s.opts.Logger.Warn("plugins did not shut down in time; killing them", "budget", budget)
 			s.cancel()
 			if s.rt != nil {
-				s.rt.mgr.Kill(killWait)
+				s.rt.set.Kill(killWait)
 			}
 		}
 	})

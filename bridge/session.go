@@ -13,13 +13,13 @@ import (
 
 func (s *Server) newAgent() error {
 	a, err := agent.NewAgent(agent.Options{
-		Home:     s.home.Dir,
-		Config:   s.home.Config,
-		Runtime:  s.rt.mgr,
-		Models:   s.rt.models,
-		Editor:   &agentEditor{s: s},
-		OnUpdate: s.onUpdate,
-		Logger:   s.log,
+		Home:           s.home.Dir,
+		Settings:       agentSettings(s.home.Config),
+		WorkspaceModel: workspaceModel,
+		Runtime:        agent.Pinning(s.rt.set.Acquire),
+		Editor:         &agentEditor{s: s},
+		OnUpdate:       s.onUpdate,
+		Logger:         s.log,
 	})
 	s.agent = a
 	return err

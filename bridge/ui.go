@@ -201,8 +201,9 @@ func (s *Server) submitForm(ctx context.Context, o editorui.Origin, values map[s
 // submit sends extension/ui/submit; false when the generation is stale or
 // the plugin refused the values.
 func (s *Server) submit(ctx context.Context, o editorui.Origin, values map[string]json.RawMessage) (bool, error) {
-	g, release := s.rt.mgr.Acquire()
+	snap, release := s.rt.set.Acquire()
 	defer release()
+	g := snap.Gen
 	if g.ID != o.Generation || g.ID != s.hub.Generation() {
 		return false, nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 func selfCPU() time.Duration {
@@ -92,8 +93,16 @@ func BenchmarkIntercept(b *testing.B) {
 // that is not "/hello".
 func BenchmarkInterceptSDK(b *testing.B) {
 	src := examplestest.Source(b, "hello")
-	p := &Plugin{ID: "hello", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "hello"),
-		Intercepts: []extproto.HookPoint{extproto.InputReceive, extproto.SessionStart}, Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI}}
+	p := &Plugin{
+		ID:      "hello",
+		Root:    src,
+		Version: "0.1.0",
+		Runtime: manifest.Runtime{
+			Command:      filepath.Join(src, "bin", "hello"),
+			Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.SessionStart},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI},
+		},
+	}
 	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
 	defer m.Close()
 	g, err := m.Load(context.Background(), []*Plugin{p})
@@ -210,8 +219,13 @@ func fakePluginB(b *testing.B, id string) (*Plugin, string) {
 		b.Fatal(err)
 	}
 	return &Plugin{
-		ID: id, Root: b.TempDir(), Version: "1.0.0", Command: exe,
-		Env:          map[string]string{envFakeMode: "ok"},
-		Capabilities: []extproto.Capability{extproto.CapInterceptors},
+		ID:      id,
+		Root:    b.TempDir(),
+		Version: "1.0.0",
+		Runtime: manifest.Runtime{
+			Command:      exe,
+			Env:          map[string]string{envFakeMode: "ok"},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors},
+		},
 	}, ""
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/contentref"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/extproto/wire"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // The test binary doubles as a scripted sidecar: with envFakeMode set it
@@ -339,10 +340,15 @@ func fakePlugin(t *testing.T, id, mode string, init *extproto.InitializeResult) 
 		env[envFakeInit] = string(raw)
 	}
 	return &Plugin{
-		ID: id, Root: t.TempDir(), Version: "1.0.0",
-		Command: exe, Env: env,
-		Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.ToolBefore},
-		Capabilities: []extproto.Capability{extproto.CapInterceptors},
+		ID:      id,
+		Root:    t.TempDir(),
+		Version: "1.0.0",
+		Runtime: manifest.Runtime{
+			Command:      exe,
+			Env:          env,
+			Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.ToolBefore},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors},
+		},
 	}, pidFile
 }
 

@@ -52,11 +52,5 @@ func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
 		values = append(values, v)
 	}
 	redact.AddSecrets(values...)
-	return &Plugin{
-		ID: r.Name, Root: r.Dir(), Version: version,
-		Command: rt.Command, Args: rt.Args, Env: rt.Env,
-		Required: rt.Required, Priority: rt.Priority,
-		Intercepts: rt.Intercepts, Replaces: rt.Replaces, Capabilities: rt.Capabilities,
-		TimeoutMillis: rt.TimeoutMillis,
-	}
+	return &Plugin{ID: r.Name, Root: r.Dir(), Version: version, Runtime: *rt}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 func newTestManager(budget time.Duration) *Manager {
@@ -197,7 +198,7 @@ func TestReloadRetiresOldGenerationAfterLastPin(t *testing.T) {
 // killed, for the SIGKILL orphan test.
 func fakeBridge() int {
 	exe, _ := os.Executable()
-	p := &Plugin{ID: "orphan", Root: "/", Version: "1", Command: exe, Env: map[string]string{envFakeMode: "ignore-shutdown", envFakePID: os.Getenv(envFakePID) + ".sidecar"}}
+	p := &Plugin{ID: "orphan", Root: "/", Version: "1", Runtime: manifest.Runtime{Command: exe, Env: map[string]string{envFakeMode: "ignore-shutdown", envFakePID: os.Getenv(envFakePID) + ".sidecar"}}}
 	m := NewManager(ManagerOptions{SessionID: "s", WorkspaceRoot: "/"})
 	if _, err := m.Load(context.Background(), []*Plugin{p}); err != nil {
 		fmt.Fprintln(os.Stderr, err)

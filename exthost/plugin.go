@@ -4,25 +4,19 @@ import (
 	"slices"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // Plugin is what the host needs to start one installed runtime: the
-// installed identity and the manifest's runtime block, already validated.
+// installed identity and the manifest's runtime block, already validated
+// (its Command is the declared one, before ${REASONIX_PLUGIN_ROOT}
+// expansion).
 type Plugin struct {
 	ID      string // installed plugin id (REASONIX_PLUGIN_NAME)
 	Root    string // installed root (REASONIX_PLUGIN_ROOT)
 	Version string // installed version, else the manifest's
 
-	Command string // runtime.command before ${REASONIX_PLUGIN_ROOT} expansion
-	Args    []string
-	Env     map[string]string
-
-	Required      bool
-	Priority      int
-	Intercepts    []extproto.HookPoint
-	Replaces      []extproto.Slot
-	Capabilities  []extproto.Capability
-	TimeoutMillis int64
+	manifest.Runtime
 }
 
 // HasCapability reports whether the manifest declares c.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 var testSession = extproto.SessionContext{SessionID: "sess-test", WorkspaceRoot: "/ws", Generation: 1}
@@ -184,7 +185,7 @@ func TestShellBehindSymlinkNeverStarts(t *testing.T) {
 	if err := os.Symlink("/bin/sh", filepath.Join(root, "bin", "tool")); err != nil {
 		t.Fatal(err)
 	}
-	p := &Plugin{ID: "linked", Root: root, Version: "1", Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}
+	p := &Plugin{ID: "linked", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}}
 	s, err := start(t, p)
 	var se *StartError
 	if !errors.As(err, &se) || se.Stage != "resolve" {
@@ -207,7 +208,7 @@ func TestExecFailureIsASpawnError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "bin", "bad"), []byte("\x7fELF not really"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Command: "${REASONIX_PLUGIN_ROOT}/bin/bad"})
+	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/bad"}})
 	var se *StartError
 	if !errors.As(err, &se) || se.Stage != "spawn" || !strings.Contains(err.Error(), "exec format error") {
 		t.Fatalf("start: %v; want a spawn-stage error with exec's message", err)

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -101,25 +102,56 @@ func (a *Assembler) Response() Response {
 	return r
 }
 
-// Collect reads s to its end, closes it and returns the assembled response.
-// On failure it returns what arrived before the error alongside it. A
-// stream that ends without `done` is interrupted.
+// Collect reads s to its end and returns the assembled response: Drain
+// without a context or a consumer.
 func Collect(s Stream) (Response, error) {
+	return Drain(context.Background(), s, nil)
+}
+
+// ErrNoDone is the ending of a stream that ended without `done`.
+var ErrNoDone = extproto.NewError(extproto.ReasonProviderInterrupted, "the provider stream ended without done")
+
+// Drain reads s to its end, folds every chunk into the response and hands
+// each chunk that folded cleanly to each (nil: none) as it arrives. It
+// closes s. Every front end that consumes a stream (the agent, rx/lm/chat,
+// `complete`) drains it here, so an ending means one thing everywhere:
+//
+//   - `done`, then the end: the response and nil;
+//   - the end without `done`: ErrNoDone (provider_interrupted);
+//   - an `error` chunk: the error its code names (provider_failed or
+//     provider_interrupted); the chunk is not handed to each;
+//   - a failure of the stream (a sidecar crash, a gap in the chunk
+//     sequence, an HTTP failure): that error, even when its chain reaches
+//     io.EOF, as a crashed sidecar's does;
+//   - ctx ended (the consumer cancelled): ctx's error, and no chunk is
+//     handed to each after it;
+//   - each's error: that error, and the stream is abandoned.
+//
+// On any failure what arrived before is returned with the error.
+func Drain(ctx context.Context, s Stream, each func(extproto.ProviderChunk) error) (Response, error) {
 	defer s.Close()
 	var a Assembler
 	for {
 		ch, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			if !a.resp.Done {
-				return a.Response(), extproto.NewError(extproto.ReasonProviderInterrupted, "provider stream ended without done")
-			}
-			return a.Response(), nil
+		if ctx.Err() != nil {
+			return a.Response(), ctx.Err()
 		}
 		if err != nil {
+			if errors.Is(err, io.EOF) && extproto.ReasonOf(err) == "" {
+				if !a.resp.Done {
+					return a.Response(), ErrNoDone
+				}
+				return a.Response(), nil
+			}
 			return a.Response(), err
 		}
 		if err := a.Add(ch); err != nil {
 			return a.Response(), err
+		}
+		if each != nil {
+			if err := each(ch); err != nil {
+				return a.Response(), err
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -18,8 +19,16 @@ import (
 // reorder buffer and the Assembler; reported in chunks per second.
 func BenchmarkPluginStreamEndToEnd(b *testing.B) {
 	src := examplestest.Source(b, "echo-provider")
-	p := &exthost.Plugin{ID: "echo-provider", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "echo-provider"),
-		Capabilities: []extproto.Capability{extproto.CapProviders}, Env: map[string]string{"ECHO_PROVIDER_DELAY": "0s"}}
+	p := &exthost.Plugin{
+		ID:      "echo-provider",
+		Root:    src,
+		Version: "0.1.0",
+		Runtime: manifest.Runtime{
+			Command:      filepath.Join(src, "bin", "echo-provider"),
+			Capabilities: []extproto.Capability{extproto.CapProviders},
+			Env:          map[string]string{"ECHO_PROVIDER_DELAY": "0s"},
+		},
+	}
 	m := exthost.NewManager(exthost.ManagerOptions{SessionID: "bench", WorkspaceRoot: b.TempDir()})
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

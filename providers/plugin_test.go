@@ -10,6 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -18,7 +19,7 @@ import (
 func echoGeneration(t *testing.T, replaces ...string) *exthost.Generation {
 	t.Helper()
 	src := examplestest.Source(t, "echo-provider")
-	p := &exthost.Plugin{ID: "echo-provider", Root: src, Version: "0.1.0", Command: filepath.Join(src, "bin", "echo-provider"), Capabilities: []extproto.Capability{extproto.CapProviders}}
+	p := &exthost.Plugin{ID: "echo-provider", Root: src, Version: "0.1.0", Runtime: manifest.Runtime{Command: filepath.Join(src, "bin", "echo-provider"), Capabilities: []extproto.Capability{extproto.CapProviders}}}
 	for _, r := range replaces {
 		s, err := extproto.ParseSlot(r)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/pluginrt"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -92,7 +93,7 @@ type chat struct {
 	term   *terminal
 	out    *renderer
 	stderr io.Writer
-	rt     *hostRuntime
+	rt     *pluginrt.Set
 	hub    *editorui.Hub
 	agent  *agent.Agent
 	s      *agent.Session
@@ -109,7 +110,7 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	}
 	// The terminal is the plugins' UI: their traffic goes to the hub,
 	// which exists before any sidecar can speak.
-	c.rt, err = startRuntime(context.Background(), getenv, workspace, runtimeOptions{
+	c.rt, c.ws, err = openRuntime(context.Background(), getenv, workspace, verbRuntime{
 		SessionID: chatSessionID,
 		Services: exthost.Services{
 			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
@@ -124,26 +125,26 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	if err != nil {
 		return err
 	}
-	c.ws = c.rt.ws
-	for _, p := range c.rt.problems {
-		c.warn(p)
+	snap := c.rt.Current()
+	for _, w := range snap.Warnings {
+		c.warn(w)
 	}
 	var actions []editorui.Action
-	for _, a := range c.rt.gen.Actions {
+	for _, a := range snap.Actions {
 		actions = append(actions, editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
 	}
-	c.hub.Bind(c.rt.gen.ID, actions)
-	cfg := *c.rt.home.Config
+	c.hub.Bind(snap.ID, actions)
+	cfg := *snap.Home.Config
 	if approval != "" {
 		cfg.ToolApproval = approval
 	}
 	c.agent, err = agent.NewAgent(agent.Options{
-		Home:     c.rt.dir,
-		Config:   &cfg,
-		Runtime:  c.rt.mgr,
-		Models:   agent.StaticModels(c.rt.catalog),
-		Editor:   c.term,
-		OnUpdate: c.out.update,
+		Home:           snap.Home.Dir,
+		Settings:       agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()},
+		WorkspaceModel: workspaceModel,
+		Runtime:        agent.Pinning(c.rt.Acquire),
+		Editor:         c.term,
+		OnUpdate:       c.out.update,
 	})
 	return err
 }

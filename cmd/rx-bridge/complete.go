@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,13 +39,18 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, os.Getenv, "", runtimeOptions{})
+	set, _, err := openRuntime(ctx, os.Getenv, "", verbRuntime{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1
 	}
-	defer rt.Close()
-	cat := rt.catalog
+	defer set.Close()
+	snap, release := set.Acquire()
+	defer release()
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(stderr, "rx-bridge complete: warning: %s\n", w)
+	}
+	cat := snap.Catalog
 
 	var msgs []extproto.ProviderMessage
 	if *system != "" {
@@ -70,29 +74,15 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1
 	}
-	defer s.Close()
-	var a providers.Assembler
-	for {
-		ch, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err == nil {
-			err = a.Add(ch)
-		}
-		if err != nil {
+	var output error // the output failed, not the stream
+	_, err = providers.Drain(ctx, s, func(ch extproto.ProviderChunk) error {
+		output = out.chunk(ch)
+		return output
+	})
+	if err != nil {
+		if output == nil {
 			out.fail(err)
-			fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
-			return 1
 		}
-		if err := out.chunk(ch); err != nil {
-			fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
-			return 1
-		}
-	}
-	if !a.Response().Done {
-		err := extproto.NewError(extproto.ReasonProviderInterrupted, "the provider stream ended without done")
-		out.fail(err)
 		fmt.Fprintf(stderr, "rx-bridge complete: %v\n", err)
 		return 1
 	}

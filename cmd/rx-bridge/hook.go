@@ -58,16 +58,18 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, getenv, *workspace, runtimeOptions{})
+	set, _, err := openRuntime(ctx, getenv, *workspace, verbRuntime{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge hook: %v\n", err)
 		return 1
 	}
-	defer rt.Close()
+	defer set.Close()
+	snap, release := set.Acquire()
+	defer release()
 	began := time.Now()
-	out, err := rt.gen.Intercept(ctx, point, p)
+	out, err := snap.Intercept(ctx, point, p)
 	elapsed := time.Since(began)
-	report := hookReport(point, out, err, elapsed, rt.problems, len(rt.gen.Chain(point)))
+	report := hookReport(point, out, err, elapsed, snap.Warnings, len(snap.Gen.Chain(point)))
 	if *asJSON {
 		if werr := writeJSON(stdout, report); werr != nil {
 			fmt.Fprintf(stderr, "rx-bridge hook: %v\n", werr)

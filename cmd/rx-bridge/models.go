@@ -33,16 +33,17 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := startRuntime(ctx, os.Getenv, "", runtimeOptions{})
+	set, _, err := openRuntime(ctx, os.Getenv, "", verbRuntime{})
 	if err != nil {
 		fmt.Fprintf(stderr, "rx-bridge models: %v\n", err)
 		return 1
 	}
-	defer rt.Close()
-	for _, p := range rt.problems {
-		fmt.Fprintf(stderr, "rx-bridge models: warning: %s\n", p)
+	defer set.Close()
+	snap := set.Current()
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(stderr, "rx-bridge models: warning: %s\n", w)
 	}
-	models := rt.catalog.Models()
+	models := snap.Catalog.Models()
 	if *asJSON {
 		out := make([]modelJSON, 0, len(models))
 		for _, m := range models {
@@ -57,7 +58,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(stderr, "rx-bridge models: no models; add a [[providers.openai]] table to %s or install a provider plugin (see docs/PROVIDERS.md)\n", filepath.Join(rt.home.Dir, manifest.ConfigFile))
+		fmt.Fprintf(stderr, "rx-bridge models: no models; add a [[providers.openai]] table to %s or install a provider plugin (see docs/PROVIDERS.md)\n", filepath.Join(snap.Home.Dir, manifest.ConfigFile))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

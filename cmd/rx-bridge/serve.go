@@ -13,7 +13,6 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/bridge"
 	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/providers"
 )
 
 // runServe is `rx-bridge serve [--workspace DIR] [--home DIR]`: the LSP
@@ -56,18 +55,6 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		Home:      home,
 		Workspace: *workspace,
 		Version:   version,
-		Builtins:  addBuiltins(home),
 		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
-}
-
-// addBuiltins adds the [[providers.openai]] servers of the home's
-// config.toml to cat, exactly as the one-shot verbs do, and returns their
-// release.
-func addBuiltins(home string) func(*manifest.Config, *providers.Catalog) (func(), error) {
-	return func(cfg *manifest.Config, cat *providers.Catalog) (func(), error) {
-		rt := &hostRuntime{catalog: cat}
-		err := rt.addBuiltins(cfg, filepath.Join(home, manifest.ConfigFile))
-		return rt.Close, err
-	}
 }

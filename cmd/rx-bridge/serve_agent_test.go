@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 )
 
@@ -65,7 +63,7 @@ func TestServeModelsAndLMChat(t *testing.T) {
 		t.Errorf("chunks spell %q", text.String())
 	}
 	err = c.Call(ctxT(t), "rx/lm/chat", map[string]any{"model": "plugin/nope/x/y", "messages": []any{}}, nil)
-	if rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), `"plugin/nope/x/y"`) || !strings.Contains(err.Error(), echoSmall) {
+	if rpcCode(err) != lspclient.CodeInvalidParams || !strings.Contains(err.Error(), `"plugin/nope/x/y"`) || !strings.Contains(err.Error(), echoSmall) {
 		t.Errorf("unknown model: %v", err)
 	}
 	shutdownExit(t, c)
@@ -211,13 +209,13 @@ func TestServeSession(t *testing.T) {
 	if err := c.Call(ctxT(t), "rx/session/setModel", map[string]any{"sessionId": sess.SessionID, "model": "plugin/echo-provider/echo/large"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctxT(t), "rx/session/setModel", map[string]any{"sessionId": sess.SessionID, "model": "nope/x"}, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+	if err := c.Call(ctxT(t), "rx/session/setModel", map[string]any{"sessionId": sess.SessionID, "model": "nope/x"}, nil); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("unknown model: %v", err)
 	}
 	if err := c.Call(ctxT(t), "rx/session/delete", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "x"}, nil); rpcCode(err) != jsonrpc2.InvalidParams {
+	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "x"}, nil); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("prompt after delete: %v", err)
 	}
 	shutdownExit(t, c)

@@ -1,22 +1,15 @@
 package main
 
 import (
-	"errors"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 )
 
-func rpcCode(err error) jsonrpc2.Code {
-	var je *jsonrpc2.Error
-	if errors.As(err, &je) {
-		return je.Code
-	}
-	return 0
-}
+func rpcCode(err error) int { return lspclient.Code(err) }
 
 func TestServeLifecycle(t *testing.T) {
 	t.Parallel()
@@ -37,16 +30,16 @@ func TestServeLifecycle(t *testing.T) {
 	if res.Capabilities.TextDocumentSync["change"] != float64(2) {
 		t.Errorf("textDocumentSync = %v", res.Capabilities.TextDocumentSync)
 	}
-	if err := c.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil); rpcCode(err) != jsonrpc2.InvalidRequest {
+	if err := c.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil); rpcCode(err) != lspclient.CodeInvalidRequest {
 		t.Errorf("second initialize: %v", err)
 	}
-	if err := c.Call(ctx, "textDocument/hover", map[string]any{}, nil); rpcCode(err) != jsonrpc2.MethodNotFound {
+	if err := c.Call(ctx, "textDocument/hover", map[string]any{}, nil); rpcCode(err) != lspclient.CodeMethodNotFound {
 		t.Errorf("unknown method: %v", err)
 	}
 	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "rx/actions", nil, nil); rpcCode(err) != jsonrpc2.InvalidRequest {
+	if err := c.Call(ctx, "rx/actions", nil, nil); rpcCode(err) != lspclient.CodeInvalidRequest {
 		t.Errorf("request after shutdown: %v, want -32600", err)
 	}
 	if err := c.Notify(ctx, "exit", nil); err != nil {

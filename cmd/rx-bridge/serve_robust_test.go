@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 )
 
@@ -89,7 +87,7 @@ func TestServeBadWorkspaceURI(t *testing.T) {
 	e := newServeEnv(t)
 	c := e.startNoWorkspace()
 	err := c.Call(ctxT(t), "initialize", map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///a%zzb"}, nil)
-	if rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), "file:///a%zzb") {
+	if rpcCode(err) != lspclient.CodeInvalidParams || !strings.Contains(err.Error(), "file:///a%zzb") {
 		t.Fatalf("initialize with a broken file URI = %v, want -32602 naming it", err)
 	}
 	// The server is alive and may be initialized again.

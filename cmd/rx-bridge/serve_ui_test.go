@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 )
 
@@ -124,17 +122,17 @@ func TestServeActionsNative(t *testing.T) {
 	}
 
 	// Errors.
-	if _, err := runAction(t, c, "/nope:x"); rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), `unknown action "/nope:x"; available: /hello:greet, /uikit:ask-all`) {
+	if _, err := runAction(t, c, "/nope:x"); rpcCode(err) != lspclient.CodeInvalidParams || !strings.Contains(err.Error(), `unknown action "/nope:x"; available: /hello:greet, /uikit:ask-all`) {
 		t.Errorf("unknown action: %v", err)
 	}
-	if _, err := runAction(t, c); rpcCode(err) != jsonrpc2.InvalidParams {
+	if _, err := runAction(t, c); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("no name: %v", err)
 	}
-	if _, err := runAction(t, c, "/hello:greet", map[string]any{"name": 3}); rpcCode(err) != jsonrpc2.InvalidParams {
+	if _, err := runAction(t, c, "/hello:greet", map[string]any{"name": 3}); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("non-string args: %v", err)
 	}
 	err = c.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.nope"}, nil)
-	if rpcCode(err) != jsonrpc2.InvalidParams {
+	if rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("unknown command: %v", err)
 	}
 	shutdownExit(t, c)
