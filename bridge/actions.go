@@ -7,7 +7,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -43,7 +42,7 @@ func (s *Server) actionList() actionList {
 	return out
 }
 
-func jsonAction(a editorui.Action) actionJSON {
+func jsonAction(a extproto.Action) actionJSON {
 	return actionJSON{Name: a.Name(), Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
 }
 
@@ -116,15 +115,16 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	if len(args) > 2 {
 		return nil, invalidParams("rx.runAction takes the action name and an optional args object")
 	}
-	if _, err := s.hub.Action(name); err != nil {
-		return nil, err
-	}
 	g, release := s.rt.mgr.Acquire()
 	defer release()
+	a, err := g.Action(name)
+	if err != nil {
+		return nil, err
+	}
 	if g.ID != s.hub.Generation() {
 		return nil, extproto.Errorf(extproto.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
 	}
-	res, err := g.RunAction(ctx, s.session, name, actionArgs)
+	res, err := g.RunAction(ctx, s.session, a, actionArgs)
 	if err != nil {
 		return nil, err
 	}

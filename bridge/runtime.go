@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
@@ -231,7 +230,7 @@ func (r *runtime) loadLocked(ctx context.Context) (*exthost.Generation, []string
 	for _, w := range warnings {
 		r.s.log.Warn(w)
 	}
-	r.s.hub.Bind(g.ID, actionsOf(g))
+	r.s.hub.Bind(g.ID, g.Actions)
 	r.s.actionsChanged(g, warnings)
 	done(fmt.Sprintf("generation %d: %d plugin(s)", g.ID, len(g.Sidecars)))
 	return g, warnings, nil
@@ -271,14 +270,6 @@ func failuresOf(g *exthost.Generation) map[string]startFailure {
 	for id, err := range g.Failed {
 		// The text of the build's warning (Manager.startAll).
 		out[id] = newStartFailure(fmt.Errorf("%s: optional extension runtime failed to start: %w", id, err))
-	}
-	return out
-}
-
-func actionsOf(g *exthost.Generation) []editorui.Action {
-	out := make([]editorui.Action, len(g.Actions))
-	for i, a := range g.Actions {
-		out[i] = editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func wireUpdate(u agent.Update) any {
 		}
 	case agent.UpdatePermissionOutcome:
 		if p := u.Permission; p != nil {
-			return permissionUpdate{Kind: "permission", ToolCallID: p.ToolCallID, Outcome: outcomeWord(p.Outcome), By: decidedBy(p.DecidedBy)}
+			return permissionUpdate{Kind: "permission", ToolCallID: p.ToolCallID, Outcome: outcomeWord(p.Outcome), By: decidedBy(*p)}
 		}
 	}
 	return nil
@@ -133,14 +133,13 @@ func outcomeWord(o agent.PermissionOutcome) string {
 	return "cancelled"
 }
 
-// decidedBy maps the agent's "user", "extension <id>", "approval mode ..."
-// to user, the plugin id, or host.
-func decidedBy(by string) string {
-	switch {
-	case by == "user":
+// decidedBy is the wire's "by": user, the plugin id, or host.
+func decidedBy(p agent.Permission) string {
+	switch p.DecidedBy {
+	case agent.DecidedByUser:
 		return "user"
-	case strings.HasPrefix(by, "extension "):
-		return strings.TrimPrefix(by, "extension ")
+	case agent.DecidedByExtension:
+		return p.Plugin
 	}
 	return "host"
 }

@@ -128,11 +128,7 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	for _, p := range c.rt.problems {
 		c.warn(p)
 	}
-	var actions []editorui.Action
-	for _, a := range c.rt.gen.Actions {
-		actions = append(actions, editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
-	}
-	c.hub.Bind(c.rt.gen.ID, actions)
+	c.hub.Bind(c.rt.gen.ID, c.rt.gen.Actions)
 	cfg := *c.rt.home.Config
 	if approval != "" {
 		cfg.ToolApproval = approval
