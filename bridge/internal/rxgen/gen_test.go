@@ -102,9 +102,9 @@ func TestLoadRejects(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
 		`{"version":1,"methods":[{"method":"rx/x","kind":"request","direction":"clientToServer","params":"Nope","result":"Nope","doc":""}],"commands":[],"structures":[],"enumerations":[]}`: `unknown structure "Nope"`,
-		`{"version":1,"methods":[],"commands":[],"structures":[{"name":"A","doc":"","properties":[{"name":"a","type":"B[]"}]}],"enumerations":[]}`:                                     `unknown type "B"`,
-		`{"version":1,"methods":[],"commands":[],"structures":[{"name":"A","doc":"","properties":[{"name":"a","type":"string"},{"name":"a","type":"string"}]}],"enumerations":[]}`: `A.a is defined twice`,
-		`{"version":1,"methods":[],"commands":[],"structures":[],"enumerations":[],"extra":1}`:                                                                                     `unknown field "extra"`,
+		`{"version":1,"methods":[],"commands":[],"structures":[{"name":"A","doc":"","properties":[{"name":"a","type":"B[]"}]}],"enumerations":[]}`:                                           `unknown type "B"`,
+		`{"version":1,"methods":[],"commands":[],"structures":[{"name":"A","doc":"","properties":[{"name":"a","type":"string"},{"name":"a","type":"string"}]}],"enumerations":[]}`:           `A.a is defined twice`,
+		`{"version":1,"methods":[],"commands":[],"structures":[],"enumerations":[],"extra":1}`:                                                                                               `unknown field "extra"`,
 	}
 	for in, want := range tests {
 		if _, err := load([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
