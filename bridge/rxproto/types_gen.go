@@ -53,6 +53,12 @@ const (
 	MethodSessionRequestPermission = "rx/session/requestPermission"
 )
 
+// ClientRequests are the rx/ requests a client sends.
+var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete}
+
+// ClientNotifications are the rx/ notifications a client sends.
+var ClientNotifications = []string{MethodSessionCancel}
+
 // The workspace/executeCommand commands.
 const (
 	// CommandRunAction: Runs /<plugin>:<actionId> with optional string args (§2.3).

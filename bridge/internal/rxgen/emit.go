@@ -103,7 +103,20 @@ func genGo(m *Model) ([]byte, error) {
 		w("\t// Method%s (%s %s): %s\n", goName(strings.TrimPrefix(me.Method, "rx/")), me.Kind, dirWord(me.Direction), me.Doc)
 		w("\tMethod%s = %q\n", goName(strings.TrimPrefix(me.Method, "rx/")), me.Method)
 	}
-	w(")\n\n// The workspace/executeCommand commands.\nconst (\n")
+	w(")\n\n")
+	for _, list := range []struct{ name, kind, doc string }{
+		{"ClientRequests", "request", "the rx/ requests a client sends"},
+		{"ClientNotifications", "notification", "the rx/ notifications a client sends"},
+	} {
+		w("// %s are %s.\nvar %s = []string{", list.name, list.doc, list.name)
+		for _, me := range m.Methods {
+			if me.Kind == list.kind && me.Direction == "clientToServer" {
+				w("Method%s, ", goName(strings.TrimPrefix(me.Method, "rx/")))
+			}
+		}
+		w("}\n\n")
+	}
+	w("// The workspace/executeCommand commands.\nconst (\n")
 	for _, c := range m.Commands {
 		w("\t// Command%s: %s\n\tCommand%s = %q\n", goName(strings.TrimPrefix(c.Command, "rx.")), c.Doc, goName(strings.TrimPrefix(c.Command, "rx.")), c.Command)
 	}
