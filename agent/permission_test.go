@@ -109,3 +109,31 @@ func TestLegacyPermissionRecord(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPermissionRecord: any stored permission record decodes without a
+// panic, and what it decodes to survives a write and a read unchanged.
+func FuzzPermissionRecord(f *testing.F) {
+	for _, s := range []string{
+		`{"toolCallId":"c","tool":"t","outcome":"deny","decidedBy":"extension policy"}`,
+		`{"decidedBy":"approval mode auto (read-only tool)"}`,
+		`{"decidedBy":"approval mode "}`,
+		`{"decidedBy":"extension","plugin":"p"}`,
+		`{"decidedBy":"host","mode":"yolo"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Permission
+		if json.Unmarshal(data, &p) != nil {
+			return
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again Permission
+		if err := json.Unmarshal(b, &again); err != nil || again != p {
+			t.Fatalf("%s → %+v → %s → %+v, %v", data, p, b, again, err)
+		}
+	})
+}
