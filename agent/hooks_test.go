@@ -259,13 +259,14 @@ func TestPermissionByExtensions(t *testing.T) {
 			if ran := err == nil; ran != tc.ran {
 				t.Errorf("ran=%v, want %v", ran, tc.ran)
 			}
-			var audit, decidedBy string
+			var audit string
+			var decided Permission
 			for _, u := range h.updates.of(s.ID()) {
 				if u.Kind == UpdateNotice && u.Notice.Kind == NoticeAudit {
 					audit = u.Notice.Text
 				}
 				if u.Kind == UpdatePermissionOutcome {
-					decidedBy = u.Permission.DecidedBy
+					decided = *u.Permission
 				}
 			}
 			wantNote := `extension policy allowed the tool "apply_edit" overriding the host deny`
@@ -276,8 +277,8 @@ func TestPermissionByExtensions(t *testing.T) {
 			} else if audit != "" {
 				t.Errorf("unexpected audit %q", audit)
 			}
-			if tc.decision != extproto.DecisionContinue && decidedBy != "extension policy" {
-				t.Errorf("decided by %q", decidedBy)
+			if tc.decision != extproto.DecisionContinue && (decided.DecidedBy != DecidedByExtension || decided.Plugin != "policy" || decided.By() != "extension policy") {
+				t.Errorf("decided by %+v", decided)
 			}
 		})
 	}

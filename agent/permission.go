@@ -19,19 +19,21 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	if err != nil {
 		return false, "", err
 	}
+	by.ToolCallID, by.Tool = tc.ID, tc.Name
 	out, err := t.hook(ctx, &extproto.PermissionDecisionPayload{Name: tc.Name, Arguments: args, ReadOnly: tool.ReadOnly(), HostDecision: host})
 	if err != nil {
 		return false, "", err
 	}
-	verdict, asked, ruled := out.Verdict, by == "user", false
+	verdict, asked, ruled := out.Verdict, by.DecidedBy == DecidedByUser, false
 	if plugin := verdictBy(out); plugin != "" {
-		by, ruled = "extension "+plugin, true
+		by.DecidedBy, by.Plugin, by.Mode, ruled = DecidedByExtension, plugin, "", true
 	}
+	by.Outcome = PermissionOutcome(verdict)
 	if asked || ruled || verdict != extproto.HostAllow {
-		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionOutcome(verdict), DecidedBy: by}})
+		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &by})
 	}
 	if verdict != extproto.HostAllow {
-		return false, fmt.Sprintf("permission denied by %s; the call did not run", by), nil
+		return false, fmt.Sprintf("permission denied by %s; the call did not run", by.By()), nil
 	}
 	return true, "", nil
 }
@@ -39,29 +41,28 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // hostVerdict is the host's own verdict: yolo allows everything, auto
 // allows read-only tools and asks for the rest, ask asks for every call.
 // A prompt the editor withdraws (PermissionCancelled) ends the turn as
-// cancelled.
-func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, string, error) {
+// cancelled. The Permission says who decided.
+func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, Permission, error) {
 	switch mode := t.s.a.opts.Settings.Approval; {
-	case mode == ApproveYolo:
-		return extproto.HostAllow, "approval mode yolo", nil
-	case mode == ApproveAuto && tool.ReadOnly():
-		return extproto.HostAllow, "approval mode auto (read-only tool)", nil
+	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly():
+		return extproto.HostAllow, Permission{DecidedBy: DecidedByHost, Mode: string(mode)}, nil
 	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
 	t.s.j.checkpoint()
 	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, ReadOnly: tool.ReadOnly()})
 	if err != nil {
-		return "", "", t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))
+		return "", Permission{}, t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))
 	}
+	user := Permission{DecidedBy: DecidedByUser}
 	switch outcome {
 	case PermissionAllow:
-		return extproto.HostAllow, "user", nil
+		return extproto.HostAllow, user, nil
 	case PermissionDeny:
-		return extproto.HostDeny, "user", nil
+		return extproto.HostDeny, user, nil
 	case PermissionCancelled:
-		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: "user"}})
+		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: DecidedByUser}})
 		t.stop = StopCancelled
-		return "", "", errEnded
+		return "", Permission{}, errEnded
 	}
-	return "", "", fmt.Errorf("the editor answered the permission prompt for %s with %q", tc.Name, outcome)
+	return "", Permission{}, fmt.Errorf("the editor answered the permission prompt for %s with %q", tc.Name, outcome)
 }

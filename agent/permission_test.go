@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -63,7 +64,7 @@ func TestApprovalModes(t *testing.T) {
 					reqs++
 				case UpdatePermissionOutcome:
 					outcomes++
-					if u.Permission.DecidedBy != "user" || u.Permission.Outcome != tc.answer {
+					if u.Permission.DecidedBy != DecidedByUser || u.Permission.Plugin != "" || u.Permission.Outcome != tc.answer {
 						t.Errorf("outcome %+v", u.Permission)
 					}
 				}
@@ -83,4 +84,54 @@ func TestApprovalModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLegacyPermissionRecord: a transcript written when the decider was
+// one phrase loads into the fields.
+func TestLegacyPermissionRecord(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want Permission
+	}{
+		{`{"toolCallId":"c","tool":"t","outcome":"deny","decidedBy":"extension policy"}`, Permission{ToolCallID: "c", Tool: "t", Outcome: PermissionDeny, DecidedBy: DecidedByExtension, Plugin: "policy"}},
+		{`{"toolCallId":"c","tool":"t","outcome":"allow","decidedBy":"approval mode auto (read-only tool)"}`, Permission{ToolCallID: "c", Tool: "t", Outcome: PermissionAllow, DecidedBy: DecidedByHost, Mode: "auto"}},
+		{`{"toolCallId":"c","tool":"t","outcome":"allow","decidedBy":"approval mode "}`, Permission{ToolCallID: "c", Tool: "t", Outcome: PermissionAllow, DecidedBy: DecidedByHost}},
+		{`{"toolCallId":"c","tool":"t","outcome":"allow","decidedBy":"user"}`, Permission{ToolCallID: "c", Tool: "t", Outcome: PermissionAllow, DecidedBy: DecidedByUser}},
+		{`{"toolCallId":"c","tool":"t","outcome":"allow","decidedBy":"extension","plugin":"p"}`, Permission{ToolCallID: "c", Tool: "t", Outcome: PermissionAllow, DecidedBy: DecidedByExtension, Plugin: "p"}},
+	}
+	for _, tc := range tests {
+		var got Permission
+		if err := json.Unmarshal([]byte(tc.in), &got); err != nil || got != tc.want {
+			t.Errorf("%s: got %+v, %v", tc.in, got, err)
+		}
+	}
+}
+
+// FuzzPermissionRecord: any stored permission record decodes without a
+// panic, and what it decodes to survives a write and a read unchanged.
+func FuzzPermissionRecord(f *testing.F) {
+	for _, s := range []string{
+		`{"toolCallId":"c","tool":"t","outcome":"deny","decidedBy":"extension policy"}`,
+		`{"decidedBy":"approval mode auto (read-only tool)"}`,
+		`{"decidedBy":"approval mode "}`,
+		`{"decidedBy":"extension","plugin":"p"}`,
+		`{"decidedBy":"host","mode":"yolo"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Permission
+		if json.Unmarshal(data, &p) != nil {
+			return
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again Permission
+		if err := json.Unmarshal(b, &again); err != nil || again != p {
+			t.Fatalf("%s → %+v → %s → %+v, %v", data, p, b, again, err)
+		}
+	})
 }

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -86,9 +89,60 @@ type Permission struct {
 	Tool       string `json:"tool"`
 	// Outcome is empty while the user is being asked.
 	Outcome PermissionOutcome `json:"outcome,omitempty"`
-	// DecidedBy says who settled the verdict: "user", "approval mode
-	// yolo", "extension <id>", ...
-	DecidedBy string `json:"decidedBy,omitempty"`
+	// DecidedBy says who settled the verdict; Plugin names the extension
+	// and Mode the approval mode when they did.
+	DecidedBy Decider `json:"decidedBy,omitempty"`
+	Plugin    string  `json:"plugin,omitempty"`
+	Mode      string  `json:"mode,omitempty"`
+}
+
+// Decider is who settled a permission verdict.
+type Decider string
+
+// The deciders.
+const (
+	// DecidedByUser: the user answered the prompt.
+	DecidedByUser Decider = "user"
+	// DecidedByHost: the approval mode (Permission.Mode) allowed the call
+	// without asking.
+	DecidedByHost Decider = "host"
+	// DecidedByExtension: a plugin (Permission.Plugin) ruled at
+	// permission.decision; its verdict is final.
+	DecidedByExtension Decider = "extension"
+)
+
+// UnmarshalJSON reads a stored Permission. Transcripts written before
+// the decider became fields hold one phrase ("extension <id>", "approval
+// mode <mode>..."); it is split into the fields once, here, so nothing
+// downstream reads prose.
+func (p *Permission) UnmarshalJSON(data []byte) error {
+	type plain Permission
+	if err := json.Unmarshal(data, (*plain)(p)); err != nil {
+		return err
+	}
+	switch by := string(p.DecidedBy); {
+	case strings.HasPrefix(by, "extension ") && p.Plugin == "":
+		p.DecidedBy, p.Plugin = DecidedByExtension, strings.TrimPrefix(by, "extension ")
+	case strings.HasPrefix(by, "approval mode ") && p.Mode == "":
+		p.DecidedBy, p.Mode = DecidedByHost, strings.TrimPrefix(by, "approval mode ")
+		p.Mode, _, _ = strings.Cut(p.Mode, " ")
+	}
+	return nil
+}
+
+// By says who decided, for people: "user", "extension <id>", "approval
+// mode yolo", "approval mode auto (read-only tool)".
+func (p Permission) By() string {
+	switch p.DecidedBy {
+	case DecidedByExtension:
+		return "extension " + p.Plugin
+	case DecidedByHost:
+		if p.Mode == "auto" {
+			return "approval mode auto (read-only tool)"
+		}
+		return "approval mode " + p.Mode
+	}
+	return string(p.DecidedBy)
 }
 
 // NoticeKind classifies a notice.

@@ -7,44 +7,18 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-// actionJSON is one entry of rx/actions.
-type actionJSON struct {
-	Name     string `json:"name"`
-	Plugin   string `json:"plugin"`
-	ActionID string `json:"actionId"`
-	Label    string `json:"label"`
-}
-
-// actionList is the rx/actions result.
-type actionList struct {
-	Generation int64        `json:"generation"`
-	Actions    []actionJSON `json:"actions"`
-}
-
-// actionsChangedParams is rx/actionsChanged: the list plus what the new
-// generation intercepts and what went wrong building it.
-type actionsChangedParams struct {
-	actionList
-	HookPoints []string `json:"hookPoints"`
-	Warnings   []string `json:"warnings"`
-}
-
-func (s *Server) actionList() actionList {
+func (s *Server) actionList() rxproto.ActionList {
 	gen, list := s.hub.Actions()
-	out := actionList{Generation: gen, Actions: make([]actionJSON, len(list))}
+	out := rxproto.ActionList{Generation: gen, Actions: make([]rxproto.Action, len(list))}
 	for i, a := range list {
-		out.Actions[i] = jsonAction(a)
+		out.Actions[i] = rxproto.Action{Name: a.Name(), Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
 	}
 	return out
-}
-
-func jsonAction(a editorui.Action) actionJSON {
-	return actionJSON{Name: a.Name(), Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
 }
 
 // actions serves rx/actions.
@@ -56,11 +30,11 @@ func (s *Server) actions(context.Context, []byte) (any, error) { return s.action
 // dynamically.
 func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
 	if s.client.rx != nil {
-		list := actionsChangedParams{actionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
+		list := rxproto.ActionsChanged{ActionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
 		if list.Warnings == nil {
 			list.Warnings = []string{}
 		}
-		s.notify("rx/actionsChanged", list)
+		s.notify(rxproto.MethodActionsChanged, list)
 	}
 	if !s.client.dynamicCommands {
 		return
@@ -88,18 +62,12 @@ func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	switch p.Command {
-	case cmdRunAction:
+	case rxproto.CommandRunAction:
 		return s.runAction(ctx, p.Arguments)
-	case cmdReload:
+	case rxproto.CommandReload:
 		return s.reload(ctx)
 	}
-	return nil, invalidParams("unknown command %q; available: %s, %s", p.Command, cmdRunAction, cmdReload)
-}
-
-// runActionResult is the result of rx.runAction.
-type runActionResult struct {
-	Accepted bool   `json:"accepted"`
-	Message  string `json:"message,omitempty"`
+	return nil, invalidParams("unknown command %q; available: %s, %s", p.Command, rxproto.CommandRunAction, rxproto.CommandReload)
 }
 
 func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, error) {
@@ -116,26 +84,21 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	if len(args) > 2 {
 		return nil, invalidParams("rx.runAction takes the action name and an optional args object")
 	}
-	if _, err := s.hub.Action(name); err != nil {
-		return nil, err
-	}
 	snap, release := s.rt.set.Acquire()
 	defer release()
 	g := snap.Gen
-	if g.ID != s.hub.Generation() {
-		return nil, extproto.Errorf(extproto.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
-	}
-	res, err := g.RunAction(ctx, s.session, name, actionArgs)
+	a, err := g.Action(name)
 	if err != nil {
 		return nil, err
 	}
-	return runActionResult{Accepted: res.Accepted, Message: res.Message}, nil
-}
-
-// reloadResult is the result of rx.reload.
-type reloadResult struct {
-	Generation int64    `json:"generation"`
-	Warnings   []string `json:"warnings"`
+	if g.ID != s.hub.Generation() {
+		return nil, extproto.Errorf(extproto.ReasonInvalidParams, "action %s belongs to a generation that is being replaced; run it again", name)
+	}
+	res, err := g.RunAction(ctx, s.session, a, actionArgs)
+	if err != nil {
+		return nil, err
+	}
+	return rxproto.RunActionResult{Accepted: res.Accepted, Message: res.Message}, nil
 }
 
 func (s *Server) reload(ctx context.Context) (any, error) {
@@ -146,5 +109,5 @@ func (s *Server) reload(ctx context.Context) (any, error) {
 		}
 		return nil, domainError(err)
 	}
-	return reloadResult{Generation: snap.ID, Warnings: orEmpty(snap.Warnings)}, nil
+	return rxproto.ReloadResult{Generation: snap.ID, Warnings: orEmpty(snap.Warnings)}, nil
 }

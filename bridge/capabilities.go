@@ -5,6 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/editorui"
 )
 
@@ -21,12 +22,7 @@ type clientCaps struct {
 }
 
 // rxClientCaps is capabilities.experimental.rxBridge.
-type rxClientCaps struct {
-	Version        int             `json:"version"`
-	UI             map[string]bool `json:"ui"`
-	SessionUpdates bool            `json:"sessionUpdates"`
-	LMChat         bool            `json:"lmChat"`
-}
+type rxClientCaps = rxproto.ClientCapabilities
 
 func parseClientCaps(c protocol.ClientCapabilities) clientCaps {
 	out := clientCaps{}
@@ -60,26 +56,12 @@ func (c clientCaps) sessionUpdates() bool { return c.rx != nil && c.rx.SessionUp
 
 func (c clientCaps) lmChat() bool { return c.rx != nil && c.rx.LMChat }
 
-// rxServerCaps is the server's experimental.rxBridge.
-type rxServerCaps struct {
-	Version       int           `json:"version"`
-	BridgeVersion string        `json:"bridgeVersion"`
-	ProtocolID    string        `json:"protocolId"`
-	ProtocolMajor int           `json:"protocolMajor"`
-	Home          string        `json:"home"`
-	Generation    int64         `json:"generation"`
-	Plugins       []pluginBrief `json:"plugins"`
-	Models        []string      `json:"models"`
-	HookPoints    []string      `json:"hookPoints"`
-}
-
-// pluginBrief is one installed plugin in the initialize result.
-type pluginBrief struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Runtime bool   `json:"runtime"`
-	Enabled bool   `json:"enabled"`
-}
+// rxServerCaps is the server's experimental.rxBridge; pluginBrief is one
+// installed plugin in it.
+type (
+	rxServerCaps = rxproto.ServerCapabilities
+	pluginBrief  = rxproto.PluginBrief
+)
 
 // The commands of workspace/executeCommand.
 const (

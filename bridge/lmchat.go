@@ -3,39 +3,17 @@ package bridge
 import (
 	"context"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
-// lmChatParams is rx/lm/chat (EDITOR_PROTOCOL.md §4.2).
-type lmChatParams struct {
-	RequestID string                        `json:"requestId"`
-	Model     string                        `json:"model"`
-	Effort    string                        `json:"effort"`
-	Messages  []extproto.ProviderMessage    `json:"messages"`
-	Tools     []extproto.ProviderToolSchema `json:"tools"`
-	MaxTokens int                           `json:"maxTokens"`
-}
-
-type lmChunk struct {
-	RequestID string                 `json:"requestId"`
-	Chunk     extproto.ProviderChunk `json:"chunk"`
-}
-
-type lmChatResult struct {
-	Text         string                      `json:"text"`
-	Reasoning    string                      `json:"reasoning"`
-	ToolCalls    []extproto.ProviderToolCall `json:"toolCalls"`
-	Usage        extproto.ProviderUsage      `json:"usage"`
-	FinishReason string                      `json:"finishReason"`
-}
-
 // lmChat serves rx/lm/chat: one raw streamed completion, no hook points.
 // Chunks go out as rx/lm/chunk to editors that consume them; after a
 // cancellation none follows.
 func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
-	var p lmChatParams
+	var p rxproto.LmChatParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -54,7 +32,7 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if _, err := cat.Lookup(p.Model); err != nil {
 		return nil, err
 	}
-	body := extproto.ProviderRequest{MaxTokens: p.MaxTokens, Messages: p.Messages, Tools: p.Tools}
+	body := extproto.ProviderRequest{MaxTokens: int(p.MaxTokens), Messages: p.Messages, Tools: p.Tools}
 	if err := body.Validate(); err != nil {
 		return nil, invalidParams("rx/lm/chat: %v", err)
 	}
@@ -65,7 +43,7 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	var each func(extproto.ProviderChunk) error
 	if s.client.lmChat() {
 		each = func(ch extproto.ProviderChunk) error {
-			s.notify("rx/lm/chunk", lmChunk{RequestID: p.RequestID, Chunk: ch})
+			s.notify(rxproto.MethodLMChunk, rxproto.LmChunk{RequestID: p.RequestID, Chunk: ch})
 			return nil
 		}
 	}
@@ -73,7 +51,7 @@ func (s *Server) lmChat(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, s.lmError(ctx, err)
 	}
-	out := lmChatResult{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls}
+	out := rxproto.LmChatResult{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls}
 	if out.ToolCalls == nil {
 		out.ToolCalls = []extproto.ProviderToolCall{}
 	}

@@ -2,41 +2,13 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
-
 	"go.lsp.dev/protocol"
 
 	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 )
 
-// permissionParams is rx/session/requestPermission (EDITOR_PROTOCOL.md §5.2).
-type permissionParams struct {
-	SessionID string             `json:"sessionId"`
-	ToolCall  permissionToolCall `json:"toolCall"`
-	Options   []permissionOption `json:"options"`
-}
-
-type permissionToolCall struct {
-	ToolCallID string          `json:"toolCallId"`
-	Title      string          `json:"title"`
-	Kind       string          `json:"kind"`
-	RawInput   json.RawMessage `json:"rawInput,omitempty"`
-}
-
-type permissionOption struct {
-	OptionID string `json:"optionId"`
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
-}
-
-type permissionResult struct {
-	Outcome struct {
-		Outcome  string `json:"outcome"`
-		OptionID string `json:"optionId"`
-	} `json:"outcome"`
-}
-
-var permissionOptions = []permissionOption{
+var permissionOptions = []rxproto.PermissionOption{
 	{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
 	{OptionID: "deny", Name: "Deny", Kind: "reject_once"},
 }
@@ -61,10 +33,10 @@ func (e *agentEditor) RequestPermission(ctx context.Context, req agent.Permissio
 		}
 		return agent.PermissionDeny, nil
 	}
-	p := permissionParams{SessionID: req.SessionID, Options: permissionOptions,
-		ToolCall: permissionToolCall{ToolCallID: tc.ID, Title: title(tc), Kind: toolKind(tc), RawInput: rawInput(tc.Arguments)}}
-	var res permissionResult
-	err := s.call(ctx, "rx/session/requestPermission", p, &res)
+	p := rxproto.PermissionRequest{SessionID: req.SessionID, Options: permissionOptions,
+		ToolCall: rxproto.PermissionToolCall{ToolCallID: tc.ID, Title: title(tc), Kind: toolKind(tc), RawInput: rawInput(tc.Arguments)}}
+	var res rxproto.PermissionResult
+	err := s.call(ctx, rxproto.MethodSessionRequestPermission, p, &res)
 	if ctx.Err() != nil {
 		return agent.PermissionCancelled, nil
 	}

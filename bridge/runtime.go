@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
@@ -65,7 +64,7 @@ func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), 
 		for _, w := range snap.Warnings {
 			s.log.Warn(w)
 		}
-		s.hub.Bind(snap.ID, actionsOf(snap.Actions))
+		s.hub.Bind(snap.ID, snap.Actions)
 		s.actionsChanged(snap.Gen, snap.Warnings)
 		done(fmt.Sprintf("generation %d: %d plugin(s)", snap.ID, len(snap.Gen.Sidecars)))
 	}, nil
@@ -83,14 +82,6 @@ func workspaceModel(root string) (string, error) {
 		return "", err
 	}
 	return w.Model, nil
-}
-
-func actionsOf(actions []exthost.Action) []editorui.Action {
-	out := make([]editorui.Action, len(actions))
-	for i, a := range actions {
-		out[i] = editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
-	}
-	return out
 }
 
 // hookPoints are the points some plugin of g intercepts.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
@@ -69,17 +70,12 @@ func (s *Server) onUpdate(id string, u agent.Update) {
 		return
 	}
 	if body := wireUpdate(u); body != nil {
-		s.notify("rx/session/update", sessionUpdate{SessionID: id, Update: body})
+		s.notify(rxproto.MethodSessionUpdate, rxproto.SessionUpdate{SessionID: id, Update: body})
 	}
 }
 
-type sessionRef struct {
-	SessionID string `json:"sessionId"`
-	Model     string `json:"model,omitempty"`
-}
-
 func (s *Server) openSession(raw []byte) (*agent.Session, error) {
-	var p sessionRef
+	var p rxproto.SessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -91,9 +87,7 @@ func (s *Server) openSession(raw []byte) (*agent.Session, error) {
 }
 
 func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
-	var p struct {
-		Model string `json:"model"`
-	}
+	var p rxproto.SessionNewParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -105,21 +99,13 @@ func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, sessionError(err)
 	}
-	return sessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
-}
-
-type promptResult struct {
-	StopReason agent.StopReason `json:"stopReason"`
-	Text       string           `json:"text"`
+	return rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
 }
 
 // sessionPrompt runs one turn; $/cancelRequest (or rx/session/cancel)
 // ends it as cancelled.
 func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		Prompt    string `json:"prompt"`
-	}
+	var p rxproto.PromptParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -136,7 +122,7 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		done("failed")
 		if errors.Is(err, context.Canceled) {
-			return promptResult{StopReason: agent.StopCancelled, Text: text}, nil
+			return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}, nil
 		}
 		return nil, domainError(err)
 	}
@@ -149,11 +135,11 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		text = reason
 	}
 	done(string(res.Stop))
-	return promptResult{StopReason: res.Stop, Text: text}, nil
+	return rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}, nil
 }
 
 func (s *Server) sessionCancel(raw []byte) {
-	var p sessionRef
+	var p rxproto.SessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return
 	}
@@ -164,7 +150,7 @@ func (s *Server) sessionCancel(raw []byte) {
 }
 
 func (s *Server) sessionSetModel(_ context.Context, raw []byte) (any, error) {
-	var p sessionRef
+	var p rxproto.SetModelParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -175,14 +161,7 @@ func (s *Server) sessionSetModel(_ context.Context, raw []byte) (any, error) {
 	if err := sess.SetModel(p.Model); err != nil {
 		return nil, sessionError(err)
 	}
-	return struct{}{}, nil
-}
-
-type sessionInfo struct {
-	SessionID string    `json:"sessionId"`
-	Title     string    `json:"title"`
-	Model     string    `json:"model"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	return rxproto.Empty{}, nil
 }
 
 func (s *Server) sessionList(context.Context, []byte) (any, error) {
@@ -190,15 +169,15 @@ func (s *Server) sessionList(context.Context, []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []sessionInfo{}
+	out := rxproto.SessionListResult{Sessions: []rxproto.SessionInfo{}}
 	for _, i := range infos {
-		out = append(out, sessionInfo{SessionID: i.ID, Title: i.Title, Model: i.Model, UpdatedAt: i.Updated.UTC()})
+		out.Sessions = append(out.Sessions, rxproto.SessionInfo{SessionID: i.ID, Title: i.Title, Model: i.Model, UpdatedAt: i.Updated.UTC().Format(time.RFC3339Nano)})
 	}
-	return map[string]any{"sessions": out}, nil
+	return out, nil
 }
 
 func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
-	var p sessionRef
+	var p rxproto.SessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -206,7 +185,7 @@ func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, sessionError(err)
 	}
-	return sessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
+	return rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
 }
 
 func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
@@ -217,18 +196,18 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
-	return struct{}{}, nil
+	return rxproto.Empty{}, nil
 }
 
 func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
-	var p sessionRef
+	var p rxproto.SessionParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
 		return nil, sessionError(err)
 	}
-	return struct{}{}, nil
+	return rxproto.Empty{}, nil
 }
 
 // sessionError makes the registry's and the catalog's refusals -32602 and

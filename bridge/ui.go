@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -20,24 +21,22 @@ var _ editorui.Editor = (*editorUI)(nil)
 
 func (e *editorUI) Supports(k editorui.Kind) bool { return e.s.client.supports(k) }
 
-// uiRequest is the params of rx/ui/request (EDITOR_PROTOCOL.md §3.1).
-type uiRequest struct {
-	editorui.Origin
-	Kind    extproto.UIRequestKind `json:"kind"`
-	Title   string                 `json:"title,omitempty"`
-	Message string                 `json:"message,omitempty"`
-	Fields  []editorui.Field       `json:"fields"`
+func wireOrigin(o editorui.Origin) rxproto.UIOrigin {
+	return rxproto.UIOrigin{Plugin: o.Plugin, SurfaceID: o.SurfaceID, SessionID: o.SessionID, Generation: o.Generation}
 }
 
-// uiAnswer is the result of rx/ui/request.
-type uiAnswer struct {
-	Cancelled bool                       `json:"cancelled"`
-	Values    map[string]json.RawMessage `json:"values,omitempty"`
+func wireFields(fields []editorui.Field) []rxproto.UIField {
+	out := make([]rxproto.UIField, len(fields))
+	for i, f := range fields {
+		out[i] = rxproto.UIField{Key: f.Key, Label: f.Label, Kind: rxproto.UIFieldKind(f.Kind), Options: f.Options, Default: f.Default, Required: f.Required}
+	}
+	return out
 }
 
 func (e *editorUI) ask(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
-	var a uiAnswer
-	err := e.s.call(ctx, "rx/ui/request", uiRequest{Origin: p.Origin, Kind: p.Kind, Title: p.Title, Message: p.Message, Fields: p.Fields}, &a)
+	var a rxproto.UIAnswer
+	req := rxproto.UIRequest{UIOrigin: wireOrigin(p.Origin), Kind: rxproto.UIFieldKind(p.Kind), Title: p.Title, Message: p.Message, Fields: wireFields(p.Fields)}
+	err := e.s.call(ctx, rxproto.MethodUIRequest, req, &a)
 	if err != nil {
 		return editorui.Answer{}, err
 	}
@@ -69,51 +68,31 @@ func (e *editorUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer
 	return e.ask(ctx, p)
 }
 
-// uiSurface is the params of rx/ui/surface (EDITOR_PROTOCOL.md §3.2).
-type uiSurface struct {
-	editorui.Origin
-	Kind    extproto.UISurfaceKind `json:"kind"`
-	Payload any                    `json:"payload"`
-}
-
-func (e *editorUI) surface(o editorui.Origin, kind extproto.UISurfaceKind, payload any) error {
-	return e.s.conn.Notify(e.s.ctx, "rx/ui/surface", uiSurface{Origin: o, Kind: kind, Payload: payload})
+func (e *editorUI) surface(o editorui.Origin, kind rxproto.UISurfaceKind, payload any) error {
+	return e.s.conn.Notify(e.s.ctx, rxproto.MethodUISurface, rxproto.UISurface{UIOrigin: wireOrigin(o), Kind: kind, Payload: payload})
 }
 
 func (e *editorUI) Notify(_ context.Context, n editorui.Notification) error {
-	return e.surface(n.Origin, extproto.SurfaceNotification, struct {
-		Title    string            `json:"title"`
-		Body     string            `json:"body,omitempty"`
-		Severity editorui.Severity `json:"severity,omitempty"`
-	}{n.Title, n.Body, n.Severity})
+	return e.surface(n.Origin, rxproto.UISurfaceKindNotification, rxproto.NotificationPayload{Title: n.Title, Body: n.Body, Severity: rxproto.Severity(n.Severity)})
 }
 
 func (e *editorUI) Status(_ context.Context, st editorui.Status) error {
-	return e.surface(st.Origin, extproto.SurfaceStatus, struct {
-		Label    string            `json:"label"`
-		Detail   string            `json:"detail,omitempty"`
-		Severity editorui.Severity `json:"severity,omitempty"`
-		Progress *float64          `json:"progress,omitempty"`
-	}{st.Label, st.Detail, st.Severity, st.Progress})
+	return e.surface(st.Origin, rxproto.UISurfaceKindStatus, rxproto.StatusPayload{Label: st.Label, Detail: st.Detail, Severity: rxproto.Severity(st.Severity), Progress: st.Progress})
 }
 
 func (e *editorUI) Card(_ context.Context, c editorui.Card) error {
-	return e.surface(c.Origin, extproto.SurfaceCard, struct {
-		Title    string                `json:"title,omitempty"`
-		Markdown string                `json:"markdown,omitempty"`
-		Text     string                `json:"text,omitempty"`
-		Fields   []editorui.KeyValue   `json:"fields,omitempty"`
-		Progress *float64              `json:"progress,omitempty"`
-		Actions  []editorui.CardAction `json:"actions,omitempty"`
-	}{c.Title, c.Markdown, c.Text, c.Fields, c.Progress, c.Actions})
+	p := rxproto.CardPayload{Title: c.Title, Markdown: c.Markdown, Text: c.Text, Progress: c.Progress}
+	for _, f := range c.Fields {
+		p.Fields = append(p.Fields, rxproto.KeyValue{Key: f.Key, Value: f.Value})
+	}
+	for _, a := range c.Actions {
+		p.Actions = append(p.Actions, rxproto.CardAction{ActionID: a.ActionID, Label: a.Label})
+	}
+	return e.surface(c.Origin, rxproto.UISurfaceKindCard, p)
 }
 
 func (e *editorUI) ShowForm(_ context.Context, f editorui.Form) error {
-	return e.surface(f.Origin, extproto.SurfaceForm, struct {
-		Title   string           `json:"title,omitempty"`
-		Message string           `json:"message,omitempty"`
-		Fields  []editorui.Field `json:"fields"`
-	}{f.Title, f.Message, f.Fields})
+	return e.surface(f.Origin, rxproto.UISurfaceKindForm, rxproto.FormPayload{Title: f.Title, Message: f.Message, Fields: wireFields(f.Fields)})
 }
 
 func messageType(sev editorui.Severity) protocol.MessageType {
@@ -164,18 +143,10 @@ func (s *Server) chooseMessage(ctx context.Context, t protocol.MessageType, text
 	return 0, false, nil
 }
 
-// uiSubmitParams is rx/ui/submit (EDITOR_PROTOCOL.md §3.3).
-type uiSubmitParams struct {
-	Plugin     string                     `json:"plugin"`
-	SurfaceID  string                     `json:"surfaceId"`
-	Generation int64                      `json:"generation"`
-	Values     map[string]json.RawMessage `json:"values"`
-}
-
 // uiSubmit delivers a native form's answer to its plugin; a form of an
 // older generation is not accepted.
 func (s *Server) uiSubmit(ctx context.Context, raw []byte) (any, error) {
-	var p uiSubmitParams
+	var p rxproto.UISubmitParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -186,7 +157,7 @@ func (s *Server) uiSubmit(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return extproto.UISubmitResult{Accepted: ok}, nil
+	return rxproto.UISubmitResult{Accepted: ok}, nil
 }
 
 // submitForm is the hub's Submit for forms it asked field by field.

@@ -5,84 +5,36 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 )
-
-// sessionUpdate is rx/session/update (EDITOR_PROTOCOL.md §5.1).
-type sessionUpdate struct {
-	SessionID string `json:"sessionId"`
-	Update    any    `json:"update"`
-}
-
-type textContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type chunkUpdate struct {
-	Kind    agent.UpdateKind `json:"sessionUpdate"`
-	Content textContent      `json:"content"`
-}
-
-type toolCallUpdate struct {
-	Kind       string          `json:"sessionUpdate"`
-	ToolCallID string          `json:"toolCallId"`
-	Title      string          `json:"title,omitempty"`
-	ToolKind   string          `json:"kind,omitempty"`
-	Status     string          `json:"status"`
-	RawInput   json.RawMessage `json:"rawInput,omitempty"`
-	Content    []toolContent   `json:"content,omitempty"`
-}
-
-type toolContent struct {
-	Type    string      `json:"type"`
-	Content textContent `json:"content"`
-}
-
-type usageUpdate struct {
-	Kind  string `json:"sessionUpdate"`
-	Usage any    `json:"usage"`
-}
-
-type noticeUpdate struct {
-	Kind     string `json:"sessionUpdate"`
-	Severity string `json:"severity"`
-	Text     string `json:"text"`
-}
-
-type permissionUpdate struct {
-	Kind       string `json:"sessionUpdate"`
-	ToolCallID string `json:"toolCallId"`
-	Outcome    string `json:"outcome"`
-	By         string `json:"by"`
-}
 
 // wireUpdate maps an agent update to its rx/session/update body; nil for
 // kinds that are not sent (a turn's end is the prompt's result).
 func wireUpdate(u agent.Update) any {
 	switch u.Kind {
 	case agent.UpdateUserMessage, agent.UpdateAgentMessage, agent.UpdateAgentThought:
-		return chunkUpdate{Kind: u.Kind, Content: textContent{Type: "text", Text: u.Text}}
+		return rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}}
 	case agent.UpdateToolCall:
 		tc := u.ToolCall
-		return toolCallUpdate{Kind: "tool_call", ToolCallID: tc.ID, Title: title(*tc), ToolKind: toolKind(*tc), Status: string(tc.Status), RawInput: rawInput(tc.Arguments)}
+		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.ID, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments)}
 	case agent.UpdateToolCallUpdate:
 		tc := u.ToolCall
-		out := toolCallUpdate{Kind: "tool_call_update", ToolCallID: tc.ID, Status: string(tc.Status)}
+		out := rxproto.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: rxproto.ToolStatus(tc.Status)}
 		if tc.Output != "" {
-			out.Content = []toolContent{{Type: "content", Content: textContent{Type: "text", Text: tc.Output}}}
+			out.Content = []rxproto.ToolContent{{Type: "content", Content: rxproto.TextContent{Type: "text", Text: tc.Output}}}
 		}
 		return out
 	case agent.UpdateUsage:
 		if u.Usage != nil {
-			return usageUpdate{Kind: "usage", Usage: u.Usage}
+			return rxproto.UsageUpdate{SessionUpdate: "usage", Usage: *u.Usage}
 		}
 	case agent.UpdateNotice:
 		if n := u.Notice; n != nil {
-			return noticeUpdate{Kind: "notice", Severity: noticeSeverity(n.Kind), Text: n.Text}
+			return rxproto.NoticeUpdate{SessionUpdate: "notice", Severity: noticeSeverity(n.Kind), Text: n.Text}
 		}
 	case agent.UpdatePermissionOutcome:
 		if p := u.Permission; p != nil {
-			return permissionUpdate{Kind: "permission", ToolCallID: p.ToolCallID, Outcome: outcomeWord(p.Outcome), By: decidedBy(p.DecidedBy)}
+			return rxproto.PermissionUpdate{SessionUpdate: "permission", ToolCallID: p.ToolCallID, Outcome: outcomeWord(p.Outcome), By: decidedBy(*p)}
 		}
 	}
 	return nil
@@ -95,12 +47,12 @@ func title(tc agent.ToolCall) string {
 	return tc.Name
 }
 
-func toolKind(tc agent.ToolCall) string {
-	switch k := string(tc.Kind); k {
-	case "read", "edit", "search", "execute":
+func toolKind(tc agent.ToolCall) rxproto.ToolKind {
+	switch k := rxproto.ToolKind(tc.Kind); k {
+	case rxproto.ToolKindRead, rxproto.ToolKindEdit, rxproto.ToolKindSearch, rxproto.ToolKindExecute:
 		return k
 	}
-	return "other"
+	return rxproto.ToolKindOther
 }
 
 // rawInput is the arguments as a JSON object, or nothing when they are
@@ -113,14 +65,14 @@ func rawInput(args string) json.RawMessage {
 	return raw
 }
 
-func noticeSeverity(k agent.NoticeKind) string {
+func noticeSeverity(k agent.NoticeKind) rxproto.Severity {
 	switch k {
 	case agent.NoticeWarning, agent.NoticeAudit, agent.NoticeBlocked:
-		return "warn"
+		return rxproto.SeverityWarn
 	case agent.NoticeInterrupted:
-		return "error"
+		return rxproto.SeverityError
 	}
-	return "info"
+	return rxproto.SeverityInfo
 }
 
 func outcomeWord(o agent.PermissionOutcome) string {
@@ -133,14 +85,13 @@ func outcomeWord(o agent.PermissionOutcome) string {
 	return "cancelled"
 }
 
-// decidedBy maps the agent's "user", "extension <id>", "approval mode ..."
-// to user, the plugin id, or host.
-func decidedBy(by string) string {
-	switch {
-	case by == "user":
+// decidedBy is the wire's "by": user, the plugin id, or host.
+func decidedBy(p agent.Permission) string {
+	switch p.DecidedBy {
+	case agent.DecidedByUser:
 		return "user"
-	case strings.HasPrefix(by, "extension "):
-		return strings.TrimPrefix(by, "extension ")
+	case agent.DecidedByExtension:
+		return p.Plugin
 	}
 	return "host"
 }

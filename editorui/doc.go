@@ -1,7 +1,8 @@
 // Package editorui is the hub between the extension host's UI traffic and
 // an editor: it turns host/ui/request prompts and host/ui/publish surfaces
 // into calls on the small Editor interface that the bridge implements over
-// LSP, and it owns the UI action registry (`/<plugin>:<action>`).
+// LSP. It keeps the bound generation's action list (built and resolved by
+// exthost) to check card buttons against.
 //
 // The hub is bound to one session and one runtime generation at a time
 // (Bind). It applies the stale gate (a publish from another session or an

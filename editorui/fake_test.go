@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -120,6 +122,6 @@ func newTestHub(t *testing.T, ed *fakeEditor, opts ...func(*Options)) *Hub {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
-	h.Bind(3, []Action{{Plugin: "hello", ActionID: "greet", Label: "Greet SECRET"}})
+	h.Bind(3, extproto.Actions{{Plugin: "hello", ActionID: "greet", Label: "Greet"}})
 	return h
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
 // Options configure a Hub.
@@ -33,7 +36,7 @@ type Hub struct {
 	mu      sync.Mutex
 	gen     int64
 	bound   chan struct{} // closed and replaced on every Bind
-	actions []Action
+	actions extproto.Actions
 	// prompts are the open prompts, cancelled when a newer generation is
 	// bound.
 	prompts map[*prompt]struct{}
@@ -84,18 +87,19 @@ func (h *Hub) Generation() int64 {
 	return h.gen
 }
 
-// Bind re-binds the hub to generation gen with its declared actions: the
+// Bind re-binds the hub to generation gen with its action list (the
+// generation's, as exthost resolved it; card buttons must name one): the
 // prompts and surfaces of older generations are dropped (open prompts
 // answer cancelled), and surfaces gen published while it was starting
 // are shown. Binding an older generation than the bound one is ignored.
-func (h *Hub) Bind(gen int64, actions []Action) {
+func (h *Hub) Bind(gen int64, actions extproto.Actions) {
 	h.mu.Lock()
 	if gen < h.gen || h.closed {
 		h.mu.Unlock()
 		return
 	}
 	h.gen = gen
-	h.actions = registry(actions, h.opts.Redact)
+	h.actions = slices.Clone(actions)
 	for p := range h.prompts {
 		if p.gen < gen {
 			p.cancel()

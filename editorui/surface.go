@@ -66,7 +66,7 @@ func (h *Hub) surface(o Origin, payload extproto.SurfacePayload) any {
 			c.Fields = append(c.Fields, KeyValue{Key: r(f.Key), Value: r(f.Value)})
 		}
 		for _, a := range p.Actions {
-			c.Actions = append(c.Actions, CardAction{ActionID: a.ActionID, Label: r(a.Label), Name: "/" + o.Plugin + ":" + a.ActionID})
+			c.Actions = append(c.Actions, CardAction{ActionID: a.ActionID, Label: r(a.Label), Name: extproto.Action{Plugin: o.Plugin, ActionID: a.ActionID}.Name()})
 		}
 		return c
 	case *extproto.UIFormPayload:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 	"github.com/rx-bridge/rx-bridge/slots"
 )
 
@@ -23,8 +24,10 @@ type Generation struct {
 	Slots    *slots.Registry
 	// Providers are the handshake's provider descriptors, in plugin order.
 	Providers []PluginProvider
-	// Actions are the handshake's UI actions, in plugin order.
-	Actions []Action
+	// Actions are the UI actions the handshakes declared: sorted by name,
+	// one per name, labels redacted. Every front end shows and resolves
+	// this list (Action).
+	Actions extproto.Actions
 	// Warnings are optional runtimes that failed and declarations that
 	// were left out; all text is redacted.
 	Warnings []string
@@ -55,16 +58,6 @@ type PluginProvider struct {
 	Plugin     string
 	Descriptor extproto.ProviderDescriptor
 }
-
-// Action is one UI action a sidecar declared, shown as /<plugin>:<id>.
-type Action struct {
-	Plugin   string
-	ActionID string
-	Label    string
-}
-
-// Name is the action's slash name.
-func (a Action) Name() string { return "/" + a.Plugin + ":" + a.ActionID }
 
 // Sidecar returns the running sidecar of plugin id.
 func (g *Generation) Sidecar(id string) (*Sidecar, bool) {
@@ -111,6 +104,7 @@ func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, er
 		}
 		g.addDeclarations(s)
 	}
+	slices.SortStableFunc(g.Actions, func(a, b extproto.Action) int { return cmp.Compare(a.Name(), b.Name()) })
 	for pt, chain := range g.chains {
 		// Stable: plugin id order (and so registration order) breaks ties.
 		slices.SortStableFunc(chain, func(a, b *Sidecar) int { return cmp.Compare(a.Plugin.Priority, b.Plugin.Priority) })
@@ -121,7 +115,8 @@ func newGeneration(id int64, started []*Sidecar, obs observers) (*Generation, er
 
 // addDeclarations collects what the handshake declared: providers whose
 // ref is plugin/<id>/<provider>/<model>, and the UI actions — one invalid
-// action id rejects that plugin's whole action list (SPEC §7).
+// action id rejects that plugin's whole action list (SPEC §7), a repeated
+// id keeps the first declaration, labels are redacted.
 func (g *Generation) addDeclarations(s *Sidecar) {
 	id := s.Plugin.ID
 	for _, d := range s.Init.Providers {
@@ -137,8 +132,14 @@ func (g *Generation) addDeclarations(s *Sidecar) {
 			return
 		}
 	}
+	seen := map[string]bool{}
 	for _, a := range s.Init.UIActions {
-		g.Actions = append(g.Actions, Action{Plugin: id, ActionID: a.ActionID, Label: a.Label})
+		if seen[a.ActionID] {
+			g.Warnings = append(g.Warnings, "extension "+id+": UI action "+strconv.Quote(a.ActionID)+" is declared twice; the first is kept")
+			continue
+		}
+		seen[a.ActionID] = true
+		g.Actions = append(g.Actions, extproto.Action{Plugin: id, ActionID: a.ActionID, Label: redact.String(a.Label)})
 	}
 }
 

@@ -2,38 +2,52 @@ package exthost
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-func TestParseActionName(t *testing.T) {
+// TestGenerationActions: the generation's action list is the one every
+// front end shows and resolves: sorted by name, one entry per name (the
+// first declaration wins, the repeat is a warning), labels redacted, and
+// a plugin with an invalid id loses all its actions.
+func TestGenerationActions(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in, plugin, id string
-		ok             bool
-	}{
-		{"/hello:greet", "hello", "greet", true},
-		{"/echo-provider:reset-all", "echo-provider", "reset-all", true},
-		{"hello:greet", "", "", false},
-		{"/hello", "", "", false},
-		{"/:greet", "", "", false},
-		{"/hello:Greet", "", "", false},
-		{"/hello:", "", "", false},
-		{"/hello:gr eet", "", "", false},
+	side := func(id string, decls ...extproto.UIActionDecl) *Sidecar {
+		return &Sidecar{Plugin: &Plugin{ID: id}, Init: extproto.InitializeResult{UIActions: decls}}
 	}
-	for _, tc := range tests {
-		plugin, id, err := ParseActionName(tc.in)
-		if (err == nil) != tc.ok || plugin != tc.plugin || id != tc.id {
-			t.Errorf("ParseActionName(%q) = %q, %q, %v", tc.in, plugin, id, err)
-		}
+	g, err := newGeneration(1, []*Sidecar{
+		side("zed", extproto.UIActionDecl{ActionID: "b", Label: "B"}),
+		side("hello", extproto.UIActionDecl{ActionID: "greet", Label: "Greet password=hunter2hunter2"}, extproto.UIActionDecl{ActionID: "greet", Label: "dup"}),
+		side("bad", extproto.UIActionDecl{ActionID: "ok"}, extproto.UIActionDecl{ActionID: "Not_OK"}),
+	}, observers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range g.Actions {
+		got = append(got, a.Name()+" "+a.Label)
+	}
+	if s := fmt.Sprint(got); strings.Contains(s, "hunter2") || s != "[/hello:greet Greet password=**** /zed:b B]" {
+		t.Errorf("actions = %s", s)
+	}
+	if w := strings.Join(g.Warnings, "\n"); !strings.Contains(w, `extension bad: UI action id "Not_OK"`) || !strings.Contains(w, `extension hello: UI action "greet" is declared twice; the first is kept`) {
+		t.Errorf("warnings = %s", w)
 	}
 }
 
 func TestUnknownActionListsTheAvailable(t *testing.T) {
 	t.Parallel()
 	g, _ := newGeneration(1, nil, observers{})
-	g.Actions = []Action{{Plugin: "hello", ActionID: "greet"}}
-	_, err := g.RunAction(context.Background(), "s", "/hello:wave", nil)
+	g.Actions = extproto.Actions{{Plugin: "hello", ActionID: "greet"}}
+	_, err := g.Action("/hello:wave")
 	if err == nil || err.Error() != `unknown action "/hello:wave"; available: /hello:greet (invalid_params)` {
+		t.Fatalf("got %v", err)
+	}
+	_, err = g.RunAction(context.Background(), "s", extproto.Action{Plugin: "gone", ActionID: "x"}, nil)
+	if err == nil || err.Error() != "extension gone is not running (internal)" {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -32,8 +32,8 @@ type Snapshot struct {
 	// then left out), or plugin providers that conflict (all plugin
 	// providers are then left out). It is also the last of Warnings.
 	CatalogErr error
-	// Actions are the plugins' UI actions, in plugin order.
-	Actions []exthost.Action
+	// Actions are the plugins' UI actions: sorted, deduplicated, labels redacted (exthost builds the list).
+	Actions extproto.Actions
 	// Warnings are everything the build left out or could not start, in
 	// order, redacted: the home's warnings, the records that cannot start,
 	// the generation's warnings, the catalog's.

@@ -129,11 +129,7 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	for _, w := range snap.Warnings {
 		c.warn(w)
 	}
-	var actions []editorui.Action
-	for _, a := range snap.Actions {
-		actions = append(actions, editorui.Action{Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
-	}
-	c.hub.Bind(snap.ID, actions)
+	c.hub.Bind(snap.ID, snap.Actions)
 	cfg := *snap.Home.Config
 	if approval != "" {
 		cfg.ToolApproval = approval

@@ -78,7 +78,7 @@ func (r *renderer) update(id string, u agent.Update) {
 	case agent.UpdateToolCallUpdate:
 		r.tool(u.ToolCall)
 	case agent.UpdatePermissionOutcome:
-		r.line("[permission] %s: %s (%s)", u.Permission.Tool, u.Permission.Outcome, u.Permission.DecidedBy)
+		r.line("[permission] %s: %s (%s)", u.Permission.Tool, u.Permission.Outcome, u.Permission.By())
 	case agent.UpdateUsage:
 		x := u.Usage
 		r.line("[usage] prompt %d, completion %d, total %d", x.PromptTokens, x.CompletionTokens, x.TotalTokens)

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { VENDOR } from './lm';
 import {
-	Method, ModelInfo, PermissionRequest, PermissionResult, SessionNewResult, SessionPromptResult, SessionUpdate,
+	Method, ModelInfo, PermissionRequest, PermissionResult, SessionRef, PromptResult, SessionUpdate,
 	SessionUpdateBody,
 } from './protocol';
 import type { Rx } from './rx';
@@ -74,7 +74,7 @@ export class ChatSessions implements vscode.Disposable {
 		if (!sessionId) {
 			stream.progress('Starting a Reasonix session…');
 			const m = wanted ?? (await this.defaultModel());
-			const r = await this.rx.request<SessionNewResult>(Method.sessionNew, m ? { model: m } : {});
+			const r = await this.rx.request<SessionRef>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
 			model = r.model;
 			this.live.add(sessionId);
@@ -105,7 +105,7 @@ export class ChatSessions implements vscode.Disposable {
 			void this.rx.notify(Method.sessionCancel, { sessionId: id }).catch(() => {});
 		});
 		try {
-			const r = await this.rx.request<SessionPromptResult>(Method.sessionPrompt, { sessionId: id, prompt: promptText(request) });
+			const r = await this.rx.request<PromptResult>(Method.sessionPrompt, { sessionId: id, prompt: promptText(request) });
 			if (!streamedAnswer && r.text) stream.markdown(new vscode.MarkdownString(r.text));
 			const note = stopNote(r.stopReason);
 			if (note) stream.markdown(new vscode.MarkdownString(`\n\n*${note}*`));

@@ -5,7 +5,7 @@
 import type { Bridge, Connection, Token } from './bridge';
 import { Generations } from './generation';
 import {
-	Action, ActionsChanged, ActionsResult, Command, Method, ModelsResult, PluginInfo, ReloadResult, RunActionResult,
+	Action, ActionsChanged, ActionList, Command, Method, ModelsResult, PluginInfo, ReloadResult, RunActionResult,
 } from './protocol';
 
 export class Rx {
@@ -54,7 +54,7 @@ export class Rx {
 	}
 
 	async refreshActions(): Promise<Action[]> {
-		const r = await this.request<ActionsResult>(Method.actions, {});
+		const r = await this.request<ActionList>(Method.actions, {});
 		if (!this.generations.isStale(r.generation)) {
 			this.generations.advance(r.generation);
 			this.setActions(r.actions ?? []);

@@ -22,7 +22,7 @@ export function safeMarkdown(s: string | undefined): string {
 		.replace(/^(\[[^\]]*\]:\s*)command:/gim, '$1#blocked-command:');
 }
 
-export function percent(progress: number | undefined): string | undefined {
+export function percent(progress: number | null | undefined): string | undefined {
 	if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
 	const p = Math.max(0, Math.min(1, progress));
 	return `${Math.round(p * 100)}%`;

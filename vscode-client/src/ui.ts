@@ -9,7 +9,7 @@ import { VirtualDocs } from './docs';
 import { Generations } from './generation';
 import { askFields } from './prompt';
 import type {
-	CardPayload, FormPayload, NotificationPayload, Severity, StatusPayload, UIField, UIRequest, UIResult, UISurface,
+	CardPayload, FormPayload, NotificationPayload, Severity, StatusPayload, UIField, UIRequest, UIAnswer, UISurface,
 } from './protocol';
 import { escapeMarkdown, noIcons, percent, safeMarkdown } from './text';
 
@@ -45,7 +45,7 @@ export class PluginUI implements vscode.Disposable {
 	}
 
 	/** rx/ui/request: resolves to the answer, `{cancelled: true}` on dismissal or staleness. */
-	async request(req: UIRequest, token?: Token): Promise<UIResult> {
+	async request(req: UIRequest, token?: Token): Promise<UIAnswer> {
 		if (this.gens.isStale(req.generation)) return { cancelled: true };
 		const fields = normalizeFields(req);
 		const combined = new vscode.CancellationTokenSource();

@@ -325,7 +325,7 @@ describe('language model provider', () => {
 describe('supervisor', () => {
 	it('restarts a crashed bridge with backoff and drops the old UI', async () => {
 		await start();
-		h.ui.surface({ plugin: 'hello', surfaceId: 's', generation: 0, kind: 'status', payload: { label: 'x' } });
+		h.ui.surface({ plugin: 'hello', surfaceId: 's', sessionId: 's-1', generation: 0, kind: 'status', payload: { label: 'x' } });
 		assert.equal(h.ui.statusItems().size, 1);
 		const t0 = Date.now();
 		server.crash();

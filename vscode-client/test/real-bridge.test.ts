@@ -180,7 +180,7 @@ describe('real rx-bridge serve', () => {
 	it('reloads into a newer generation and forgets the older surfaces', async () => {
 		const before = h.rx.generations.current;
 		fake.statusItems.length = 0;
-		h.ui.surface({ plugin: 'hello', surfaceId: 'probe', generation: before, kind: 'status', payload: { label: 'old' } });
+		h.ui.surface({ plugin: 'hello', surfaceId: 'probe', sessionId: 's-1', generation: before, kind: 'status', payload: { label: 'old' } });
 		await vscode.commands.executeCommand(CommandId.reload);
 		assert.ok(fake.messages().some((m) => /plugins reloaded \(generation \d+\)/.test(m)), fake.messages().join('\n'));
 		await eventually(() => h.rx.generations.current > before, 'a newer generation');

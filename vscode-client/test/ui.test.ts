@@ -56,7 +56,7 @@ describe('rx/ui/request', () => {
 		const { ui } = setup();
 		fake.answer = (e) => (e.type === 'quickPick' ? e.items.filter((i: { picked?: boolean; option: string }) => i.picked || i.option === 'c') : undefined);
 		const r = await ui.request({
-			plugin: 'p', surfaceId: 'm', generation: 3, kind: 'multiselect', message: 'Pick',
+			plugin: 'p', surfaceId: 'm', sessionId: 's-1', generation: 3, kind: 'multiselect', message: 'Pick',
 			fields: [{ key: 'tags', kind: 'multiselect', options: ['a', 'b', 'c'], default: ['a'] }],
 		});
 		assert.deepEqual(r, { cancelled: false, values: { tags: ['a', 'c'] } });
@@ -71,7 +71,7 @@ describe('rx/ui/request', () => {
 			if (e.type !== 'quickPick') return undefined;
 			return ++n === 1 ? [] : [e.items[1]];
 		};
-		const r = await ui.request({ plugin: 'p', surfaceId: 'm', generation: 3, kind: 'multiselect', fields: [{ key: 'v', kind: 'multiselect', options: ['a', 'b'], required: true }] });
+		const r = await ui.request({ plugin: 'p', surfaceId: 'm', sessionId: 's-1', generation: 3, kind: 'multiselect', fields: [{ key: 'v', kind: 'multiselect', options: ['a', 'b'], required: true }] });
 		assert.deepEqual(r, { cancelled: false, values: { v: ['b'] } });
 		assert.equal(n, 2);
 		assert.ok(fake.messages().some((m) => m.includes(REQUIRED_MESSAGE)));
@@ -85,7 +85,7 @@ describe('rx/ui/request', () => {
 			validate = e.options.validateInput;
 			return 'Ada';
 		};
-		const r = await ui.request({ plugin: 'hello', surfaceId: 'name', generation: 3, kind: 'input', message: 'Your name?', fields: [{ key: 'value', label: 'Your name?', kind: 'input', default: 'you', required: true }] });
+		const r = await ui.request({ plugin: 'hello', surfaceId: 'name', sessionId: 's-1', generation: 3, kind: 'input', message: 'Your name?', fields: [{ key: 'value', label: 'Your name?', kind: 'input', default: 'you', required: true }] });
 		assert.deepEqual(r, { cancelled: false, values: { value: 'Ada' } });
 		const ib = fake.events.find((e) => e.type === 'inputBox') as { options: any };
 		assert.equal(ib.options.prompt, 'Your name?');
@@ -96,10 +96,10 @@ describe('rx/ui/request', () => {
 		assert.equal(validate!('x'), undefined);
 	});
 
-	it('asks a request without fields as one field "value" labelled by the message', async () => {
+	it('asks a request with no fields as one field "value" labelled by the message', async () => {
 		const { ui } = setup();
 		fake.answer = (e) => (e.type === 'inputBox' ? 'typed' : undefined);
-		const r = await ui.request({ plugin: 'p', surfaceId: 's', generation: 3, kind: 'input', message: 'Say something' });
+		const r = await ui.request({ plugin: 'p', surfaceId: 's', sessionId: 's-1', generation: 3, kind: 'input', message: 'Say something', fields: [] });
 		assert.deepEqual(r, { cancelled: false, values: { value: 'typed' } });
 		const ib = fake.events.find((e) => e.type === 'inputBox') as { options: any };
 		assert.equal(ib.options.prompt, 'Say something');
@@ -108,16 +108,16 @@ describe('rx/ui/request', () => {
 	it('asks a confirm as a modal message with Yes/No', async () => {
 		const { ui } = setup();
 		fake.answer = (e) => (e.type === 'message' ? 'No' : undefined);
-		const r = await ui.request({ plugin: 'p', surfaceId: 'c', generation: 3, kind: 'confirm', message: 'Really?' });
+		const r = await ui.request({ plugin: 'p', surfaceId: 'c', sessionId: 's-1', generation: 3, kind: 'confirm', message: 'Really?', fields: [] });
 		assert.deepEqual(r, { cancelled: false, values: { value: false } });
 		const m = fake.events.find((e) => e.type === 'message') as { options: any; buttons: string[]; message: string };
 		assert.equal(m.options.modal, true);
 		assert.deepEqual(m.buttons, ['Yes', 'No']);
 		assert.match(m.message, /Really\?/);
 		fake.answer = (e) => (e.type === 'message' ? YES : undefined);
-		assert.deepEqual(await ui.request({ plugin: 'p', surfaceId: 'c', generation: 3, kind: 'confirm', message: 'Really?' }), { cancelled: false, values: { value: true } });
+		assert.deepEqual(await ui.request({ plugin: 'p', surfaceId: 'c', sessionId: 's-1', generation: 3, kind: 'confirm', message: 'Really?', fields: [] }), { cancelled: false, values: { value: true } });
 		fake.answer = () => undefined;
-		assert.deepEqual(await ui.request({ plugin: 'p', surfaceId: 'c', generation: 3, kind: 'confirm', message: 'Really?' }), { cancelled: true });
+		assert.deepEqual(await ui.request({ plugin: 'p', surfaceId: 'c', sessionId: 's-1', generation: 3, kind: 'confirm', message: 'Really?', fields: [] }), { cancelled: true });
 	});
 
 	it('answers a request of an older generation {cancelled: true} without showing it', async () => {
@@ -177,7 +177,7 @@ describe('rx/ui/request', () => {
 			}
 		};
 		const r = await ui.request({
-			plugin: 'hello', surfaceId: 'f', generation: 3, kind: 'input', title: 'Profile',
+			plugin: 'hello', surfaceId: 'f', sessionId: 's-1', generation: 3, kind: 'input', title: 'Profile',
 			fields: [
 				{ key: 'name', label: 'Name', kind: 'input', required: true },
 				{ key: 'style', label: 'Style', kind: 'select', options: ['formal', 'casual'] },
@@ -196,7 +196,7 @@ describe('rx/ui/request', () => {
 			if (e.type === 'createInputBox') (e.input as FakeInputBox).type('Ada');
 			if (e.type === 'createQuickPick') (e.input as FakeQuickPick).hide();
 		};
-		const r = await ui.request({ plugin: 'p', surfaceId: 'f', generation: 3, kind: 'input', fields: [{ key: 'a', kind: 'input' }, { key: 'b', kind: 'select', options: ['x'] }] });
+		const r = await ui.request({ plugin: 'p', surfaceId: 'f', sessionId: 's-1', generation: 3, kind: 'input', fields: [{ key: 'a', kind: 'input' }, { key: 'b', kind: 'select', options: ['x'] }] });
 		assert.deepEqual(r, { cancelled: true });
 	});
 });
@@ -206,9 +206,9 @@ describe('rx/ui/surface', () => {
 
 	it('shows one status item per (plugin, surfaceId), updated in place, with progress', () => {
 		const { ui } = setup();
-		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', generation: 3, kind: 'status', payload: { label: 'hello ready', detail: '1 greeting', severity: 'info', progress: 0.5 } });
-		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', generation: 3, kind: 'status', payload: { label: 'hello done', progress: 1 } });
-		ui.surface({ plugin: 'other', surfaceId: 'hello-status', generation: 3, kind: 'status', payload: { label: 'other', severity: 'error' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'hello ready', detail: '1 greeting', severity: 'info', progress: 0.5 } });
+		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'hello done', progress: 1 } });
+		ui.surface({ plugin: 'other', surfaceId: 'hello-status', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'other', severity: 'error' } });
 		assert.equal(fake.statusItems.length, 2);
 		const [a, b] = fake.statusItems as FakeStatusBarItem[];
 		assert.equal(a.text, 'hello done 100%');
@@ -219,7 +219,7 @@ describe('rx/ui/surface', () => {
 
 	it('shows progress below 1 with a spinner and percentage, and plugin $(icons) as text', () => {
 		const { ui } = setup();
-		ui.surface({ plugin: 'hello', surfaceId: 's', generation: 3, kind: 'status', payload: { label: '$(zap) work', detail: 'step 1', progress: 0.25 } });
+		ui.surface({ plugin: 'hello', surfaceId: 's', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: '$(zap) work', detail: 'step 1', progress: 0.25 } });
 		const item = fake.statusItems[0] as FakeStatusBarItem;
 		assert.equal(item.text, '$(sync~spin) $\u200b(zap) work 25%');
 		assert.match(String(item.tooltip), /step 1/);
@@ -227,9 +227,9 @@ describe('rx/ui/surface', () => {
 
 	it('drops surfaces of an older generation and forgets them when a newer one arrives', () => {
 		const { ui, gens } = setup();
-		ui.surface({ plugin: 'hello', surfaceId: 'old', generation: 2, kind: 'status', payload: { label: 'stale' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'old', sessionId: 's-1', generation: 2, kind: 'status', payload: { label: 'stale' } });
 		assert.equal(fake.statusItems.length, 0);
-		ui.surface({ plugin: 'hello', surfaceId: 's', generation: 3, kind: 'status', payload: { label: 'now' } });
+		ui.surface({ plugin: 'hello', surfaceId: 's', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'now' } });
 		gens.advance(4);
 		assert.equal((fake.statusItems[0] as FakeStatusBarItem).disposed, true);
 		assert.equal(ui.statusItems().size, 0);
@@ -237,9 +237,9 @@ describe('rx/ui/surface', () => {
 
 	it('shows notifications by severity', () => {
 		const { ui } = setup();
-		ui.surface({ plugin: 'hello', surfaceId: 'n1', generation: 3, kind: 'notification', payload: { title: 'Hello, Ada', body: 'nice to meet you' } });
-		ui.surface({ plugin: 'hello', surfaceId: 'n2', generation: 3, kind: 'notification', payload: { title: 'careful', severity: 'warn' } });
-		ui.surface({ plugin: 'hello', surfaceId: 'n3', generation: 3, kind: 'notification', payload: { title: 'broken', severity: 'error' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'n1', sessionId: 's-1', generation: 3, kind: 'notification', payload: { title: 'Hello, Ada', body: 'nice to meet you' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'n2', sessionId: 's-1', generation: 3, kind: 'notification', payload: { title: 'careful', severity: 'warn' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'n3', sessionId: 's-1', generation: 3, kind: 'notification', payload: { title: 'broken', severity: 'error' } });
 		const msgs = fake.events.filter((e) => e.type === 'message') as { severity: string; message: string }[];
 		assert.deepEqual(msgs.map((m) => [m.severity, m.message]), [
 			['info', 'hello: Hello, Ada — nice to meet you'], ['warn', 'hello: careful'], ['error', 'hello: broken'],
@@ -250,7 +250,7 @@ describe('rx/ui/surface', () => {
 		const { ui, docs, ran } = setup();
 		fake.answer = (e) => (e.type === 'message' && e.buttons.includes('Greet again') ? 'Greet again' : undefined);
 		ui.surface({
-			plugin: 'hello', surfaceId: 'c1', generation: 3, kind: 'card',
+			plugin: 'hello', surfaceId: 'c1', sessionId: 's-1', generation: 3, kind: 'card',
 			payload: { title: 'Stats', markdown: 'Hi <script>alert(1)</script> [x](command:workbench.action.quit)', fields: [{ key: 'greetings', value: '2' }], progress: 0.5, actions: [{ actionId: 'greet', label: 'Greet again' }] },
 		});
 		const preview = await fake.waitFor((e) => e.type === 'command' && e.command === 'markdown.showPreviewToSide') as { args: { scheme: string; path: string }[] };
@@ -264,7 +264,7 @@ describe('rx/ui/surface', () => {
 		for (let i = 0; i < 50 && ran.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
 		assert.deepEqual(ran, ['/hello:greet']);
 		// Re-publishing updates the same document without opening another preview.
-		ui.surface({ plugin: 'hello', surfaceId: 'c1', generation: 3, kind: 'card', payload: { title: 'Stats', text: 'updated' } });
+		ui.surface({ plugin: 'hello', surfaceId: 'c1', sessionId: 's-1', generation: 3, kind: 'card', payload: { title: 'Stats', text: 'updated' } });
 		assert.equal(fake.events.filter((e) => e.type === 'command' && e.command === 'markdown.showPreviewToSide').length, 1);
 		assert.match(docs.provideTextDocumentContent(preview.args[0] as never), /updated/);
 	});
@@ -279,7 +279,7 @@ describe('rx/ui/surface', () => {
 			if (e.type === 'createInputBox') (e.input as FakeInputBox).type('Ada');
 			if (e.type === 'createQuickPick') (e.input as FakeQuickPick).pick('b');
 		};
-		ui.surface({ plugin: 'hello', surfaceId: 'f-1', generation: 3, kind: 'form', payload: { title: 'Form', fields: [{ key: 'name', kind: 'input' }, { key: 'pick', kind: 'select', options: ['a', 'b'] }] } });
+		ui.surface({ plugin: 'hello', surfaceId: 'f-1', sessionId: 's-1', generation: 3, kind: 'form', payload: { title: 'Form', fields: [{ key: 'name', kind: 'input' }, { key: 'pick', kind: 'select', options: ['a', 'b'] }] } });
 		for (let i = 0; i < 100 && submitted.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
 		assert.deepEqual(submitted, [{ plugin: 'hello', surfaceId: 'f-1', generation: 3, values: { name: 'Ada', pick: 'b' } }]);
 	});
@@ -288,7 +288,7 @@ describe('rx/ui/surface', () => {
 		const { ui, submitted, rejectSubmit } = setup();
 		rejectSubmit();
 		fake.answer = (e) => (e.type === 'inputBox' ? 'v' : undefined);
-		ui.surface({ plugin: 'hello', surfaceId: 'f-2', generation: 3, kind: 'form', payload: { title: 'One', fields: [{ key: 'v', kind: 'input' }] } });
+		ui.surface({ plugin: 'hello', surfaceId: 'f-2', sessionId: 's-1', generation: 3, kind: 'form', payload: { title: 'One', fields: [{ key: 'v', kind: 'input' }] } });
 		await fake.waitFor((e) => e.type === 'message' && e.severity === 'warn');
 		assert.equal(submitted.length, 1);
 	});

@@ -119,6 +119,7 @@ function M.run_on(client_id, name)
   end)
 end
 
+---@param a rx.Action
 function M.label(a)
   local label = text.line(a.label)
   local name = text.line(a.name)
@@ -216,11 +217,13 @@ local function yesno(b)
 end
 
 --- The lines of :Rx plugins.
+---@param res rx.PluginsResult
 function M.plugin_lines(res, st)
   local lines = {
     ("rx-bridge plugins for %s (generation %d)"):format(st.root, st.generation),
     "",
   }
+  ---@type rx.PluginInfo[]
   local plugins = type(res) == "table" and type(res.plugins) == "table" and res.plugins or {}
   if #plugins == 0 then
     lines[#lines + 1] = "No plugins installed in " .. text.line(st.info.home or "the bridge home") .. "."
@@ -344,6 +347,7 @@ function M.model_refs()
   return out
 end
 
+---@param res rx.ModelsResult
 function M.model_lines(res)
   local lines = { "Models (<CR> opens a chat with the one under the cursor)", "" }
   local rows = {}

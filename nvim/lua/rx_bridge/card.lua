@@ -18,6 +18,7 @@ local function key(client_id, plugin, surface_id)
   return table.concat({ client_id, plugin, surface_id }, "\0")
 end
 
+---@param p rx.CardPayload
 local function render(plugin, p)
   local lines, action_rows, actions = {}, {}, {}
   local function add(s)
@@ -139,8 +140,10 @@ local function map(c)
 end
 
 --- Shows or updates a card. Returns its buffer.
+---@param params rx.UISurface
 function M.show(client_id, params)
   local plugin = text.line(params.plugin)
+  ---@type rx.CardPayload
   local p = type(params.payload) == "table" and params.payload or {}
   local k = key(client_id, params.plugin, params.surfaceId)
   local lines, actions, action_rows = render(plugin, p)

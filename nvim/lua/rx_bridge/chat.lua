@@ -136,6 +136,7 @@ local function content_text(content)
   return table.concat(parts, "\n")
 end
 
+---@param u rx.ToolCallUpdate
 local function on_tool_call(chat, u)
   local id = text.line(u.toolCallId)
   local t = chat.tools[id]
@@ -177,6 +178,7 @@ local function on_tool_call(chat, u)
 end
 
 --- rx/session/update
+---@param params rx.SessionUpdate
 function M.on_update(client_id, params)
   local chat = M.chats[key(client_id, params.sessionId)]
   local u = params.update
@@ -222,6 +224,8 @@ function M.on_update(client_id, params)
 end
 
 --- rx/session/requestPermission (inside the server request's coroutine).
+---@param params rx.PermissionRequest
+---@return rx.PermissionResult
 function M.on_permission(client_id, params)
   local chat = M.chats[key(client_id, params.sessionId)]
   local tc = type(params.toolCall) == "table" and params.toolCall or {}
@@ -271,6 +275,7 @@ local function client_of(chat)
   return chat.client_id and vim.lsp.get_client_by_id(chat.client_id) or nil
 end
 
+---@param res rx.PromptResult
 local function finish_turn(chat, err, res)
   chat.busy = false
   if not valid(chat) then

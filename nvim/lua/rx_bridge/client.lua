@@ -46,35 +46,36 @@ end
 
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
+  ---@type rx.ClientCapabilities
+  local rx = {
+    version = M.PROTOCOL_VERSION,
+    ui = {
+      select = true,
+      multiselect = true,
+      input = true,
+      confirm = true,
+      form = true,
+      notification = true,
+      status = true,
+      card = true,
+    },
+    sessionUpdates = true,
+    lmChat = false,
+  }
   return vim.tbl_deep_extend("force", caps, {
     window = {
       workDoneProgress = true,
       showMessage = { messageActionItem = { additionalPropertiesSupport = false } },
     },
     workspace = { applyEdit = true, executeCommand = { dynamicRegistration = true } },
-    experimental = {
-      rxBridge = {
-        version = M.PROTOCOL_VERSION,
-        ui = {
-          select = true,
-          multiselect = true,
-          input = true,
-          confirm = true,
-          form = true,
-          notification = true,
-          status = true,
-          card = true,
-        },
-        sessionUpdates = true,
-        lmChat = false,
-      },
-    },
+    experimental = { rxBridge = rx },
   })
 end
 
 local function on_init(client, result)
   local st = state.get(client.id) or state.new(client.id, client.root_dir or client.config.root_dir)
   local exp = result and result.capabilities and result.capabilities.experimental
+---@type rx.ServerCapabilities
   local info = type(exp) == "table" and exp.rxBridge or nil
   if type(info) ~= "table" then
     state.set_error(("%s is not rx-bridge: its initialize result has no experimental.rxBridge"):format(

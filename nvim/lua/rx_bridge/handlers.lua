@@ -30,7 +30,9 @@ local severity_level = {
   info = vim.log.levels.INFO,
 }
 
+---@param params rx.UISurface
 local function notify_surface(params)
+---@type rx.NotificationPayload
   local p = type(params.payload) == "table" and params.payload or {}
   local plugin = text.line(params.plugin)
   local title = text.line(p.title)
@@ -44,13 +46,16 @@ local function notify_surface(params)
   vim.notify(msg, severity_level[sev], { title = "rx-bridge: " .. plugin })
 end
 
+---@param params rx.UISurface
 local function submit_form(client_id, params)
   async.run(function()
     local st = state.get(client_id)
     if not st then
       return
     end
+---@type rx.FormPayload
     local p = type(params.payload) == "table" and params.payload or {}
+---@type rx.UIRequest
     local req = { plugin = params.plugin, title = p.title, message = p.message, fields = p.fields, kind = "input" }
     local answer = async.exclusive(function()
       if state.is_stale(st, params.generation) then

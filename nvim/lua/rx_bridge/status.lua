@@ -17,7 +17,9 @@ local function fire(data)
   vim.cmd.redrawstatus({ bang = true })
 end
 
+---@param params rx.UISurface
 function M.publish(client_id, params)
+  ---@type rx.StatusPayload
   local p = type(params.payload) == "table" and params.payload or {}
   local item = {
     client_id = client_id,

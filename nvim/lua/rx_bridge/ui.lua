@@ -31,6 +31,8 @@ local function truthy(v)
 end
 
 --- The prompt text for a field: who asks, the form title, the question.
+---@param req rx.UIRequest
+---@param field rx.UIField
 local function prompt_for(req, field, index, count)
   local plugin = text.line(req.plugin)
   local title = text.line(req.title)
@@ -55,6 +57,7 @@ local function prompt_for(req, field, index, count)
   return table.concat(parts)
 end
 
+---@param field rx.UIField
 local function options_of(field)
   local out = {}
   if type(field.options) == "table" then
@@ -67,6 +70,7 @@ local function options_of(field)
   return out
 end
 
+---@param field rx.UIField
 local function ask_confirm(prompt, field)
   local default_yes = field.default ~= nil and truthy(field.default)
   local default_no = field.default ~= nil and not default_yes
@@ -86,6 +90,7 @@ local function ask_confirm(prompt, field)
   return choice == "Yes"
 end
 
+---@param field rx.UIField
 local function ask_select(prompt, field)
   local options = options_of(field)
   if #options == 0 then
@@ -106,6 +111,7 @@ local function ask_select(prompt, field)
   return choice
 end
 
+---@param field rx.UIField
 local function ask_input(prompt, field)
   local default = type(field.default) == "string" and text.line(field.default) or nil
   local p = prompt .. ": "
@@ -122,6 +128,7 @@ local function ask_input(prompt, field)
   return nil
 end
 
+---@param field rx.UIField
 local function ask_multiselect(prompt, field)
   local options = options_of(field)
   if #options == 0 then
@@ -162,6 +169,8 @@ local askers = {
 --- Asks every field of a request or form. `is_stale()` is checked before
 --- each field: a request whose generation became old is not asked further.
 --- Returns {cancelled=false, values={...}} or {cancelled=true}.
+---@param req rx.UIRequest
+---@return rx.UIAnswer
 function M.ask(req, is_stale)
   local fields = {}
   if type(req.fields) == "table" then
@@ -174,7 +183,7 @@ function M.ask(req, is_stale)
   if #fields == 0 then
     -- The bridge always sends fields; a form surface might not. Ask it as
     -- one field, the way the bridge would.
-    fields = { { key = "value", label = req.message, kind = req.kind, options = req.options } }
+    fields = { { key = "value", label = req.message, kind = req.kind } }
   end
   local values = vim.empty_dict()
   for i, field in ipairs(fields) do

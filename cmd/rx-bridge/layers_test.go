@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The import rules of docs/ARCHITECTURE.md ("Layout and import rules"),
+// checked against `go list`. Each package belongs to the layer with the
+// longest matching path (extproto/wire is its own layer, not part of
+// extproto); a package may import its own layer and the layers listed
+// for it, nothing else of this module.
+const module = "github.com/rx-bridge/rx-bridge"
+
+// layerRules: layer → the other layers its non-test code may import.
+var layerRules = map[string][]string{
+	"extproto":      {},
+	"redact":        {},
+	"extproto/wire": {"extproto"},
+	"contentref":    {"extproto"},
+	"manifest":      {"extproto"},
+	"slots":         {"extproto", "manifest"},
+	"exthost":       {"extproto", "extproto/wire", "contentref", "slots", "manifest", "redact"},
+	"sdk":           {"extproto", "extproto/wire", "contentref"},
+	"providers":     {"exthost", "extproto", "redact"},
+	"editorui":      {"extproto"},
+	"agent":         {"providers", "exthost", "slots", "extproto", "redact"},
+	"pluginrt":      {"providers", "exthost", "manifest", "extproto", "redact"},
+	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "contentref", "extproto", "redact"},
+	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "contentref", "extproto", "extproto/wire", "redact"},
+	"examples":      {"sdk", "extproto", "manifest"},
+}
+
+// testLayers may also be imported by any package's tests: the SDK and the
+// examples build real sidecars, manifest writes real homes, lspclient
+// plays the editor.
+var testLayers = []string{"sdk", "examples", "manifest", "bridge/lspclient"}
+
+// lspLayers are the only layers that may import go.lsp.dev/*, in code and
+// tests alike.
+var lspLayers = []string{"bridge"}
+
+// knownExceptions are violations that are being removed; each names the
+// issue item that removes it.
+var knownExceptions = map[string]string{}
+
+type listedPackage struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// layerOf is the layer of an import path of this module ("" outside it).
+func layerOf(path string) string {
+	rel, ok := strings.CutPrefix(path, module+"/")
+	if !ok {
+		return ""
+	}
+	best := ""
+	for l := range layerRules {
+		if (rel == l || strings.HasPrefix(rel, l+"/")) && len(l) > len(best) {
+			best = l
+		}
+	}
+	if best == "" {
+		return rel // an unknown top-level folder is its own layer, allowed nothing
+	}
+	return best
+}
+
+// violations lists every import that breaks the rules, as
+// "<pkg> imports <path>" or "<pkg> (test) imports <path>".
+func violations(pkgs []listedPackage) []string {
+	var out []string
+	for _, p := range pkgs {
+		from := layerOf(p.ImportPath)
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		check := func(imp string, test bool) {
+			short := strings.TrimPrefix(imp, module+"/")
+			what := rel + " imports " + short
+			if test {
+				what = rel + " (test) imports " + short
+			}
+			if strings.HasPrefix(imp, "go.lsp.dev/") {
+				if !slices.Contains(lspLayers, from) {
+					out = append(out, what)
+				}
+				return
+			}
+			to := layerOf(imp)
+			switch {
+			case to == "", to == from, slices.Contains(layerRules[from], to):
+			case test && (slices.Contains(testLayers, to) || slices.Contains(testLayers, short)):
+			default:
+				out = append(out, what)
+			}
+		}
+		for _, imp := range p.Imports {
+			check(imp, false)
+		}
+		for _, imp := range slices.Concat(p.TestImports, p.XTestImports) {
+			if imp != p.ImportPath {
+				check(imp, true)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []listedPackage
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	found := violations(pkgs)
+	for _, v := range found {
+		if issue, ok := knownExceptions[v]; ok {
+			t.Logf("known exception (%s): %s", issue, v)
+			continue
+		}
+		t.Errorf("import rule broken: %s (docs/ARCHITECTURE.md, Layout and import rules)", v)
+	}
+	for v, issue := range knownExceptions {
+		if !slices.Contains(found, v) {
+			t.Errorf("%q no longer happens (%s is done): remove it from knownExceptions", v, issue)
+		}
+	}
+}
+
+// TestImportRulesCatch feeds the checker imports that break each kind of
+// rule, so TestImportRules cannot pass by checking nothing.
+func TestImportRulesCatch(t *testing.T) {
+	t.Parallel()
+	m := func(p string) string { return module + "/" + p }
+	tests := []struct {
+		pkg  listedPackage
+		want string // "" when allowed
+	}{
+		{listedPackage{ImportPath: m("extproto"), Imports: []string{m("redact")}}, "extproto imports " + m("redact")},
+		{listedPackage{ImportPath: m("extproto"), Imports: []string{m("extproto/wire")}}, "extproto imports " + m("extproto/wire")},
+		{listedPackage{ImportPath: m("sdk"), Imports: []string{m("exthost")}}, "sdk imports " + m("exthost")},
+		{listedPackage{ImportPath: m("sdk/sdktest"), Imports: []string{m("exthost")}}, "sdk/sdktest imports " + m("exthost")},
+		{listedPackage{ImportPath: m("agent"), Imports: []string{"go.lsp.dev/protocol"}}, "agent imports go.lsp.dev/protocol"},
+		{listedPackage{ImportPath: m("exthost"), TestImports: []string{"go.lsp.dev/jsonrpc2"}}, "exthost (test) imports go.lsp.dev/jsonrpc2"},
+		{listedPackage{ImportPath: m("editorui"), Imports: []string{m("exthost")}}, "editorui imports " + m("exthost")},
+		{listedPackage{ImportPath: m("exthost"), Imports: []string{m("bridge")}}, "exthost imports " + m("bridge")},
+		{listedPackage{ImportPath: m("agent"), Imports: []string{m("cmd/rx-bridge")}}, "agent imports " + m("cmd/rx-bridge")},
+		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("agent")}}, "exthost (test) imports " + m("agent")},
+		{listedPackage{ImportPath: m("newthing"), Imports: []string{m("extproto")}}, "newthing imports " + m("extproto")},
+		// Allowed.
+		{listedPackage{ImportPath: m("bridge"), Imports: []string{"go.lsp.dev/protocol", m("agent"), m("bridge/internal/lspframe")}}, ""},
+		{listedPackage{ImportPath: m("extproto/internal/gen"), Imports: []string{m("extproto")}}, ""},
+		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("examples/examplestest"), m("sdk")}}, ""},
+		{listedPackage{ImportPath: m("redact"), Imports: []string{"regexp"}}, ""},
+	}
+	for _, tc := range tests {
+		got := violations([]listedPackage{tc.pkg})
+		var want []string
+		if tc.want != "" {
+			want = []string{strings.ReplaceAll(tc.want, module+"/", "")}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: got %q, want %q", tc.pkg.ImportPath, got, want)
+		}
+	}
+}
