@@ -2,19 +2,13 @@ module github.com/rx-bridge/rx-bridge
 
 go 1.26.0
 
-require github.com/BurntSushi/toml v1.6.0
-
 require (
-	github.com/segmentio/asm v1.1.3 // indirect
-	github.com/segmentio/encoding v0.3.4 // indirect
-	go.lsp.dev/jsonrpc2 v0.10.0
-	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
-	go.lsp.dev/protocol v0.12.0
-	go.lsp.dev/uri v0.3.0
-	go.uber.org/atomic v1.9.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	go.uber.org/multierr v1.8.0 // indirect
-	go.uber.org/zap v1.21.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.0.0-20220319134239-a9b59b0215f8 // indirect
+	github.com/BurntSushi/toml v1.6.0
+	go.lsp.dev/jsonrpc2 v1.0.1
+	go.lsp.dev/protocol v1.0.1
+	go.lsp.dev/uri v1.0.1
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.25.0
 )
+
+require github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect

@@ -3,7 +3,9 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -26,8 +28,8 @@ func (s *Server) actions(context.Context, []byte) (any, error) { return s.action
 
 // actionsChanged tells an rx client about a new generation (a plain LSP
 // client never declared it understands rx/ notifications, so it gets
-// none), and re-registers the commands with editors that register them
-// dynamically.
+// none), and brings the commands an editor registers dynamically up to
+// date (a generation that does not change them sends nothing).
 func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
 	if s.client.rx != nil {
 		list := rxproto.ActionsChanged{ActionList: s.actionList(), HookPoints: hookPoints(g), Warnings: warnings}
@@ -36,19 +38,78 @@ func (s *Server) actionsChanged(g *exthost.Generation, warnings []string) {
 		}
 		s.notify(rxproto.MethodActionsChanged, list)
 	}
+	s.syncCommands(commands)
+}
+
+// syncCommands brings the editor's dynamic registration of
+// workspace/executeCommand to cmds, in the background: nothing when it
+// is already cmds, else the old registration is unregistered and cmds
+// registered. Editors without dynamic registration have the commands
+// from initialize's executeCommandProvider.
+func (s *Server) syncCommands(cmds []string) {
 	if !s.client.dynamicCommands {
 		return
 	}
-	reg := protocol.Registration{
-		ID:              "rx-commands-" + strconv.FormatInt(g.ID, 10),
-		Method:          "workspace/executeCommand",
-		RegisterOptions: protocol.ExecuteCommandRegistrationOptions{Commands: commands},
+	s.cmdReg.want(cmds)
+	s.background("client/registerCapability", func(ctx context.Context) { s.cmdReg.apply(ctx, s) })
+}
+
+// commandRegistration is the editor's dynamic registration of the
+// bridge's commands: its id and commands ("" and nil while there is
+// none), and the commands last asked for, which apply brings it to.
+type commandRegistration struct {
+	wmu    sync.Mutex
+	wanted []string
+
+	mu   sync.Mutex // one apply at a time
+	id   string
+	cmds []string
+	seq  int
+}
+
+const executeCommandMethod = "workspace/executeCommand"
+
+func (r *commandRegistration) want(cmds []string) {
+	r.wmu.Lock()
+	r.wanted = slices.Clone(cmds)
+	r.wmu.Unlock()
+}
+
+// apply registers the commands last asked for, unless they are what is
+// registered; a registration of other commands is unregistered first.
+func (r *commandRegistration) apply(ctx context.Context, s *Server) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wmu.Lock()
+	cmds := r.wanted
+	r.wmu.Unlock()
+	if r.id != "" && slices.Equal(r.cmds, cmds) {
+		return
 	}
-	s.background("client/registerCapability", func(ctx context.Context) {
-		if err := s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{reg}}, nil); err != nil && ctx.Err() == nil {
+	if r.id != "" {
+		un := &protocol.UnregistrationParams{Unregisterations: []protocol.Unregistration{{ID: r.id, Method: executeCommandMethod}}}
+		if err := s.call(ctx, "client/unregisterCapability", un, nil); err != nil && ctx.Err() == nil {
+			s.log.Warn("client/unregisterCapability failed: " + err.Error())
+		}
+		r.id, r.cmds = "", nil
+	}
+	if len(cmds) == 0 || ctx.Err() != nil {
+		return
+	}
+	opts, err := protocol.Marshal(&protocol.ExecuteCommandRegistrationOptions{ExecuteCommandOptions: protocol.ExecuteCommandOptions{Commands: cmds}})
+	if err != nil {
+		s.log.Warn("client/registerCapability: " + err.Error())
+		return
+	}
+	r.seq++
+	reg := protocol.Registration{ID: "rx-commands-" + strconv.Itoa(r.seq), Method: executeCommandMethod, RegisterOptions: opts}
+	if err := s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{reg}}, nil); err != nil {
+		if ctx.Err() == nil {
 			s.log.Warn("client/registerCapability failed: " + err.Error())
 		}
-	})
+		return
+	}
+	r.id, r.cmds = reg.ID, cmds
 }
 
 // executeCommand serves workspace/executeCommand rx.runAction and

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -13,29 +12,28 @@ import (
 // one and teardown can stop them all.
 type inflight struct {
 	mu   sync.Mutex
-	reqs map[string]context.CancelFunc
+	reqs map[jsonrpc2.ID]context.CancelFunc
 }
 
-func (f *inflight) init() { f.reqs = map[string]context.CancelFunc{} }
+func (f *inflight) init() { f.reqs = map[jsonrpc2.ID]context.CancelFunc{} }
 
 // add registers a request; done must be called when it is answered.
-func (f *inflight) add(parent context.Context, id jsonrpc2.ID, method string) (context.Context, func()) {
+func (f *inflight) add(parent context.Context, id jsonrpc2.ID) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
-	key := idKey(id)
 	f.mu.Lock()
-	f.reqs[key] = cancel
+	f.reqs[id] = cancel
 	f.mu.Unlock()
 	return ctx, func() {
 		cancel()
 		f.mu.Lock()
-		delete(f.reqs, key)
+		delete(f.reqs, id)
 		f.mu.Unlock()
 	}
 }
 
-func (f *inflight) cancel(key string) {
+func (f *inflight) cancel(id jsonrpc2.ID) {
 	f.mu.Lock()
-	c := f.reqs[key]
+	c := f.reqs[id]
 	f.mu.Unlock()
 	if c != nil {
 		c()
@@ -50,12 +48,10 @@ func (f *inflight) cancelAll() {
 	}
 }
 
-// idKey renders an id the way both a jsonrpc2.ID and a $/cancelRequest
-// params id render: numbers bare, strings quoted.
-func idKey(id jsonrpc2.ID) string { return fmt.Sprintf("%q", id) }
-
 // cancelRequest serves $/cancelRequest: the request is cancelled and
-// answered -32800 (an agent prompt ends as cancelled instead).
+// answered -32800 (an agent prompt ends as cancelled instead). The id is
+// read as JSON-RPC has it (an integer or a string); protocol.CancelParams
+// would take only LSP's int32.
 func (s *Server) cancelRequest(params []byte) {
 	var p struct {
 		ID json.RawMessage `json:"id"`
@@ -63,14 +59,14 @@ func (s *Server) cancelRequest(params []byte) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	var n int32
+	var n int64
 	if json.Unmarshal(p.ID, &n) == nil {
-		s.inflight.cancel(idKey(jsonrpc2.NewNumberID(n)))
+		s.inflight.cancel(jsonrpc2.NewNumberID(n))
 		return
 	}
 	var str string
 	if json.Unmarshal(p.ID, &str) == nil {
-		s.inflight.cancel(idKey(jsonrpc2.NewStringID(str)))
+		s.inflight.cancel(jsonrpc2.NewStringID(str))
 	}
 }
 

@@ -27,27 +27,25 @@ type rxClientCaps = rxproto.ClientCapabilities
 func parseClientCaps(c protocol.ClientCapabilities) clientCaps {
 	out := clientCaps{}
 	if c.Window != nil {
-		out.workDoneProgress = c.Window.WorkDoneProgress
+		out.workDoneProgress = isTrue(c.Window.WorkDoneProgress)
 	}
 	if c.Workspace != nil {
-		out.applyEdit = c.Workspace.ApplyEdit
-		out.dynamicCommands = c.Workspace.ExecuteCommand != nil && c.Workspace.ExecuteCommand.DynamicRegistration
+		out.applyEdit = isTrue(c.Workspace.ApplyEdit)
+		out.dynamicCommands = c.Workspace.ExecuteCommand != nil && isTrue(c.Workspace.ExecuteCommand.DynamicRegistration)
 	}
-	if c.Experimental == nil {
-		return out
-	}
-	raw, err := json.Marshal(c.Experimental)
-	if err != nil {
+	if len(c.Experimental) == 0 {
 		return out
 	}
 	var exp struct {
 		RxBridge *rxClientCaps `json:"rxBridge"`
 	}
-	if json.Unmarshal(raw, &exp) == nil && exp.RxBridge != nil && exp.RxBridge.Version >= RxVersion {
+	if json.Unmarshal(c.Experimental, &exp) == nil && exp.RxBridge != nil && exp.RxBridge.Version >= RxVersion {
 		out.rx = exp.RxBridge
 	}
 	return out
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // supports reports whether the editor renders a UI kind natively.
 func (c clientCaps) supports(k editorui.Kind) bool { return c.rx != nil && c.rx.UI[string(k)] }

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/rx-bridge/rx-bridge/bridge/internal/lspframe"
 )
 
 // call sends a request to the editor and decodes its result into result
@@ -16,7 +18,9 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	id, err := s.conn.Call(ctx, method, params, &raw)
 	if err != nil {
 		if ctx.Err() != nil {
-			_ = s.conn.Notify(s.ctx, "$/cancelRequest", &protocol.CancelParams{ID: &id})
+			if n, ok := id.Number(); ok {
+				_ = s.conn.Notify(s.ctx, "$/cancelRequest", &protocol.CancelParams{ID: protocol.Integer(n)})
+			}
 			return ctx.Err()
 		}
 		return err
@@ -24,7 +28,7 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	if result == nil || len(raw) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
+	if err := lspframe.Unmarshal(raw, result); err != nil {
 		return errors.New("the editor answered " + method + " with an invalid result: " + err.Error())
 	}
 	return nil

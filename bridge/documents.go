@@ -77,17 +77,29 @@ func (d *documents) heldBytes() int {
 // docKey is where a document is kept: the cleaned path of a file: URI,
 // else the URI itself (untitled:, vscode-remote://…, vscode-vfs://…, and
 // a file: URI that names no local path, which err explains).
-func docKey(u protocol.DocumentURI) (key string, err error) {
-	path, isFile, err := localPath(string(u))
+func docKey(u string) (key string, err error) {
+	path, isFile, err := localPath(u)
 	if isFile && err == nil {
 		return path, nil
 	}
-	return string(u), err
+	return u, err
+}
+
+// textDocument is the textDocument member of the sync notifications,
+// with the URI as the editor sent it: go.lsp.dev/uri rewrites a URI it
+// decodes (file:///a%zzb becomes file:///a%25zzb, another file; "+" is
+// escaped), and the bridge keys buffers by, and reports, the editor's
+// own URI.
+type textDocument struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
+	Text    string `json:"text"`
 }
 
 // localPath returns the local path a file: URI names. isFile is false for
-// any other scheme; err says why a file: URI names no local path. It
-// never panics (go.lsp.dev/uri's Filename does on all of these).
+// any other scheme; err says why a file: URI names no local path (a host
+// other than localhost, which go.lsp.dev/uri would turn into a UNC path, a
+// relative path, bad escapes).
 func localPath(u string) (path string, isFile bool, err error) {
 	scheme, _, ok := strings.Cut(u, ":")
 	if !ok || !strings.EqualFold(scheme, "file") {
@@ -116,7 +128,9 @@ func localPath(u string) (path string, isFile bool, err error) {
 }
 
 func (s *Server) didOpen(params []byte) {
-	var p protocol.DidOpenTextDocumentParams
+	var p struct {
+		TextDocument textDocument `json:"textDocument"`
+	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		s.log.Warn("textDocument/didOpen: invalid params: " + err.Error())
 		return
@@ -138,7 +152,9 @@ func (s *Server) keep(key string, version int32, text string) {
 }
 
 func (s *Server) didClose(params []byte) {
-	var p protocol.DidCloseTextDocumentParams
+	var p struct {
+		TextDocument textDocument `json:"textDocument"`
+	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		s.log.Warn("textDocument/didClose: invalid params: " + err.Error())
 		return
@@ -147,20 +163,12 @@ func (s *Server) didClose(params []byte) {
 	s.docs.drop(key)
 }
 
-// contentChange is one content change. Range is a pointer because
-// go.lsp.dev/protocol's TextDocumentContentChangeEvent cannot tell a
-// full-text change (no range) from an insertion at 0:0.
-type contentChange struct {
-	Range *protocol.Range `json:"range"`
-	Text  string          `json:"text"`
-}
-
 func (s *Server) didChange(params []byte) {
 	var p struct {
-		TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-		ContentChanges []contentChange                          `json:"contentChanges"`
+		TextDocument   textDocument                              `json:"textDocument"`
+		ContentChanges []protocol.TextDocumentContentChangeEvent `json:"contentChanges"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	if err := protocol.Unmarshal(params, &p); err != nil {
 		s.log.Warn("textDocument/didChange: invalid params: " + err.Error())
 		return
 	}
@@ -174,11 +182,15 @@ func (s *Server) didChange(params []byte) {
 	text := d.text
 	var err error
 	for _, c := range p.ContentChanges {
-		if c.Range == nil {
+		switch c := c.(type) {
+		case *protocol.TextDocumentContentChangeWholeDocument:
 			text = c.Text
-			continue
+		case *protocol.TextDocumentContentChangePartial:
+			text, err = applyChange(text, c.Range, c.Text)
+		default:
+			err = errors.New("a content change is neither a whole text nor a range and its text")
 		}
-		if text, err = applyChange(text, *c.Range, c.Text); err != nil {
+		if err != nil {
 			break
 		}
 	}

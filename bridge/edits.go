@@ -28,17 +28,6 @@ func (e *agentEditor) Document(_ context.Context, path string) (string, bool, er
 	return text, open, nil
 }
 
-// workspaceEdit is a WorkspaceEdit whose documentChanges mix CreateFile
-// and TextDocumentEdit, which go.lsp.dev/protocol's type cannot hold.
-type workspaceEdit struct {
-	DocumentChanges []any `json:"documentChanges"`
-}
-
-type applyEditParams struct {
-	Label string        `json:"label"`
-	Edit  workspaceEdit `json:"edit"`
-}
-
 // ApplyEdit sends the edit as workspace/applyEdit, so it lands in the
 // editor's buffer with undo; an editor without workspace.applyEdit gets
 // it written to disk.
@@ -48,8 +37,8 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 		return tools.WriteToDisk(edit)
 	}
 	text, version, open := s.document(edit.Path)
-	u := protocol.DocumentURI(uri.File(edit.Path))
-	var changes []any
+	u := uri.File(edit.Path)
+	var changes []protocol.DocumentChange
 	exists := open
 	if !open {
 		data, err := os.ReadFile(edit.Path)
@@ -61,29 +50,30 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 		}
 	}
 	if !exists {
-		changes = append(changes, protocol.CreateFile{Kind: "create", URI: u})
+		changes = append(changes, &protocol.CreateFile{Kind: "create", URI: u})
 	}
-	var edits []protocol.TextEdit
+	var edits []protocol.TextDocumentEditElement
 	if edit.Whole {
-		edits = []protocol.TextEdit{{Range: protocol.Range{End: endOf(text)}, NewText: edit.Content}}
+		edits = []protocol.TextDocumentEditElement{&protocol.TextEdit{Range: protocol.Range{End: endOf(text)}, NewText: edit.Content}}
 	} else {
 		for _, te := range edit.Edits {
-			edits = append(edits, protocol.TextEdit{Range: lspRange(te.Range), NewText: te.NewText})
+			edits = append(edits, &protocol.TextEdit{Range: lspRange(te.Range), NewText: te.NewText})
 		}
 	}
 	id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
 	if open {
 		id.Version = &version
 	}
-	changes = append(changes, protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
-	var res protocol.ApplyWorkspaceEditResponse
-	if err := s.call(ctx, "workspace/applyEdit", applyEditParams{Label: editLabel, Edit: workspaceEdit{DocumentChanges: changes}}, &res); err != nil {
+	changes = append(changes, &protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
+	label := editLabel
+	var res protocol.ApplyWorkspaceEditResult
+	if err := s.call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{DocumentChanges: changes}}, &res); err != nil {
 		return err
 	}
 	if !res.Applied {
-		reason := res.FailureReason
-		if reason == "" {
-			reason = "no reason given"
+		reason := "no reason given"
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			reason = *res.FailureReason
 		}
 		return errors.New("the editor did not apply the edit: " + reason)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/rx-bridge/rx-bridge/bridge/internal/lspframe"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
@@ -57,8 +58,7 @@ func wireError(err error) *jsonrpc2.Error {
 			code = jsonrpc2.JSONRPCReservedErrorRangeEnd // -32000
 		}
 		data, _ := json.Marshal(errorData{Reason: pe.Reason})
-		raw := json.RawMessage(data)
-		return &jsonrpc2.Error{Code: code, Message: redact.String(err.Error()), Data: &raw}
+		return &jsonrpc2.Error{Code: code, Message: redact.String(err.Error()), Data: data}
 	}
 	return jsonrpc2.NewError(jsonrpc2.InternalError, redact.String(err.Error()))
 }
@@ -74,7 +74,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := lspframe.Unmarshal(raw, v); err != nil {
 		return invalidParams("invalid params: %v", err)
 	}
 	return nil

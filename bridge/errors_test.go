@@ -36,7 +36,7 @@ func TestWireError(t *testing.T) {
 			}
 			var data errorData
 			if e.Data != nil {
-				_ = json.Unmarshal(*e.Data, &data)
+				_ = json.Unmarshal(e.Data, &data)
 			}
 			if string(data.Reason) != tt.reason {
 				t.Errorf("reason = %q, want %q", data.Reason, tt.reason)

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"hash/fnv"
@@ -96,6 +95,9 @@ func FuzzLSPMethods(f *testing.F) {
 		{"rx/ui/submit", `{"plugin":"p","surfaceId":"s","values":{"k":1}}`},
 		{"rx/session/cancel", `{"sessionId":"rx-1"}`},
 		{"initialize", `{"capabilities":{},"rootUri":"vscode-remote://x/y"}`},
+		// White space around params goes through as it is.
+		{"rx/models", " \n\t{ } "},
+		{"$/cancelRequest", "\r\n{\"id\": 1}"},
 	} {
 		f.Add(seed.method, []byte(seed.params))
 	}
@@ -107,13 +109,6 @@ func FuzzLSPMethods(f *testing.F) {
 		if !json.Valid(params) {
 			return // the framing layer answers -32700 before any handler
 		}
-		// The client's encoder (jsonrpc2's) refuses a RawMessage with
-		// leading white space; the server would see the same value.
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, params); err != nil {
-			t.Fatalf("json.Compact of valid JSON: %v", err)
-		}
-		params = compact.Bytes()
 		method := pickMethod(methods, name)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

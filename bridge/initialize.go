@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,9 +27,18 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	}
 	s.client = parseClientCaps(p.Capabilities)
 	s.applyTrace(p.Trace)
-	var roots legacyRoots
-	_ = decodeParams(raw, &roots)
-	ws, err := workspaceRoot(s.opts.Workspace, p.WorkspaceFolders, roots)
+	var roots struct {
+		legacyRoots
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
+	}
+	_ = json.Unmarshal(raw, &roots)
+	var folders []string
+	for _, f := range roots.WorkspaceFolders {
+		folders = append(folders, f.URI)
+	}
+	ws, err := workspaceRoot(s.opts.Workspace, folders, roots.legacyRoots)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +68,13 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if err := s.newAgent(); err != nil {
 		return nil, err
 	}
-	return s.initializeResult(), nil
+	return s.initializeResult()
 }
 
 // legacyRoots are the workspace members LSP deprecated in favour of
-// workspaceFolders, which clients still send.
+// workspaceFolders, which clients still send. The root URIs are read as
+// the editor sent them, not as go.lsp.dev/uri rewrites them (see
+// textDocument).
 type legacyRoots struct {
 	RootURI  string `json:"rootUri"`
 	RootPath string `json:"rootPath"`
@@ -73,12 +85,12 @@ type legacyRoots struct {
 // URI that is not a file: URI (vscode-remote://…, vscode-vfs://…,
 // untitled:) is returned as it is: a workspace without local files, whose
 // sessions work but whose file tools say so.
-func workspaceRoot(flag string, folders []protocol.WorkspaceFolder, roots legacyRoots) (string, error) {
+func workspaceRoot(flag string, folders []string, roots legacyRoots) (string, error) {
 	dir := flag
 	if dir == "" {
 		u, what := roots.RootURI, "rootUri"
-		if len(folders) > 0 && folders[0].URI != "" {
-			u, what = folders[0].URI, "workspace folder"
+		if len(folders) > 0 && folders[0] != "" {
+			u, what = folders[0], "workspace folder"
 		}
 		if u != "" {
 			path, isFile, err := localPath(u)
@@ -114,7 +126,7 @@ func workspaceRoot(flag string, folders []protocol.WorkspaceFolder, roots legacy
 	return abs, nil
 }
 
-func (s *Server) initializeResult() *protocol.InitializeResult {
+func (s *Server) initializeResult() (*protocol.InitializeResult, error) {
 	caps := rxServerCaps{
 		Version:       RxVersion,
 		BridgeVersion: s.opts.Version,
@@ -136,12 +148,23 @@ func (s *Server) initializeResult() *protocol.InitializeResult {
 	for _, m := range s.rt.set.Current().Catalog.Models() {
 		caps.Models = append(caps.Models, m.Ref)
 	}
-	return &protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync:       protocol.TextDocumentSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental},
-			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: commands},
-			Experimental:           map[string]any{"rxBridge": caps},
-		},
-		ServerInfo: &protocol.ServerInfo{Name: "rx-bridge", Version: s.opts.Version},
+	experimental, err := json.Marshal(map[string]any{"rxBridge": caps})
+	if err != nil {
+		return nil, err
 	}
+	change := protocol.TextDocumentSyncKindIncremental
+	res := &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: new(true), Change: &change},
+			Experimental:     experimental,
+		},
+		ServerInfo: protocol.ServerInfo{Name: "rx-bridge", Version: protocol.NewOptional(s.opts.Version)},
+	}
+	if !s.client.dynamicCommands {
+		// An editor that registers commands dynamically gets them with
+		// client/registerCapability after initialized instead: LSP
+		// forbids registering a capability both ways.
+		res.Capabilities.ExecuteCommandProvider = protocol.ExecuteCommandOptions{Commands: commands}
+	}
+	return res, nil
 }

@@ -19,15 +19,25 @@ func (s *Server) beginProgress(title string) func(message string) {
 	if !s.client.workDoneProgress {
 		return func(string) {}
 	}
-	token := protocol.NewProgressToken("rx-" + strconv.FormatInt(s.progress.Add(1), 10))
+	token := protocol.String("rx-" + strconv.FormatInt(s.progress.Add(1), 10))
 	ctx, cancel := context.WithTimeout(s.ctx, progressCreateWait)
-	err := s.call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: *token}, nil)
+	err := s.call(ctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: token}, nil)
 	cancel()
 	if err != nil {
 		return func(string) {}
 	}
-	s.notify("$/progress", &protocol.ProgressParams{Token: *token, Value: &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title}})
+	s.notify("$/progress", progress(token, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title}))
 	return func(message string) {
-		s.notify("$/progress", &protocol.ProgressParams{Token: *token, Value: &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: message}})
+		end := &protocol.WorkDoneProgressEnd{Kind: "end"}
+		if message != "" {
+			end.Message = &message
+		}
+		s.notify("$/progress", progress(token, end))
 	}
+}
+
+// progress is the $/progress params reporting v under token.
+func progress(token protocol.ProgressToken, v any) *protocol.ProgressParams {
+	value, _ := protocol.Marshal(v)
+	return &protocol.ProgressParams{Token: token, Value: value}
 }

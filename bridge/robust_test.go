@@ -137,11 +137,11 @@ func TestOddDocumentURIs(t *testing.T) {
 func TestWorkspaceRoot(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	folder := func(u string) []protocol.WorkspaceFolder { return []protocol.WorkspaceFolder{{URI: u, Name: "w"}} }
+	folder := func(u string) []string { return []string{u} }
 	tests := []struct {
 		name    string
 		flag    string
-		folders []protocol.WorkspaceFolder
+		folders []string
 		roots   legacyRoots
 		want    string
 		err     string

@@ -71,6 +71,7 @@ type Server struct {
 
 	inflight inflight
 	prompts  promptCancels
+	cmdReg   commandRegistration
 	warnings warnThrottle
 	docs     documents
 	trace    atomic.Int32
@@ -117,15 +118,17 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) int {
 		}
 		return nil
 	}, lspframe.Options{MaxBody: opts.MaxFrame})
-	s.conn = jsonrpc2.NewConn(stream)
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspframe.Codec{}))
 	s.conn.Go(s.ctx, s.handle)
 
 	code := ExitNoShut
 	select {
 	case code = <-s.exit:
 		s.stop(opts.ExitBudget * 2)
-	case <-s.conn.Done():
-		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+	case <-stream.Done():
+		// The editor's input ended (conn.Done would wait for every
+		// handler first).
+		if err := stream.Err(); err != nil && !errors.Is(err, io.EOF) {
 			opts.Logger.Warn("editor connection ended", "err", err)
 		}
 		if s.life.shutDown() {
@@ -138,7 +141,18 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) int {
 		}
 		s.stop(opts.ExitBudget)
 	}
-	_ = s.conn.Close()
+	// Close waits for the handlers still running; after stop they end
+	// promptly, but one stuck past the kill budget must not keep the
+	// process from exiting.
+	closed := make(chan struct{})
+	go func() {
+		_ = s.conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(killWait):
+	}
 	return code
 }
 
@@ -194,66 +208,67 @@ func (s *Server) shutdownAll() {
 }
 
 // handle is the connection's handler. It runs on the read loop, so it
-// never blocks: notifications that must keep their order (document
-// changes, cancellation) are applied here; every request runs on its own
-// goroutine and may wait on the editor (a quick-pick) without stalling
-// anything else. A handler that panics — request, notification or
-// initialize — is logged with its method, a request is answered
-// InternalError, and the bridge goes on.
-func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+// never blocks it: notifications that must keep their order (document
+// changes, cancellation) are applied here; every request but initialize
+// releases the read loop (jsonrpc2.Async) and may wait on the editor (a
+// quick-pick) without stalling anything else. A handler that panics —
+// request, notification or initialize — is logged with its method, a
+// request is answered InternalError, and the bridge goes on (jsonrpc2
+// would end the connection).
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
 	method := req.Method()
-	call, isCall := req.(*jsonrpc2.Call)
+	isCall := req.IsCall()
 	defer func() {
 		if p := recover(); p != nil {
-			// An error returned here would end the connection.
+			res, err = nil, nil
 			if perr := s.panicked(method, p); isCall {
-				err = reply(s.ctx, nil, perr)
+				err = perr
 			}
 		}
 	}()
 	if !isCall {
 		s.notification(method, req.Params())
-		return nil
+		return nil, nil
 	}
 	if err := s.life.admit(method); err != nil {
-		return reply(s.ctx, nil, err)
+		return nil, err
 	}
 	h, ok := requests[method]
 	if !ok {
-		return reply(s.ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method))
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 	}
 	if method == "initialize" {
-		// Synchronous: nothing may run before its answer is out.
+		// On the read loop: nothing may run before its answer is out.
 		res, err := s.run(h, s.ctx, method, req.Params())
 		if err != nil {
 			s.life.failedInitialize()
 			s.shutdownAll()
+			return nil, wireError(err)
 		}
-		return reply(s.ctx, res, wireError(err))
+		return res, nil
 	}
-	rctx, done := s.inflight.add(s.ctx, call.ID(), method)
+	rctx, done := s.inflight.add(s.ctx, req.ID())
+	defer done()
 	if method == "rx/session/prompt" {
 		// Registered here, on the read loop, so an rx/session/cancel read
-		// right after this prompt finds it even before the prompt's
-		// goroutine has reached the agent.
+		// right after this prompt finds it even before the prompt has
+		// reached the agent.
 		var forget func()
 		rctx, forget = s.prompts.add(rctx, req.Params())
-		prev := done
-		done = func() { forget(); prev() }
+		defer forget()
 	}
 	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer done()
-		res, err := s.run(h, rctx, method, req.Params())
-		if err == nil && rctx.Err() != nil && !answersCancel[method] {
-			err = rctx.Err()
-		}
-		if rerr := reply(s.ctx, res, wireError(err)); rerr != nil {
-			s.opts.Logger.Debug("reply failed", "method", method, "err", rerr)
-		}
-	}()
-	return nil
+	defer s.wg.Done()
+	jsonrpc2.Async(ctx) // the read loop goes on; req is now its own copy
+	method = req.Method()
+	res, err = s.run(h, rctx, method, req.Params())
+	if err == nil && rctx.Err() != nil && !answersCancel[method] {
+		err = rctx.Err()
+	}
+	if err != nil {
+		return nil, wireError(err)
+	}
+	return res, nil
 }
 
 // run calls a handler; a panic fails only its request.
@@ -305,7 +320,7 @@ var answersCancel = map[string]bool{"shutdown": true, "rx/session/prompt": true}
 // notifications maps every notification the bridge applies after
 // initialize ("exit" is handled before it, in notification).
 var notifications = map[string]func(s *Server, params []byte){
-	"initialized":            func(s *Server, _ []byte) { s.background("initialized", s.startPlugins) },
+	"initialized":            (*Server).initialized,
 	"$/cancelRequest":        (*Server).cancelRequest,
 	"$/setTrace":             (*Server).setTrace,
 	"textDocument/didOpen":   (*Server).didOpen,
@@ -335,6 +350,13 @@ func (s *Server) notification(method string, params []byte) {
 	if n := notifications[method]; n != nil {
 		n(s, params)
 	}
+}
+
+// initialized registers the commands with an editor that registers them
+// dynamically, and starts the plugins.
+func (s *Server) initialized([]byte) {
+	s.syncCommands(commands)
+	s.background("initialized", s.startPlugins)
 }
 
 // background runs fn on a goroutine the server waits for at teardown; a

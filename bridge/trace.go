@@ -16,21 +16,21 @@ const (
 	traceVerbose
 )
 
-// setTrace serves $/setTrace: "off", "messages" (LSP 3.17; go.lsp.dev
-// spells it "message") or "verbose".
+// setTrace serves $/setTrace: "off", "messages" or "verbose".
 func (s *Server) setTrace(params []byte) {
 	var p protocol.SetTraceParams
-	if json.Unmarshal(params, &p) == nil {
+	if protocol.Unmarshal(params, &p) == nil {
 		s.applyTrace(p.Value)
 	}
 }
 
-// applyTrace sets the level from $/setTrace or initialize's trace.
+// applyTrace sets the level from $/setTrace or initialize's trace; any
+// other value is off.
 func (s *Server) applyTrace(v protocol.TraceValue) {
 	switch v {
-	case protocol.TraceVerbose:
+	case protocol.TraceValueVerbose:
 		s.trace.Store(traceVerbose)
-	case protocol.TraceMessage, "messages":
+	case protocol.TraceValueMessages:
 		s.trace.Store(traceMessages)
 	default:
 		s.trace.Store(traceOff)
@@ -72,7 +72,8 @@ func (s *Server) traceWire(plugin string, inbound bool, frame []byte) {
 	}
 	p := &protocol.LogTraceParams{Message: redact.String(msg)}
 	if level == traceVerbose {
-		p.Verbose = protocol.TraceValue(redact.JSON(bytes.TrimSpace(frame)))
+		verbose := string(redact.JSON(bytes.TrimSpace(frame)))
+		p.Verbose = &verbose
 	}
 	s.notify("$/logTrace", p)
 }

@@ -11,6 +11,7 @@
 package lspclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,13 +39,14 @@ type Message struct {
 
 // Client is one connection to a server.
 type Client struct {
-	conn  jsonrpc2.Conn
-	stdin io.WriteCloser
-	cmd   *exec.Cmd
+	conn   jsonrpc2.Conn
+	stream *lspframe.Stream
+	stdin  io.WriteCloser
+	cmd    *exec.Cmd
 
 	mu       sync.Mutex
 	handlers map[string]Handler
-	pending  map[string]context.CancelFunc // server requests being answered, by id
+	pending  map[jsonrpc2.ID]context.CancelFunc // server requests being answered
 	watch    func(Message)
 	log      []Message // notifications and requests, in arrival order
 	dropped  []string  // bodies the stream could not decode
@@ -73,7 +75,7 @@ func Start(cmd *exec.Cmd) (*Client, error) {
 	c.cmd = cmd
 	go func() {
 		// Wait only after the reader has seen EOF: Wait closes stdout.
-		<-c.conn.Done()
+		<-c.stream.Done()
 		c.exitErr = cmd.Wait()
 		close(c.exited)
 	}()
@@ -82,16 +84,38 @@ func Start(cmd *exec.Cmd) (*Client, error) {
 
 // New connects a client to a server's output r and input w.
 func New(r io.Reader, w io.WriteCloser) *Client {
-	c := &Client{stdin: w, handlers: map[string]Handler{}, pending: map[string]context.CancelFunc{}, changed: make(chan struct{}), exited: make(chan struct{})}
-	stream := lspframe.New(r, w, w.Close, lspframe.Options{OnDrop: func(body []byte, err error) {
+	c := &Client{stdin: w, handlers: map[string]Handler{}, pending: map[jsonrpc2.ID]context.CancelFunc{}, changed: make(chan struct{}), exited: make(chan struct{})}
+	drop := func(body []byte) {
 		c.mu.Lock()
 		c.dropped = append(c.dropped, string(body))
 		c.signalLocked()
 		c.mu.Unlock()
-	}})
-	c.conn = jsonrpc2.NewConn(stream)
+	}
+	c.stream = lspframe.New(r, w, w.Close, lspframe.Options{
+		OnDrop: func(body []byte, _ error) { drop(body) },
+		OnRead: func(body []byte) {
+			if unattributed(body) {
+				drop(body) // jsonrpc2 would drop it silently
+			}
+		},
+	})
+	c.conn = jsonrpc2.NewConn(c.stream, jsonrpc2.WithCodec(lspframe.Codec{}))
 	c.conn.Go(context.Background(), c.handle)
 	return c
+}
+
+// unattributed reports whether body is an error response with id null:
+// the server's answer to input it could not attribute to a request.
+func unattributed(body []byte) bool {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Error  json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == nil && len(m.Error) > 0 && string(m.ID) == "null"
 }
 
 func (c *Client) signalLocked() {
@@ -116,52 +140,50 @@ func (c *Client) Watch(fn func(Message)) {
 	c.watch = fn
 }
 
-func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+// handle records what the server sent; a request is then answered on its
+// own goroutine (jsonrpc2.Async), so the read loop goes on.
+func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	m := Message{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...), At: time.Now()}
 	c.mu.Lock()
 	c.log = append(c.log, m)
 	c.signalLocked()
-	h, watch := c.handlers[req.Method()], c.watch
+	h, watch := c.handlers[m.Method], c.watch
 	c.mu.Unlock()
 	if watch != nil {
 		watch(m)
 	}
-	call, isCall := req.(*jsonrpc2.Call)
-	if !isCall {
-		if req.Method() == "$/cancelRequest" {
-			c.cancel(req.Params())
+	if !req.IsCall() {
+		if m.Method == "$/cancelRequest" {
+			c.cancel(m.Params)
 		}
-		return nil
+		return nil, nil
 	}
-	key := fmt.Sprintf("%v", call.ID())
-	ctx, cancel := context.WithCancel(ctx)
+	id := req.ID()
+	hctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
-	c.pending[key] = cancel
+	c.pending[id] = cancel
 	c.mu.Unlock()
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer func() {
-			cancel()
-			c.mu.Lock()
-			delete(c.pending, key)
-			c.mu.Unlock()
-		}()
-		var res any
-		var err error
-		if h != nil {
-			res, err = h(ctx, req.Params())
-		}
-		if err != nil {
-			var je *jsonrpc2.Error
-			if !errors.As(err, &je) {
-				je = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
-			}
-			err = je
-		}
-		_ = reply(context.Background(), res, err)
+	defer func() {
+		cancel()
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		c.wg.Done()
 	}()
-	return nil
+	jsonrpc2.Async(ctx)
+	if h == nil {
+		return nil, nil
+	}
+	res, err := h(hctx, m.Params)
+	if err != nil {
+		var je *jsonrpc2.Error
+		if !errors.As(err, &je) {
+			je = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		}
+		return nil, je
+	}
+	return res, nil
 }
 
 // cancel serves the server's $/cancelRequest: the handler's context ends.
@@ -172,13 +194,19 @@ func (c *Client) cancel(params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	key := string(p.ID)
+	var id jsonrpc2.ID
+	var n int64
 	var s string
-	if json.Unmarshal(p.ID, &s) == nil {
-		key = s
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil:
+		id = jsonrpc2.NewNumberID(n)
+	case json.Unmarshal(p.ID, &s) == nil:
+		id = jsonrpc2.NewStringID(s)
+	default:
+		return
 	}
 	c.mu.Lock()
-	cancel := c.pending[key]
+	cancel := c.pending[id]
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -191,8 +219,8 @@ func (c *Client) cancel(params json.RawMessage) {
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	var raw json.RawMessage
 	if id, err := c.conn.Call(ctx, method, params, &raw); err != nil {
-		if ctx.Err() != nil {
-			_ = c.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": &id})
+		if n, ok := id.Number(); ok && ctx.Err() != nil {
+			_ = c.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": n})
 		}
 		return err
 	}
@@ -256,8 +284,8 @@ func (c *Client) Messages(method string) []Message {
 	return out
 }
 
-// Dropped returns the server bodies the client could not decode (the
-// server's answers to malformed input carry id null).
+// Dropped returns the server bodies the client could not decode and its
+// error responses with id null (its answers to malformed input).
 func (c *Client) Dropped() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -281,7 +309,7 @@ func (c *Client) Wait(ctx context.Context, method string, match func(json.RawMes
 		case <-ch:
 		case <-ctx.Done():
 			return Message{}, fmt.Errorf("waiting for %s: %w", method, ctx.Err())
-		case <-c.conn.Done():
+		case <-c.stream.Done():
 			return Message{}, fmt.Errorf("waiting for %s: the server closed the connection", method)
 		}
 	}
@@ -303,7 +331,7 @@ func (c *Client) WaitDropped(ctx context.Context) (string, error) {
 		case <-ch:
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-c.conn.Done():
+		case <-c.stream.Done():
 			return "", errors.New("the server closed the connection")
 		}
 	}
@@ -338,6 +366,9 @@ func (c *Client) Close() {
 		cancel()
 	}
 	c.mu.Unlock()
+	// The server's input first: conn.Close waits for calls in flight,
+	// which end when the server, its input gone, goes.
+	_ = c.stdin.Close()
 	_ = c.conn.Close()
 	if c.cmd != nil && c.cmd.Process != nil {
 		select {

@@ -3,8 +3,7 @@
 
 import * as vscode from 'vscode';
 import {
-	CloseAction, ErrorAction, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
-	StaticFeature, Trace,
+	CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, ServerOptions, State, StaticFeature, Trace,
 } from 'vscode-languageclient/node';
 import { resolveBinary } from './binary';
 import { Connection, FatalStartError, HandlerTable, Token, Transport } from './bridge';
@@ -57,7 +56,6 @@ export class LanguageClientTransport implements Transport {
 		};
 		const client = new LanguageClient(CLIENT_ID, 'Reasonix Bridge', serverOptions, clientOptions);
 		client.registerFeature(new RxCapabilities());
-		tolerateCommandReRegistration(client);
 		for (const [method, handler] of handlers.requests) {
 			client.onRequest(method, (params, token) => handler(params, token));
 		}
@@ -106,24 +104,4 @@ function traceSetting(s: string | undefined): Trace {
 		case 'messages': return Trace.Messages;
 		default: return Trace.Verbose;
 	}
-}
-
-/**
- * The bridge re-registers rx.runAction / rx.reload after each reload
- * (EDITOR_PROTOCOL.md §2.2); VS Code refuses a second registration of a
- * command, so an older registration is dropped first.
- */
-function tolerateCommandReRegistration(client: LanguageClient): void {
-	const feature = client.getFeature(ExecuteCommandRequest.method) as unknown as {
-		register(data: { id: string; registerOptions: { commands?: string[] } }): void;
-		unregister(id: string): void;
-		_commands?: Map<string, unknown>;
-	} | undefined;
-	if (!feature || typeof feature.register !== 'function' || !(feature._commands instanceof Map)) return;
-	const register = feature.register.bind(feature);
-	const commands = feature._commands;
-	feature.register = (data) => {
-		for (const id of [...commands.keys()]) feature.unregister(id);
-		register(data);
-	};
 }

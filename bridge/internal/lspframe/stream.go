@@ -1,14 +1,16 @@
 // Package lspframe is the LSP base protocol framing the bridge speaks on
-// stdio: `Content-Length` headers, then exactly that many bytes of JSON. It
-// implements go.lsp.dev/jsonrpc2's Stream with the bounds that package's
-// own stream lacks: a capped body (go.lsp.dev/jsonrpc2 v0.10 allocates
-// whatever Content-Length says, up to 2 GiB), capped header lines and
-// header blocks, and a well-framed body that is not a JSON-RPC message
-// answered with an error response instead of ending the connection.
+// stdio: `Content-Length` headers, then exactly that many bytes of JSON,
+// and the payload codec of the bridge's connections. It implements
+// go.lsp.dev/jsonrpc2's Stream with the bounds that package's own stream
+// lacks: a capped body (go.lsp.dev/jsonrpc2 v1 accepts up to 1 GiB), capped
+// header lines and header blocks (v1 reads a header line without bound),
+// and a well-framed body that is not a JSON-RPC message answered with an
+// error response instead of ending the connection (v1 ends it, unanswered).
 //
 // It never interprets a message beyond decoding it with jsonrpc2, and it
 // serialises every write (messages and its own error answers) so frames
-// never interleave.
+// never interleave. Done tells when the peer's input ended, which
+// jsonrpc2.Conn.Done only says once every handler has returned.
 package lspframe
 
 import (
@@ -59,8 +61,13 @@ type Stream struct {
 	close func() error
 	opts  Options
 
-	wmu sync.Mutex
-	buf []byte
+	wmu  sync.Mutex
+	buf  []byte
+	body []byte
+
+	ended   chan struct{}
+	endOnce sync.Once
+	endErr  error
 }
 
 var _ jsonrpc2.Stream = (*Stream)(nil)
@@ -74,7 +81,28 @@ func New(r io.Reader, w io.Writer, closer func() error, opts Options) *Stream {
 	if closer == nil {
 		closer = func() error { return nil }
 	}
-	return &Stream{in: bufio.NewReaderSize(r, 64<<10), out: w, close: closer, opts: opts}
+	return &Stream{in: bufio.NewReaderSize(r, 64<<10), out: w, close: closer, opts: opts, ended: make(chan struct{})}
+}
+
+// Done is closed once Read has returned its last error: the input ended
+// (io.EOF), its framing was lost, or the stream was closed.
+func (s *Stream) Done() <-chan struct{} { return s.ended }
+
+// Err is the error that ended the input, once Done is closed.
+func (s *Stream) Err() error {
+	select {
+	case <-s.ended:
+		return s.endErr
+	default:
+		return nil
+	}
+}
+
+func (s *Stream) end(err error) {
+	s.endOnce.Do(func() {
+		s.endErr = err
+		close(s.ended)
+	})
 }
 
 // Read returns the next message. A body that is well framed but not a
@@ -85,6 +113,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
+			s.end(err)
 			return nil, total, err
 		}
 		body, n, err := s.ReadFrame()
@@ -93,6 +122,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			if errors.Is(err, ErrFraming) {
 				s.answer(nil, jsonrpc2.ParseError, err.Error())
 			}
+			s.end(err)
 			return nil, total, err
 		}
 		if s.opts.OnRead != nil {
@@ -253,11 +283,15 @@ func (s *Stream) answer(id json.RawMessage, code jsonrpc2.Code, msg string) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
+	type wireError struct {
+		Code    jsonrpc2.Code `json:"code"`
+		Message string        `json:"message"`
+	}
 	body, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc2.Error  `json:"error"`
-	}{jsonrpc2.Version, id, jsonrpc2.Error{Code: code, Message: msg}})
+		Error   wireError       `json:"error"`
+	}{jsonrpc2.Version, id, wireError{Code: code, Message: msg}})
 	if err == nil {
 		_, _ = s.writeBody(body)
 	}
@@ -268,16 +302,23 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return 0, fmt.Errorf("marshaling message: %w", err)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.body = jsonrpc2.AppendMessage(s.body[:0], msg)
+	n, err := s.writeLocked(s.body)
+	if cap(s.body) > 1<<20 {
+		s.body = nil // do not pin one huge frame's buffer
 	}
-	return s.writeBody(body)
+	return n, err
 }
 
 func (s *Stream) writeBody(body []byte) (int64, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	return s.writeLocked(body)
+}
+
+func (s *Stream) writeLocked(body []byte) (int64, error) {
 	if s.opts.OnWrite != nil {
 		s.opts.OnWrite(body)
 	}
@@ -293,7 +334,11 @@ func (s *Stream) writeBody(body []byte) (int64, error) {
 }
 
 // Close closes the underlying connection.
-func (s *Stream) Close() error { return s.close() }
+func (s *Stream) Close() error {
+	err := s.close()
+	s.end(io.EOF)
+	return err
+}
 
 func clip(s string) string {
 	if len(s) > 64 {

@@ -50,7 +50,8 @@ func TestReadFrames(t *testing.T) {
 		{name: "non-JSON body is answered and skipped", input: frame("{not json") + frame(call), wantMsgs: 1, wantReply: `"code":-32700`},
 		{name: "array body is an invalid request", input: frame(`[1,2]`) + frame(call), wantMsgs: 1, wantReply: `"code":-32600`},
 		{name: "wrong version keeps the id", input: frame(`{"jsonrpc":"1.0","id":7,"method":"x"}`) + frame(call), wantMsgs: 1, wantReply: `"id":7`},
-		{name: "broken response is dropped unanswered", input: frame(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`) + frame(call), wantMsgs: 1},
+		{name: "broken response is dropped unanswered", input: frame(`{"jsonrpc":"2.0","id":1}`) + frame(call), wantMsgs: 1},
+		{name: "error response with a null id is a message", input: frame(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`) + frame(call), wantMsgs: 2},
 		{name: "empty body", input: frame("") + frame(call), wantMsgs: 1, wantReply: `"code":-32700`},
 		{name: "missing content length", input: "Content-Type: x\r\n\r\n" + call, wantErr: ErrFraming, wantReply: "missing Content-Length"},
 		{name: "bad content length", input: "Content-Length: ten\r\n\r\n" + call, wantErr: ErrFraming, wantReply: "invalid Content-Length"},
@@ -92,10 +93,7 @@ func TestWriteOneFrame(t *testing.T) {
 	var out bytes.Buffer
 	var seen []string
 	s := New(strings.NewReader(""), &out, nil, Options{OnWrite: func(b []byte) { seen = append(seen, string(b)) }})
-	n, err := jsonrpc2.NewNotification("rx/actionsChanged", map[string]int{"generation": 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := jsonrpc2.NewNotification("rx/actionsChanged", jsonrpc2.RawMessage(`{"generation":1}`))
 	if _, err := s.Write(context.Background(), n); err != nil {
 		t.Fatal(err)
 	}
