@@ -53,7 +53,6 @@ func (e *serveEnv) installHelper(name string, runtime map[string]any) {
 // members in runtime added to its runtime.
 func installHelperPlugin(t *testing.T, home, name string, runtime map[string]any) {
 	t.Helper()
-	src := t.TempDir()
 	rt := map[string]any{
 		"command": os.Args[0],
 		"args":    []string{"-test.run=^TestServeSidecarHelper$"},
@@ -62,12 +61,19 @@ func installHelperPlugin(t *testing.T, home, name string, runtime map[string]any
 	for k, v := range runtime {
 		rt[k] = v
 	}
-	man := map[string]any{
+	installManifest(t, home, map[string]any{
 		"apiVersion": "reasonix.io/plugin/v1",
 		"name":       name,
 		"version":    "0.0.1",
 		"runtime":    rt,
-	}
+	})
+}
+
+// installManifest installs a plugin whose whole package is the manifest
+// man into home.
+func installManifest(t *testing.T, home string, man map[string]any) {
+	t.Helper()
+	src := t.TempDir()
 	b, _ := json.Marshal(man)
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
 		t.Fatal(err)

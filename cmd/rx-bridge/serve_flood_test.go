@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/extproto/wire"
-	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
@@ -65,31 +63,10 @@ func floodPlugin() *sdk.Plugin {
 // installFlood installs this test binary, re-executed, as the flood
 // plugin.
 func (e *serveEnv) installFlood() {
-	t := e.t
-	src := t.TempDir()
-	man := map[string]any{
-		"apiVersion": "reasonix.io/plugin/v1",
-		"name":       "flood",
-		"version":    "0.0.1",
-		"runtime": map[string]any{
-			"command":      os.Args[0],
-			"args":         []string{"-test.run=^TestServeFloodHelper$"},
-			"env":          map[string]string{sidecarEnv: "flood"},
-			"capabilities": []string{"ui"},
-		},
-	}
-	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	store := &manifest.Store{Dir: e.home}
-	plan, err := store.Plan(manifest.InstallOptions{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Install(plan); err != nil {
-		t.Fatal(err)
-	}
+	installHelperPlugin(e.t, e.home, "flood", map[string]any{
+		"args":         []string{"-test.run=^TestServeFloodHelper$"},
+		"capabilities": []string{"ui"},
+	})
 }
 
 // TestServeBusyFloodIsThrottled is the complaint of issue 13 item 6 with

@@ -7,28 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // installBroken installs a plugin whose runtime cannot start.
 func (e *serveEnv) installBroken(name string, required bool) {
-	t := e.t
-	src := t.TempDir()
-	man := map[string]any{"apiVersion": "reasonix.io/plugin/v1", "name": name, "version": "1.0.0",
-		"runtime": map[string]any{"command": "/nonexistent/rx-bridge-test/" + name, "required": required, "capabilities": []string{"ui"}}}
-	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	store := &manifest.Store{Dir: e.home}
-	plan, err := store.Plan(manifest.InstallOptions{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Install(plan); err != nil {
-		t.Fatal(err)
-	}
+	installManifest(e.t, e.home, map[string]any{"apiVersion": "reasonix.io/plugin/v1", "name": name, "version": "1.0.0",
+		"runtime": map[string]any{"command": "/nonexistent/rx-bridge-test/" + name, "required": required, "capabilities": []string{"ui"}}})
 }
 
 // TestServePluginsAndFailures: rx/plugins shows each plugin with its FULL
