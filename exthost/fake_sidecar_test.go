@@ -99,7 +99,7 @@ func fakeSidecar(mode string) int {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
 		// The setsid one also leaves the sidecar's group and session.
 		if mode == "setsid-sleeper" {
-			if _, err := syscall.Setsid(); err != nil {
+			if err := setsid(); err != nil {
 				return 2
 			}
 		}
@@ -359,7 +359,9 @@ func reapLeftovers(t *testing.T, files ...string) {
 		for _, f := range files {
 			if raw, err := os.ReadFile(f); err == nil {
 				if pid, err := strconv.Atoi(string(raw)); err == nil && pid > 0 {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+					if p, err := os.FindProcess(pid); err == nil {
+						_ = p.Kill()
+					}
 				}
 			}
 		}
