@@ -1,10 +1,13 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // LockFile is the advisory lock every change of a home's records holds for
@@ -19,24 +22,34 @@ var lockWait = 30 * time.Second
 // lockHome takes the home's lock and returns its release.
 func lockHome(home string) (func(), error) {
 	path := filepath.Join(home, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, unwrapPath(err))
-	}
+	l := flock.New(path, flock.SetPermissions(0o644))
 	deadline := time.Now().Add(lockWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		ok, err := tryLock(f)
+		ok, err := tryLock(l)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
+			return nil, fmt.Errorf("lock %s: %w", path, unwrapPath(err))
 		}
 		if ok {
-			return func() { unlock(f); f.Close() }, nil
+			return func() { _ = l.Unlock() }, nil
 		}
 		if time.Now().After(deadline) {
-			f.Close()
 			return nil, fmt.Errorf("lock %s: another rx-bridge has been changing plugins for over %s; try again when it is done", path, lockWait)
 		}
 		time.Sleep(delay)
+	}
+}
+
+// tryLock takes l's exclusive advisory lock without blocking (flock(2) on
+// unix, LockFileEx on Windows, through gofrs/flock, which opens the file
+// and creates it if needed); it reports false when another process (or
+// another open of the file) holds it. The kernel drops the lock when its
+// holder dies, so a crash never leaves the home locked.
+func tryLock(l *flock.Flock) (bool, error) {
+	for {
+		ok, err := l.TryLock()
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		return ok, err
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // StatusDir is where each running bridge of a home says how its plugin
@@ -42,37 +44,33 @@ type PluginStatus struct {
 // StatusFile is a running bridge's status, held locked until Close.
 type StatusFile struct {
 	path string
-	lock *os.File
+	lock *flock.Flock
 }
 
 // OpenStatus creates this process's status in home and locks it. Where
-// advisory locks are not available it fails, and the bridge runs without
-// a status.
+// the lock cannot be taken it fails, and the bridge runs without a
+// status.
 func OpenStatus(home string) (*StatusFile, error) {
 	dir := filepath.Join(home, StatusDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("status: %w", unwrapPath(err))
 	}
 	base := filepath.Join(dir, strconv.Itoa(os.Getpid()))
-	f, err := os.OpenFile(base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("status: %w", unwrapPath(err))
-	}
+	l := flock.New(base+".lock", flock.SetPermissions(0o644))
 	// A reader checking whether the status is stale holds the lock for
 	// an instant; a status of this pid held longer is someone else's.
-	ok, err := tryLock(f)
+	ok, err := tryLock(l)
 	for i := 0; err == nil && !ok && i < 20; i++ {
 		time.Sleep(5 * time.Millisecond)
-		ok, err = tryLock(f)
+		ok, err = tryLock(l)
 	}
 	if err == nil && !ok {
 		err = errors.New("locked by another process")
 	}
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("status %s: %w", base+".lock", err)
+		return nil, fmt.Errorf("status %s: %w", base+".lock", unwrapPath(err))
 	}
-	return &StatusFile{path: base + ".json", lock: f}, nil
+	return &StatusFile{path: base + ".json", lock: l}, nil
 }
 
 // Write replaces the status atomically.
@@ -89,8 +87,7 @@ func (f *StatusFile) Write(st BridgeStatus) error {
 func (f *StatusFile) Close() {
 	_ = os.Remove(f.path)
 	_ = os.Remove(strings.TrimSuffix(f.path, ".json") + ".lock")
-	_ = unlock(f.lock)
-	_ = f.lock.Close()
+	_ = f.lock.Unlock()
 }
 
 // ReadStatuses returns the status of every bridge of home still running,
@@ -122,20 +119,19 @@ func ReadStatuses(home string) []BridgeStatus {
 	return out
 }
 
-// held reports whether a running bridge holds the lock at path. When
-// locks are not available, nothing is deleted: every status counts.
+// held reports whether a running bridge holds the lock at path. When the
+// lock cannot be tried, nothing is deleted: the status counts.
 func held(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return false
 	}
-	defer f.Close()
-	ok, err := tryLock(f)
+	l := flock.New(path, flock.SetFlag(os.O_RDWR))
+	ok, err := tryLock(l)
 	if err != nil {
 		return true
 	}
 	if ok {
-		_ = unlock(f)
+		_ = l.Unlock()
 	}
 	return !ok
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package transcript
+
+func syncUnsupported(error) bool { return false }
