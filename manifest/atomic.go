@@ -35,7 +35,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = replaceFile(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	if err = syncDir(dir); err != nil {

@@ -5,16 +5,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // HomeEnv names the environment variable that selects the bridge home.
 const HomeEnv = "RX_BRIDGE_HOME"
 
-// ResolveHome returns the bridge home: $RX_BRIDGE_HOME, else
-// $XDG_CONFIG_HOME/rx-bridge, else $HOME/.config/rx-bridge, made absolute.
-// It takes the environment as a function so callers decide where it comes
-// from; this is the only place the home is chosen.
+// ResolveHome returns the bridge home, made absolute: $RX_BRIDGE_HOME;
+// else, on Windows, %APPDATA%\rx-bridge; else $XDG_CONFIG_HOME/rx-bridge;
+// else ~/Library/Application Support/rx-bridge on macOS and
+// ~/.config/rx-bridge elsewhere. It takes the environment as a function so
+// callers decide where it comes from; this is the only place the home is
+// chosen.
 func ResolveHome(getenv func(string) string) (string, error) {
+	return resolveHome(runtime.GOOS, getenv)
+}
+
+// resolveHome is ResolveHome for the system goos.
+func resolveHome(goos string, getenv func(string) string) (string, error) {
 	if h := getenv(HomeEnv); h != "" {
 		abs, err := filepath.Abs(h)
 		if err != nil {
@@ -22,11 +30,22 @@ func ResolveHome(getenv func(string) string) (string, error) {
 		}
 		return abs, nil
 	}
+	if goos == "windows" {
+		// Windows sets APPDATA (the roaming profile) for every user session.
+		if a := getenv("APPDATA"); a != "" {
+			return filepath.Join(a, "rx-bridge"), nil
+		}
+		return "", errors.New("cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or APPDATA)")
+	}
 	// The XDG spec says a relative XDG_CONFIG_HOME is invalid and ignored.
+	// A user who set it chose it, on macOS too.
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "rx-bridge"), nil
 	}
 	if u := getenv("HOME"); filepath.IsAbs(u) {
+		if goos == "darwin" {
+			return filepath.Join(u, "Library", "Application Support", "rx-bridge"), nil
+		}
 		return filepath.Join(u, ".config", "rx-bridge"), nil
 	}
 	return "", errors.New("cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or HOME)")

@@ -11,25 +11,36 @@ import (
 func TestResolveHome(t *testing.T) {
 	t.Parallel()
 	cwd, _ := os.Getwd()
+	const appdata = `C:\Users\u\AppData\Roaming`
 	tests := []struct {
-		name string
-		env  map[string]string
-		want string
+		name, goos string
+		env        map[string]string
+		want, err  string
 	}{
-		{"explicit", map[string]string{"RX_BRIDGE_HOME": "/h", "XDG_CONFIG_HOME": "/x", "HOME": "/u"}, "/h"},
-		{"explicit relative is made absolute", map[string]string{"RX_BRIDGE_HOME": "h"}, filepath.Join(cwd, "h")},
-		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/u"}, "/x/rx-bridge"},
-		{"relative xdg is ignored", map[string]string{"XDG_CONFIG_HOME": "x", "HOME": "/u"}, "/u/.config/rx-bridge"},
-		{"home", map[string]string{"HOME": "/u"}, "/u/.config/rx-bridge"},
+		{"explicit", "linux", map[string]string{"RX_BRIDGE_HOME": "/h", "XDG_CONFIG_HOME": "/x", "HOME": "/u"}, "/h", ""},
+		{"explicit relative is made absolute", "linux", map[string]string{"RX_BRIDGE_HOME": "h"}, filepath.Join(cwd, "h"), ""},
+		{"xdg", "linux", map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/u"}, "/x/rx-bridge", ""},
+		{"relative xdg is ignored", "linux", map[string]string{"XDG_CONFIG_HOME": "x", "HOME": "/u"}, "/u/.config/rx-bridge", ""},
+		{"home", "linux", map[string]string{"HOME": "/u"}, "/u/.config/rx-bridge", ""},
+		{"no env", "linux", nil, "", "cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or HOME)"},
+		{"macos", "darwin", map[string]string{"HOME": "/Users/u"}, "/Users/u/Library/Application Support/rx-bridge", ""},
+		{"macos xdg", "darwin", map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/Users/u"}, "/x/rx-bridge", ""},
+		{"macos explicit", "darwin", map[string]string{"RX_BRIDGE_HOME": "/h", "HOME": "/Users/u"}, "/h", ""},
+		{"windows", "windows", map[string]string{"APPDATA": appdata, "HOME": "/u", "XDG_CONFIG_HOME": "/x"}, filepath.Join(appdata, "rx-bridge"), ""},
+		{"windows explicit", "windows", map[string]string{"RX_BRIDGE_HOME": "/h", "APPDATA": appdata}, "/h", ""},
+		{"windows no appdata", "windows", map[string]string{"HOME": "/u"}, "", "cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or APPDATA)"},
 	}
 	for _, tc := range tests {
-		got, err := ResolveHome(func(k string) string { return tc.env[k] })
+		got, err := resolveHome(tc.goos, func(k string) string { return tc.env[k] })
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s: got %q, %v; want error %q", tc.name, got, err, tc.err)
+			}
+			continue
+		}
 		if err != nil || got != tc.want {
 			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
 		}
-	}
-	if _, err := ResolveHome(func(string) string { return "" }); err == nil || err.Error() != "cannot locate the rx-bridge home: set RX_BRIDGE_HOME (or HOME)" {
-		t.Errorf("no env: %v", err)
 	}
 }
 

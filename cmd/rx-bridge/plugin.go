@@ -33,8 +33,9 @@ commands:
                           check installed plugins, then start each enabled
                           runtime once for a handshake (not with --static)
 
-The home is $RX_BRIDGE_HOME (default $XDG_CONFIG_HOME/rx-bridge, else
-~/.config/rx-bridge). Exit status: 0 ok, 1 failure, 2 usage.
+The home is $RX_BRIDGE_HOME (default %APPDATA%\rx-bridge on Windows, else
+$XDG_CONFIG_HOME/rx-bridge, else ~/Library/Application Support/rx-bridge
+on macOS, ~/.config/rx-bridge elsewhere). Exit status: 0 ok, 1 failure, 2 usage.
 See docs/CLI.md.
 `
 

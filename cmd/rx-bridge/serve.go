@@ -22,7 +22,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	flags := flag.NewFlagSet("serve", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	workspace := flags.String("workspace", "", "workspace root (default: the editor's first workspace folder)")
-	homeFlag := flags.String("home", "", "bridge home (default $RX_BRIDGE_HOME, else $XDG_CONFIG_HOME/rx-bridge, else ~/.config/rx-bridge)")
+	homeFlag := flags.String("home", "", "bridge home (default $RX_BRIDGE_HOME, else the system default: see rx-bridge plugin --help)")
 	verbose := flags.Bool("v", false, "log debug diagnostics to stderr")
 	if err := flags.Parse(args); err != nil {
 		return exitUsage
