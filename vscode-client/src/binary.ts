@@ -13,19 +13,33 @@ export interface Resolution {
 	searched: string;
 }
 
-export async function resolveBinary(setting: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Resolution> {
+export async function resolveBinary(
+	setting: string | undefined,
+	env: NodeJS.ProcessEnv = process.env,
+	platform: NodeJS.Platform = process.platform,
+): Promise<Resolution> {
 	let want = (setting ?? '').trim() || DEFAULT_BINARY;
 	if (want === '~' || want.startsWith('~/')) want = path.join(os.homedir(), want.slice(1));
-	if (want.includes('/') || want.includes(path.sep)) {
-		const p = path.resolve(want);
-		return { path: (await isExecutable(p)) ? p : undefined, searched: p };
+	// Windows runs rx-bridge.exe; a name given without an extension means it.
+	const names = platform === 'win32' && !/\.[^\\/.]+$/.test(want) ? [`${want}.exe`, want] : [want];
+	if (want.includes('/') || want.includes(path.sep) || (platform === 'win32' && want.includes('\\'))) {
+		for (const n of names) {
+			const p = path.resolve(n);
+			if (await isExecutable(p)) return { path: p, searched: p };
+		}
+		return { searched: path.resolve(names[0]) };
 	}
-	const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
+	// Windows names the variable Path; Node's process.env ignores the case
+	// there, a plain object does not.
+	const pathVar = env.PATH ?? (platform === 'win32' ? env.Path : undefined) ?? '';
+	const dirs = pathVar.split(path.delimiter).filter(Boolean);
 	for (const d of dirs) {
-		const p = path.join(d, want);
-		if (await isExecutable(p)) return { path: p, searched: `${want} on PATH` };
+		for (const n of names) {
+			const p = path.join(d, n);
+			if (await isExecutable(p)) return { path: p, searched: `${names[0]} on PATH` };
+		}
 	}
-	return { searched: `${want} on PATH (${dirs.join(path.delimiter) || 'empty'})` };
+	return { searched: `${names[0]} on PATH (${dirs.join(path.delimiter) || 'empty'})` };
 }
 
 async function isExecutable(p: string): Promise<boolean> {

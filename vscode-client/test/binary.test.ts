@@ -31,6 +31,18 @@ describe('resolveBinary', () => {
 		assert.equal(r.path, undefined);
 		assert.equal(r.searched, 'rx-bridge on PATH (/a:/b)');
 	});
+
+	it('finds rx-bridge.exe on Windows, by name on PATH (or Path) and by path', async () => {
+		const win = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bin-win-'));
+		const exe = path.join(win, 'rx-bridge.exe');
+		fs.writeFileSync(exe, '', { mode: 0o755 });
+		assert.deepEqual(await resolveBinary('', { PATH: `/nonexistent:${win}` }, 'win32'), { path: exe, searched: 'rx-bridge.exe on PATH' });
+		assert.equal((await resolveBinary('', { Path: win }, 'win32')).path, exe);
+		assert.equal((await resolveBinary(path.join(win, 'rx-bridge'), {}, 'win32')).path, exe);
+		assert.equal((await resolveBinary(exe, {}, 'win32')).path, exe);
+		// Elsewhere the .exe is not looked for.
+		assert.equal((await resolveBinary('', { PATH: win }, 'linux')).path, undefined);
+	});
 });
 
 describe('Generations', () => {
