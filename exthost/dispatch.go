@@ -88,7 +88,7 @@ func (g *Generation) Intercept(ctx context.Context, point extproto.HookPoint, pa
 	}
 	owner := g.owner(point, payload)
 	chain := g.chains[point]
-	if strategyPoint(point) {
+	if extproto.IsStrategyPoint(point) {
 		if owner == nil {
 			// Nobody rules: the plugins of the point observe it.
 			if len(chain) > 0 {
@@ -104,22 +104,32 @@ func (g *Generation) Intercept(ctx context.Context, point extproto.HookPoint, pa
 	return g.interceptChain(ctx, out, chain, owner)
 }
 
-// strategyPoint reports whether point is ruled by its slot owner alone, as
-// in Reasonix (PROTOCOL_DETAILS §4.2, §5): system_prompt.build, once per
-// runtime build, and the five session.* points.
-func strategyPoint(point extproto.HookPoint) bool {
-	switch point {
-	case extproto.SystemPromptBuild, extproto.SessionStart, extproto.SessionLoad, extproto.SessionSave, extproto.SessionRotate, extproto.SessionEnd:
-		return true
+
+// Asked is who Intercept of point with payload asks for a ruling: the
+// chain members in order (none at a strategy point, where the chain only
+// observes), then the slot owner ruling it ("" when none).
+func (g *Generation) Asked(point extproto.HookPoint, payload extproto.Payload) (chain []string, owner string) {
+	if !extproto.IsStrategyPoint(point) {
+		for _, s := range g.chains[point] {
+			chain = append(chain, s.Plugin.ID)
+		}
 	}
-	return false
+	if o := g.owner(point, payload); o != nil {
+		owner = o.Plugin.ID
+	}
+	return chain, owner
+}
+
+// Observers is how many plugins get point's extension/event.
+func (g *Generation) Observers(point extproto.HookPoint, payload extproto.Payload) int {
+	return len(g.observersOf(point, payload))
 }
 
 // Rules reports whether a plugin may rule on point in g: a member of its
 // chain (none at the strategy points) or the owner of the slot ruling it.
 // Without one, Intercept of point never waits on a sidecar.
 func (g *Generation) Rules(point extproto.HookPoint) bool {
-	return g.owner(point, nil) != nil || (!strategyPoint(point) && len(g.chains[point]) > 0)
+	return g.owner(point, nil) != nil || (!extproto.IsStrategyPoint(point) && len(g.chains[point]) > 0)
 }
 
 // interceptChain is Intercept's slow path, kept apart so the fast path allocates

@@ -234,3 +234,15 @@ func SlotForPoint(p HookPoint) (SlotKind, bool) {
 	}
 	return "", false
 }
+
+// IsStrategyPoint reports whether point is ruled by its slot owner alone,
+// as in Reasonix (PROTOCOL_DETAILS §4.2, §5): system_prompt.build, once per
+// runtime build, and the five session.* points. The plugins that
+// intercept such a point only observe it (extension/event).
+func IsStrategyPoint(point HookPoint) bool {
+	switch point {
+	case SystemPromptBuild, SessionStart, SessionLoad, SessionSave, SessionRotate, SessionEnd:
+		return true
+	}
+	return false
+}

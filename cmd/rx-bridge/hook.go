@@ -69,7 +69,11 @@ func runHook(args []string, stdout, stderr io.Writer, getenv func(string) string
 	began := time.Now()
 	out, err := snap.Intercept(ctx, point, p)
 	elapsed := time.Since(began)
-	report := hookReport(point, out, err, elapsed, snap.Warnings, len(snap.Gen.Chain(point)))
+	report := hookReport(point, out, err, elapsed, snap.Warnings)
+	report.Strategy = extproto.IsStrategyPoint(point)
+	chain, owner := snap.Gen.Asked(point, p)
+	report.Interceptors, report.SlotOwner = len(chain), owner
+	report.Observers = snap.Gen.Observers(point, p)
 	if *asJSON {
 		if werr := writeJSON(stdout, report); werr != nil {
 			fmt.Fprintf(stderr, "rx-bridge hook: %v\n", werr)
@@ -97,20 +101,25 @@ func hookPointList() string {
 
 // hookJSON is `hook --json`, documented in docs/CLI.md.
 type hookJSON struct {
-	Point        extproto.HookPoint `json:"point"`
-	Interceptors int                `json:"interceptors"`
-	Payload      json.RawMessage    `json:"payload"`
-	Changed      bool               `json:"changed"`
-	Blocked      bool               `json:"blocked"`
-	BlockedBy    string             `json:"blockedBy,omitempty"`
-	Reason       string             `json:"reason,omitempty"`
-	Verdict      string             `json:"verdict,omitempty"`
-	Rulings      []rulingJSON       `json:"rulings"`
-	Warnings     []string           `json:"warnings"`
-	Audit        []string           `json:"audit"`
-	Error        string             `json:"error,omitempty"`
-	ErrorReason  extproto.Reason    `json:"errorReason,omitempty"`
-	Millis       float64            `json:"millis"`
+	Point extproto.HookPoint `json:"point"`
+	// Strategy: only the slot owner rules at this point; the plugins
+	// that intercept it get the event (Observers counts them).
+	Strategy     bool            `json:"strategy,omitempty"`
+	Interceptors int             `json:"interceptors"`
+	SlotOwner    string          `json:"slotOwner,omitempty"`
+	Observers    int             `json:"observers"`
+	Payload      json.RawMessage `json:"payload"`
+	Changed      bool            `json:"changed"`
+	Blocked      bool            `json:"blocked"`
+	BlockedBy    string          `json:"blockedBy,omitempty"`
+	Reason       string          `json:"reason,omitempty"`
+	Verdict      string          `json:"verdict,omitempty"`
+	Rulings      []rulingJSON    `json:"rulings"`
+	Warnings     []string        `json:"warnings"`
+	Audit        []string        `json:"audit"`
+	Error        string          `json:"error,omitempty"`
+	ErrorReason  extproto.Reason `json:"errorReason,omitempty"`
+	Millis       float64         `json:"millis"`
 }
 
 type rulingJSON struct {
@@ -125,9 +134,9 @@ type rulingJSON struct {
 	Skipped     bool            `json:"skipped,omitempty"`
 }
 
-func hookReport(point extproto.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string, chain int) hookJSON {
+func hookReport(point extproto.HookPoint, out exthost.Outcome, err error, elapsed time.Duration, problems []string) hookJSON {
 	r := hookJSON{
-		Point: point, Interceptors: chain, Changed: out.Changed, Blocked: out.Blocked, BlockedBy: out.BlockedBy,
+		Point: point, Changed: out.Changed, Blocked: out.Blocked, BlockedBy: out.BlockedBy,
 		Reason: out.Reason, Verdict: string(out.Verdict), Rulings: []rulingJSON{},
 		Warnings: append(append([]string{}, problems...), out.Warnings...), Audit: append([]string{}, out.Audit...),
 		Millis: millis(elapsed),
@@ -152,7 +161,16 @@ func hookReport(point extproto.HookPoint, out exthost.Outcome, err error, elapse
 }
 
 func writeHookText(w io.Writer, r hookJSON) {
-	fmt.Fprintf(w, "%s: %d interceptor(s)\n", r.Point, r.Interceptors)
+	switch {
+	case r.Strategy && r.SlotOwner != "":
+		fmt.Fprintf(w, "%s: strategy point, ruled by the slot owner %s; %d observer(s) get the event\n", r.Point, r.SlotOwner, r.Observers)
+	case r.Strategy:
+		fmt.Fprintf(w, "%s: strategy point, no slot owner; %d observer(s) get the event\n", r.Point, r.Observers)
+	case r.SlotOwner != "":
+		fmt.Fprintf(w, "%s: %d interceptor(s), then the slot owner %s\n", r.Point, r.Interceptors, r.SlotOwner)
+	default:
+		fmt.Fprintf(w, "%s: %d interceptor(s)\n", r.Point, r.Interceptors)
+	}
 	for _, ru := range r.Rulings {
 		who := ru.Plugin
 		if ru.Owner {

@@ -59,3 +59,37 @@ func TestHookWithoutRuntimes(t *testing.T) {
 		t.Fatalf("report %+v payload %s", r, r.Payload)
 	}
 }
+
+// TestHookAtAStrategyPoint: at session.start only a session_policy owner
+// rules; a plugin that merely intercepts it observes. The report says so
+// instead of counting the observer as an interceptor.
+func TestHookAtAStrategyPoint(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	installHelperPlugin(t, home, "watcher", map[string]any{"intercepts": []string{"session.start"}, "capabilities": []string{"ui"}})
+	getenv := func(k string) string {
+		if k == "RX_BRIDGE_HOME" {
+			return home
+		}
+		return ""
+	}
+	payload := `{"sessionPath":"/p","phase":"start"}`
+	var stdout, stderr bytes.Buffer
+	if code := runHook([]string{"session.start", "--payload", payload, "--json"}, &stdout, &stderr, getenv); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var r hookJSON
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Strategy || r.Interceptors != 0 || r.SlotOwner != "" || r.Observers != 1 || len(r.Rulings) != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	stdout.Reset()
+	if code := runHook([]string{"session.start", "--payload", payload}, &stdout, &stderr, getenv); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := "session.start: strategy point, no slot owner; 1 observer(s) get the event\n"; !strings.HasPrefix(stdout.String(), want) {
+		t.Fatalf("text %q, want it to start with %q", stdout.String(), want)
+	}
+}
