@@ -104,7 +104,6 @@ func (g *Generation) Intercept(ctx context.Context, point extproto.HookPoint, pa
 	return g.interceptChain(ctx, out, chain, owner)
 }
 
-
 // Asked is who Intercept of point with payload asks for a ruling: the
 // chain members in order (none at a strategy point, where the chain only
 // observes), then the slot owner ruling it ("" when none).
