@@ -75,15 +75,6 @@ func agentSettings(cfg *manifest.Config) agent.Settings {
 	return agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()}
 }
 
-// workspaceModel is the model a workspace's .rx-bridge.toml names.
-func workspaceModel(root string) (string, error) {
-	w, err := manifest.LoadWorkspace(root)
-	if err != nil {
-		return "", err
-	}
-	return w.Model, nil
-}
-
 // hookPoints are the points some plugin of g intercepts.
 func hookPoints(g *exthost.Generation) []string {
 	out := []string{}

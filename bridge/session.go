@@ -10,13 +10,14 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 func (s *Server) newAgent() error {
 	a, err := agent.NewAgent(agent.Options{
 		Home:           s.home.Dir,
 		Settings:       agentSettings(s.home.Config),
-		WorkspaceModel: workspaceModel,
+		WorkspaceModel: manifest.WorkspaceModel,
 		Runtime:        agent.Pinning(s.rt.set.Acquire),
 		Editor:         &agentEditor{s: s},
 		OnUpdate:       s.onUpdate,

@@ -52,6 +52,16 @@ func LoadWorkspace(root string) (*Workspace, error) {
 	return parseWorkspace(path, data)
 }
 
+// WorkspaceModel is the model <root>/.rx-bridge.toml names ("" for none):
+// the agent's per-workspace default, shaped for agent.Options.
+func WorkspaceModel(root string) (string, error) {
+	w, err := LoadWorkspace(root)
+	if err != nil {
+		return "", err
+	}
+	return w.Model, nil
+}
+
 // parseWorkspace decodes a workspace file's content; path names it in
 // errors. The content comes from a repository, so it is fuzzed.
 func parseWorkspace(path string, data []byte) (*Workspace, error) {

@@ -137,7 +137,7 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	c.agent, err = agent.NewAgent(agent.Options{
 		Home:           snap.Home.Dir,
 		Settings:       agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()},
-		WorkspaceModel: workspaceModel,
+		WorkspaceModel: manifest.WorkspaceModel,
 		Runtime:        agent.Pinning(c.rt.Acquire),
 		Editor:         c.term,
 		OnUpdate:       c.out.update,

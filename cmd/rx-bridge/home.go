@@ -59,12 +59,3 @@ func openRuntime(ctx context.Context, getenv func(string) string, workspace stri
 	}
 	return set, workspace, nil
 }
-
-// workspaceModel is the model a workspace's .rx-bridge.toml names.
-func workspaceModel(root string) (string, error) {
-	w, err := manifest.LoadWorkspace(root)
-	if err != nil {
-		return "", err
-	}
-	return w.Model, nil
-}
