@@ -23,17 +23,24 @@ var lockWait = 30 * time.Second
 func lockHome(home string) (func(), error) {
 	path := filepath.Join(home, LockFile)
 	l := flock.New(path, flock.SetPermissions(0o644))
-	deadline := time.Now().Add(lockWait)
+	ok, err := waitLock(l, lockWait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, unwrapPath(err))
+	}
+	if !ok {
+		return nil, fmt.Errorf("lock %s: another rx-bridge has been changing plugins for over %s; try again when it is done", path, lockWait)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// waitLock takes l's lock, trying again with a growing pause (up to
+// 50 ms) for at most wait; false means another holder kept it that long.
+func waitLock(l *flock.Flock, wait time.Duration) (bool, error) {
+	deadline := time.Now().Add(wait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		ok, err := tryLock(l)
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", path, unwrapPath(err))
-		}
-		if ok {
-			return func() { _ = l.Unlock() }, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("lock %s: another rx-bridge has been changing plugins for over %s; try again when it is done", path, lockWait)
+		if err != nil || ok || time.Now().After(deadline) {
+			return ok, err
 		}
 		time.Sleep(delay)
 	}

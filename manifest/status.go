@@ -59,11 +59,7 @@ func OpenStatus(home string) (*StatusFile, error) {
 	l := flock.New(base+".lock", flock.SetPermissions(0o644))
 	// A reader checking whether the status is stale holds the lock for
 	// an instant; a status of this pid held longer is someone else's.
-	ok, err := tryLock(l)
-	for i := 0; err == nil && !ok && i < 20; i++ {
-		time.Sleep(5 * time.Millisecond)
-		ok, err = tryLock(l)
-	}
+	ok, err := waitLock(l, 100*time.Millisecond)
 	if err == nil && !ok {
 		err = errors.New("locked by another process")
 	}
