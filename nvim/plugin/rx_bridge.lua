@@ -1,5 +1,5 @@
--- rx_bridge.nvim: the :Rx and :RxChat commands. Loading this file starts
--- nothing; require("rx_bridge").setup() (or the first command) does.
+-- rx_bridge.nvim: the :Rx, :RxChat and :RxInstall commands. Loading this
+-- file starts nothing; require("rx_bridge").setup() (or the first command) does.
 if vim.g.loaded_rx_bridge then
   return
 end
@@ -27,5 +27,20 @@ end, {
   desc = "Reasonix: open an agent chat [model]",
   complete = function(arglead)
     return require("rx_bridge.commands").complete_chat(arglead)
+  end,
+})
+
+vim.api.nvim_create_user_command("RxInstall", function(opts)
+  local from = opts.fargs[1]
+  if from and from ~= "release" and from ~= "source" then
+    vim.notify(("rx-bridge: :RxInstall takes release or source, not %q"):format(from), vim.log.levels.ERROR)
+    return
+  end
+  require("rx_bridge.install").install({ from = from })
+end, {
+  nargs = "?",
+  desc = "Reasonix: install rx-bridge into stdpath('data') [release|source]",
+  complete = function()
+    return { "release", "source" }
   end,
 })

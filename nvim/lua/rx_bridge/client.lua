@@ -5,6 +5,7 @@
 local compat = require("rx_bridge.compat")
 local config = require("rx_bridge.config")
 local log = require("rx_bridge.log")
+local paths = require("rx_bridge.paths")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
 
@@ -14,10 +15,6 @@ M.NAME = "rx_bridge"
 -- The editor protocol version (experimental.rxBridge.version) this client speaks.
 M.PROTOCOL_VERSION = 1
 
-local function normalize(path)
-  path = vim.fs.normalize(path)
-  return vim.uv.fs_realpath(path) or path
-end
 
 --- The workspace root for a buffer: config.root_dir(bufnr), else the nearest
 --- ancestor with a root marker, else the current directory (or, for a file
@@ -27,18 +24,18 @@ function M.root_for(bufnr)
   if config.values.root_dir then
     local r = config.values.root_dir(bufnr)
     if type(r) == "string" and r ~= "" then
-      return normalize(r)
+      return paths.real(r)
     end
   end
-  local cwd = normalize(vim.fn.getcwd())
+  local cwd = paths.real(vim.fn.getcwd())
   local name = vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_get_name(bufnr) or ""
   local is_file = name ~= "" and vim.bo[bufnr].buftype == ""
-  local start = is_file and vim.fs.dirname(normalize(name)) or cwd
-  local found = vim.fs.root(start, config.values.root_markers)
+  local start = is_file and (paths.parent(paths.real(name)) or cwd) or cwd
+  local found = paths.find_root(start, config.values.root_markers)
   if found then
-    return normalize(found)
+    return paths.real(found)
   end
-  if is_file and not vim.startswith(start .. "/", cwd .. "/") then
+  if is_file and not paths.is_under(start, cwd) then
     return start
   end
   return cwd
@@ -155,12 +152,12 @@ end
 
 --- A clear message when the program of `cmd` cannot be found; nil if it can.
 function M.missing_binary()
-  local exe = config.values.cmd[1]
+  local exe = config.program()
   if vim.fn.executable(exe) == 1 then
     return nil
   end
-  return ("cannot start %q: it is not an executable%s. Install it (`go install ./cmd/rx-bridge` in the rx-bridge repository) or set cmd in require(\"rx_bridge\").setup({ cmd = { \"/path/to/rx-bridge\", \"serve\" } })"):format(
-    exe, exe:find("/") and "" or " on $PATH")
+  return ("cannot start %q: it is not an executable%s. Install it with :RxInstall (or `go install ./cmd/rx-bridge` in the rx-bridge repository) or set cmd in require(\"rx_bridge\").setup({ cmd = { \"/path/to/rx-bridge\", \"serve\" } })"):format(
+    exe, paths.is_path(exe) and "" or " on $PATH")
 end
 
 local missing_notified = {}
@@ -191,8 +188,9 @@ function M.ensure(root)
   local missing = M.missing_binary()
   if missing then
     state.set_error(missing, root)
-    if not missing_notified[config.values.cmd[1]] then
-      missing_notified[config.values.cmd[1]] = true
+    local exe = config.program()
+    if not missing_notified[exe] then
+      missing_notified[exe] = true
       vim.notify("rx-bridge: " .. missing, vim.log.levels.ERROR)
     end
     return nil, missing

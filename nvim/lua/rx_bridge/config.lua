@@ -3,7 +3,9 @@ local M = {}
 
 M.defaults = {
   -- The command that starts the bridge; --home is appended when `home` is set.
-  cmd = { "rx-bridge", "serve" },
+  -- nil: { <program>, "serve" } with the program :RxInstall installed, else
+  -- rx-bridge on $PATH (see M.program).
+  cmd = nil,
   -- Extra environment for the bridge and for the CLI calls of :checkhealth.
   cmd_env = nil,
   -- The bridge home (RX_BRIDGE_HOME); nil lets rx-bridge pick it.
@@ -40,7 +42,7 @@ end
 
 -- name, check(value) -> ok, expectation
 local rules = {
-  { "cmd", function(v) return type(v) == "table" and type(v[1]) == "string" end, "a list of strings, the program first" },
+  { "cmd", function(v) return v == nil or (type(v) == "table" and type(v[1]) == "string") end, "a list of strings, the program first" },
   { "cmd_env", function(v) return v == nil or type(v) == "table" end, "a table" },
   { "home", function(v) return v == nil or type(v) == "string" end, "a string" },
   { "root_markers", function(v) return type(v) == "table" end, "a list of file names" },
@@ -66,7 +68,7 @@ local function check(opts)
     end
   end
   for k in pairs(opts) do
-    if M.defaults[k] == nil and not vim.tbl_contains({ "cmd_env", "home", "root_dir" }, k) then
+    if M.defaults[k] == nil and not vim.tbl_contains({ "cmd", "cmd_env", "home", "root_dir" }, k) then
       return false, ("%s: unknown option"):format(k)
     end
   end
@@ -88,9 +90,23 @@ function M.set(opts)
   return true
 end
 
+--- The program that runs the bridge: the first of `cmd`; without `cmd`,
+--- the one :RxInstall installed, else rx-bridge (on $PATH).
+function M.program()
+  if M.values.cmd then
+    return M.values.cmd[1]
+  end
+  return require("rx_bridge.install").installed() or "rx-bridge"
+end
+
+--- `cmd`, or its default { program(), "serve" }.
+function M.cmd()
+  return M.values.cmd and vim.deepcopy(M.values.cmd) or { M.program(), "serve" }
+end
+
 --- The serve command with --home added when configured.
 function M.serve_cmd()
-  local cmd = vim.deepcopy(M.values.cmd)
+  local cmd = M.cmd()
   if M.values.home then
     vim.list_extend(cmd, { "--home", M.values.home })
   end
@@ -103,7 +119,7 @@ function M.home()
   if M.values.home then
     return M.values.home
   end
-  local cmd = M.values.cmd
+  local cmd = M.values.cmd or {}
   for i, a in ipairs(cmd) do
     if a == "--home" and cmd[i + 1] then
       return cmd[i + 1]

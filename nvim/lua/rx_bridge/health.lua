@@ -8,7 +8,7 @@ local M = {}
 local health = vim.health
 
 local function run_cli(args)
-  local exe = config.values.cmd[1]
+  local exe = config.program()
   local cmd = { exe }
   vim.list_extend(cmd, args)
   local env = config.cli_env()
@@ -64,7 +64,15 @@ function M.check()
   end
 
   health.start("rx_bridge: binary")
-  local exe = config.values.cmd[1]
+  local exe = config.program()
+  local install = require("rx_bridge.install")
+  local installed = install.installed()
+  if installed then
+    health.info(("installed by :RxInstall: %s%s"):format(installed,
+      config.values.cmd and " (not used: `cmd` is set)" or ""))
+  else
+    health.info(("none installed by :RxInstall (it would go to %s)"):format(install.bin_path()))
+  end
   local missing = require("rx_bridge.client").missing_binary()
   local version
   if missing then

@@ -20,6 +20,14 @@ function M.setup(opts)
   return true
 end
 
+--- After :RxInstall: re-reads which program to start (on 0.11+ the
+--- vim.lsp.config entry holds it) and attaches the open buffers, if setup() ran.
+function M.refresh()
+  if did_setup then
+    require("rx_bridge.client").setup()
+  end
+end
+
 --- setup() with defaults, unless it ran.
 function M.ensure_setup()
   if not did_setup then

@@ -1,0 +1,404 @@
+-- Installing the rx-bridge program for this plugin (:RxInstall, and the
+-- build step of plugin managers) into stdpath("data")/rx-bridge/bin: the
+-- release archive of this platform, verified against the release's
+-- SHA256SUMS, or, when it cannot be downloaded, a build from source. The
+-- new program is assembled in a temporary folder beside bin/ and renamed
+-- into place only once it is verified and runs, so a failed install leaves
+-- the previous program (or none) as it was.
+local async = require("rx_bridge.async")
+local paths = require("rx_bridge.paths")
+local text = require("rx_bridge.text")
+
+local M = {}
+
+M.DEFAULT_URL = "https://github.com/rx-bridge/rx-bridge/releases/latest/download"
+M.MODULE = "github.com/rx-bridge/rx-bridge"
+
+-- Replaceable by tests.
+M.uname = vim.uv.os_uname
+M.executable = function(name)
+  return vim.fn.executable(name) == 1
+end
+-- The plugin's folder (nvim/ of an rx-bridge checkout, when it is one).
+M.plugin_dir = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+
+local goos_of = { linux = "linux", darwin = "darwin", windows_nt = "windows" }
+local goarch_of = { x86_64 = "amd64", amd64 = "amd64", x64 = "amd64", aarch64 = "arm64", arm64 = "arm64" }
+
+--- The release archive for a vim.uv.os_uname() result: { goos, goarch,
+--- archive, folder, exe }, or nil and why there is none.
+function M.platform(uname)
+  local sys = (uname.sysname or ""):lower()
+  local goos = goos_of[sys]
+  if not goos and (sys:find("^mingw") or sys:find("^msys") or sys:find("^cygwin")) then
+    goos = "windows"
+  end
+  local goarch = goarch_of[(uname.machine or ""):lower()]
+  if not (goos and goarch) then
+    return nil, ("there is no release archive for %s on %s (releases cover Linux, macOS and Windows on amd64 and arm64)")
+      :format(tostring(uname.sysname), tostring(uname.machine))
+  end
+  local folder = ("rx-bridge_%s_%s"):format(goos, goarch)
+  return {
+    goos = goos,
+    goarch = goarch,
+    folder = folder,
+    archive = folder .. (goos == "windows" and ".zip" or ".tar.gz"),
+    exe = goos == "windows" and "rx-bridge.exe" or "rx-bridge",
+  }
+end
+
+--- Where releases are downloaded from: $RX_BRIDGE_RELEASE_URL or GitHub's latest release.
+function M.base_url()
+  local url = vim.env.RX_BRIDGE_RELEASE_URL
+  if url == nil or url == "" then
+    url = M.DEFAULT_URL
+  end
+  return (url:gsub("/+$", ""))
+end
+
+--- stdpath("data")/rx-bridge, the installer's folder.
+function M.dir()
+  return paths.join(paths.normalize(vim.fn.stdpath("data")), "rx-bridge")
+end
+
+--- Where the program is installed.
+function M.bin_path()
+  return paths.join(M.dir(), "bin/" .. paths.exe("rx-bridge"))
+end
+
+--- The installed program, or nil.
+function M.installed()
+  local p = M.bin_path()
+  return M.executable(p) and p or nil
+end
+
+--- The SHA-256 that a SHA256SUMS text (`sha256sum` format) gives `name`,
+--- lower case; or nil and why not.
+function M.sum_for(sums, name)
+  for line in sums:gmatch("[^\r\n]+") do
+    local h, file = line:match("^\\?(%x+) [ *](.-)%s*$")
+    if h and file == name then
+      if #h ~= 64 then
+        return nil, ("SHA256SUMS has a malformed entry for %s"):format(name)
+      end
+      return h:lower()
+    end
+  end
+  return nil, ("SHA256SUMS has no entry for %s"):format(name)
+end
+
+--- The SHA-256 in the output of a hashing tool (sha256sum, shasum, certutil
+--- -- which may space the hex -- or Get-FileHash), lower case; or nil.
+function M.parse_hash(out)
+  for line in (out or ""):gmatch("[^\r\n]+") do
+    local h = line:match("^\\?(%x+)%s") or line:match("^%s*(%x+)%s*$")
+    if h and #h == 64 then
+      return h:lower()
+    end
+    local squeezed = line:gsub("%s", "")
+    if #squeezed == 64 and squeezed:match("^%x+$") then
+      return squeezed:lower()
+    end
+  end
+  return nil
+end
+
+--- The command computing a file's SHA-256 with the first tool available,
+--- as { cmd, env }; or nil.
+function M.hasher(file)
+  if M.executable("sha256sum") then
+    return { cmd = { "sha256sum", file } }
+  elseif M.executable("shasum") then
+    return { cmd = { "shasum", "-a", "256", file } }
+  elseif M.executable("certutil") then
+    return { cmd = { "certutil", "-hashfile", file, "SHA256" } }
+  end
+  for _, ps in ipairs({ "pwsh", "powershell" }) do
+    if M.executable(ps) then
+      -- The path travels in the environment, so no quoting can break it.
+      return {
+        cmd = { ps, "-NoProfile", "-NonInteractive", "-Command",
+          "(Get-FileHash -Algorithm SHA256 -LiteralPath $env:RX_HASH_FILE).Hash" },
+        env = { RX_HASH_FILE = file },
+      }
+    end
+  end
+  return nil
+end
+
+--- The command downloading url to file, or nil.
+function M.downloader(url, file)
+  if M.executable("curl") then
+    return { "curl", "-fsSL", "--retry", "2", "--connect-timeout", "20", "-o", file, url }
+  elseif M.executable("wget") then
+    return { "wget", "-q", "-O", file, url }
+  end
+  return nil
+end
+
+--- The command unpacking an archive into dir, or nil and why not. A zip
+--- goes to unzip, else to tar (Windows 10 and later ship a tar that reads zip).
+function M.extractor(archive, dir)
+  if archive:match("%.zip$") then
+    if M.executable("unzip") then
+      return { "unzip", "-q", "-o", archive, "-d", dir }
+    elseif M.executable("tar") then
+      return { "tar", "-xf", archive, "-C", dir }
+    end
+    return nil, "neither unzip nor tar is installed to unpack " .. archive
+  end
+  if M.executable("tar") then
+    return { "tar", "-xzf", archive, "-C", dir }
+  end
+  return nil, "tar is not installed to unpack " .. archive
+end
+
+--- The rx-bridge checkout holding a plugin folder, or nil.
+function M.repo_of(plugin_dir)
+  local repo = paths.parent(paths.normalize(plugin_dir))
+  if not repo or not vim.uv.fs_stat(paths.join(repo, "cmd/rx-bridge")) then
+    return nil
+  end
+  local f = io.open(paths.join(repo, "go.mod"), "r")
+  if not f then
+    return nil
+  end
+  local mod = f:read("*a")
+  f:close()
+  if not mod:match("^%s*module%s+" .. vim.pesc(M.MODULE) .. "%s") then
+    return nil
+  end
+  return repo
+end
+
+--- How to build rx-bridge from source into out_dir: `go build` in the
+--- plugin's own checkout (the version matching the plugin), else `go
+--- install …@latest`. Returns { cmd, cwd, env, what }.
+function M.source_build(plugin_dir, out_dir, go)
+  go = go or "go"
+  local repo = M.repo_of(plugin_dir)
+  if repo then
+    return {
+      cmd = { go, "build", "-o", paths.join(out_dir, paths.exe("rx-bridge")), "./cmd/rx-bridge" },
+      cwd = repo,
+      what = "go build ./cmd/rx-bridge in " .. repo,
+    }
+  end
+  local target = M.MODULE .. "/cmd/rx-bridge@latest"
+  return { cmd = { go, "install", target }, env = { GOBIN = out_dir }, what = "go install " .. target }
+end
+
+local function note(msg, level)
+  vim.notify("rx-bridge: " .. msg, level or vim.log.levels.INFO)
+end
+
+-- Runs a command in the coroutine; returns the vim.system result (code -1
+-- when it could not start).
+local function sh(cmd, opts)
+  return async.await(function(cb)
+    local o = vim.tbl_extend("force", { text = true, stdin = false }, opts or {})
+    local ok, err = pcall(vim.system, cmd, o, cb)
+    if not ok then
+      cb({ code = -1, signal = 0, stdout = "", stderr = tostring(err) })
+    end
+  end)
+end
+
+local function why(res)
+  local s = vim.trim(text.line(res.stderr ~= "" and res.stderr or res.stdout or ""))
+  if s == "" then
+    s = ("exit code %d"):format(res.code)
+  end
+  return s
+end
+
+local function read(file)
+  local f = io.open(file, "rb")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- The release archive, verified and unpacked in tmp. Returns the program's
+-- path, or nil, why, and whether building from source may follow.
+local function from_release(tmp)
+  local plat, perr = M.platform(M.uname())
+  if not plat then
+    return nil, perr, true
+  end
+  local base = M.base_url()
+  local sums_file, archive = paths.join(tmp, "SHA256SUMS"), paths.join(tmp, plat.archive)
+  for _, get in ipairs({ { base .. "/SHA256SUMS", sums_file }, { base .. "/" .. plat.archive, archive } }) do
+    local cmd = M.downloader(get[1], get[2])
+    if not cmd then
+      return nil, "neither curl nor wget is installed to download " .. get[1], true
+    end
+    note("downloading " .. get[1])
+    local res = sh(cmd)
+    if res.code ~= 0 then
+      return nil, ("cannot download %s: %s"):format(get[1], why(res)), true
+    end
+  end
+  local want, serr = M.sum_for(read(sums_file) or "", plat.archive)
+  if not want then
+    return nil, ("%s (%s/SHA256SUMS); refusing to install it"):format(serr, base)
+  end
+  local h = M.hasher(archive)
+  if not h then
+    return nil, ("no sha256sum, shasum, certutil or PowerShell to verify %s; refusing to install it"):format(plat.archive)
+  end
+  local res = sh(h.cmd, { env = h.env })
+  local got = res.code == 0 and M.parse_hash(res.stdout) or nil
+  if not got then
+    return nil, ("cannot compute the SHA-256 of %s with %s: %s"):format(plat.archive, h.cmd[1], why(res))
+  end
+  if got ~= want then
+    return nil, ("checksum mismatch for %s: SHA256SUMS says %s, the download has %s; refusing to install it")
+      :format(plat.archive, want, got)
+  end
+  note(("verified %s (sha256 %s)"):format(plat.archive, got))
+  local out = paths.join(tmp, "unpacked")
+  vim.fn.mkdir(out, "p")
+  local cmd, xerr = M.extractor(archive, out)
+  if not cmd then
+    return nil, xerr
+  end
+  res = sh(cmd)
+  if res.code ~= 0 then
+    return nil, ("cannot unpack %s: %s"):format(plat.archive, why(res))
+  end
+  local bin = paths.join(out, plat.folder .. "/" .. plat.exe)
+  if not vim.uv.fs_stat(bin) then
+    return nil, ("%s has no %s/%s"):format(plat.archive, plat.folder, plat.exe)
+  end
+  return bin
+end
+
+local function from_source(tmp)
+  local go = "go"
+  if not M.executable(go) then
+    return nil, "`go` is not on $PATH to build rx-bridge from source"
+  end
+  local b = M.source_build(M.plugin_dir, tmp, go)
+  note("building from source: " .. b.what)
+  local res = sh(b.cmd, { cwd = b.cwd, env = b.env })
+  if res.code ~= 0 then
+    return nil, ("%s failed: %s"):format(b.what, why(res))
+  end
+  return paths.join(tmp, paths.exe("rx-bridge"))
+end
+
+-- Renames bin to dest. Windows cannot replace a running .exe, but it can
+-- rename it, so the old one is moved aside first when needed.
+local function place(bin, dest)
+  local ok, err = vim.uv.fs_rename(bin, dest)
+  if not ok and paths.windows and vim.uv.fs_stat(dest) then
+    os.remove(dest .. ".old")
+    if vim.uv.fs_rename(dest, dest .. ".old") then
+      ok, err = vim.uv.fs_rename(bin, dest)
+    end
+  end
+  return ok, err
+end
+
+local function install(opts)
+  local dest = M.bin_path()
+  local dir = M.dir()
+  vim.fn.mkdir(paths.join(dir, "bin"), "p")
+  local tmp, terr = vim.uv.fs_mkdtemp(paths.join(dir, ".install-XXXXXX"))
+  if not tmp then
+    return nil, ("cannot create a temporary folder in %s: %s"):format(dir, tostring(terr))
+  end
+  local function done(...)
+    vim.fn.delete(tmp, "rf")
+    return ...
+  end
+  local bin, err, may_fall_back, how
+  if opts.from ~= "source" then
+    bin, err, may_fall_back = from_release(tmp)
+    how = "from the release archive"
+  end
+  if opts.from == "source" or (not bin and may_fall_back and opts.from ~= "release") then
+    if err then
+      note(err .. "; building from source instead", vim.log.levels.WARN)
+    end
+    local serr
+    bin, serr = from_source(tmp)
+    how = "built from source"
+    if not bin then
+      err = err and (err .. "; and " .. serr) or serr
+    end
+  end
+  if not bin then
+    return done(nil, err)
+  end
+  if not paths.windows then
+    vim.uv.fs_chmod(bin, 493) -- 0755
+  end
+  local res = sh({ bin, "version" })
+  if res.code ~= 0 then
+    return done(nil, ("the new rx-bridge does not run (`rx-bridge version`: %s); nothing installed"):format(why(res)))
+  end
+  local ok, perr = place(bin, dest)
+  if not ok then
+    return done(nil, ("cannot move the new rx-bridge to %s: %s"):format(dest, tostring(perr)))
+  end
+  return done({ path = dest, version = vim.trim(text.line(vim.split(res.stdout, "\n")[1])), how = how })
+end
+
+local running = false
+
+--- Installs rx-bridge asynchronously. opts.from: nil (the release, else
+--- source), "release" or "source". on_done(ok, result) gets { path,
+--- version, how } or the error message; progress and the outcome are
+--- notified either way.
+function M.install(opts, on_done)
+  opts = opts or {}
+  on_done = on_done or function() end
+  if running then
+    local msg = "an install is already running"
+    note(msg, vim.log.levels.WARN)
+    return on_done(false, msg)
+  end
+  running = true
+  async.run(function()
+    local res, err = install(opts)
+    running = false
+    if res then
+      note(("installed %s (%s, %s)"):format(res.path, res.version, res.how))
+      local ok_init, init = pcall(require, "rx_bridge")
+      if ok_init then
+        init.refresh()
+      end
+      on_done(true, res)
+    else
+      note("install failed: " .. err, vim.log.levels.ERROR)
+      on_done(false, err)
+    end
+  end)
+end
+
+--- install() that waits for the outcome and raises on failure: the build
+--- step of plugin managers (lazy.nvim's `build`).
+function M.build(opts)
+  local finished, ok, res = false, false, nil
+  M.install(opts, function(o, r)
+    finished, ok, res = true, o, r
+  end)
+  vim.wait(30 * 60 * 1000, function()
+    return finished
+  end, 50)
+  if not finished then
+    error("rx-bridge: the install did not finish", 0)
+  end
+  if not ok then
+    error("rx-bridge: install failed: " .. tostring(res), 0)
+  end
+  return res
+end
+
+return M
