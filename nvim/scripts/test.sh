@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Neovim plugin's headless tests: `unit` against the scripted fake
 # bridge (tests/fake), `e2e` against a freshly built `rx-bridge serve` with
-# examples/hello and examples/echo-provider installed in a temporary home.
+# examples/hello and examples/echo-provider installed in a temporary home,
+# and :RxInstall against release archives made from that build.
 # Fetches Neovim 0.10 itself (scripts/fetch-nvim.sh, cached).
 #
 #   nvim/scripts/test.sh [unit|e2e|all]   (default: all)
@@ -29,6 +30,12 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   export RX_E2E_BIN="$work/bin/rx-bridge"
   export RX_BRIDGE_HOME="$work/home"
   (cd "$repo" && ${GO:-go} build -o "$RX_E2E_BIN" ./cmd/rx-bridge)
+  # The specs get their own XDG_CACHE_HOME; the source build of
+  # install_spec.lua keeps using the Go build cache of this machine
+  # and finds this Go as `go`.
+  GOCACHE="$(${GO:-go} env GOCACHE)"
+  PATH="$(dirname "$(command -v "${GO:-go}")"):$PATH"
+  export GOCACHE PATH
   # Each example is built in a copy, so the work tree is left alone.
   for ex in hello echo-provider; do
     mkdir -p "$work/src/$ex/bin"
@@ -39,4 +46,4 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi
 
-exec "$nvim" --clean -l "$nvim_dir/tests/run.lua" "${specs[@]}"
+exec "$nvim" --clean -l "$nvim_dir/tests/run.lua" --timeout 240 "${specs[@]}"
