@@ -251,6 +251,15 @@ T.test("the lazy.nvim spec of nvim/README.md: config loads the plugin from nvim/
   T.eq(0, box.res.code, box.res.stderr)
 end)
 
+T.test(":help rx_bridge-setup shows the same lazy.nvim spec", function()
+  local function code(s)
+    return (s:gsub("%-%-[^\n]*", ""):gsub("%s+", ""))
+  end
+  local help = table.concat(vim.fn.readfile(T.nvim_dir .. "/doc/rx_bridge.txt"), "\n")
+  local block = assert(help:match("With lazy%.nvim, from the repository.-: >lua\n(.-)\n<"), "no spec in the help")
+  T.eq(code(readme_spec()), code(block))
+end)
+
 T.test("the lazy.nvim build raises when the install fails, so lazy.nvim reports it", function()
   vim.env.RX_BRIDGE_RELEASE_URL = bad_srv.url
   local ok, err = pcall(install.build)
