@@ -15,7 +15,9 @@ type Options struct {
 
 // Set is the loaded markdown contributions of a runtime: commands (with
 // prompts), skills and agents. It is immutable and safe for concurrent
-// use.
+// use; the slices its methods return are fresh, but their elements share
+// backing arrays (AllowedTools, Profiles, Requires), which callers must
+// not modify.
 type Set struct {
 	commands []Command // every command, hidden aliases too, by Name
 	skills   []Skill   // every skill and agent, in root priority order
