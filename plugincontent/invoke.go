@@ -1,0 +1,150 @@
+package plugincontent
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Env is what invoking skills needs from the session; the zero value is
+// valid (no subagent runner, no MCP bindings, no capability gate).
+type Env struct {
+	// Runner runs subagent skills; nil when the session cannot.
+	Runner SubagentRunner
+	// MCPBindings returns a plugin's MCP tool bindings (installed name
+	// in); nil or an empty result binds nothing.
+	MCPBindings func(plugin string) []MCPBinding
+	// Ready reports whether a capability ID a skill requires (such as
+	// mcp-server:github) is ready; nil treats every one as ready.
+	Ready func(capability string) bool
+}
+
+// ErrSkillUnavailable is wrapped by the error of a skill whose required
+// capabilities are not ready.
+var ErrSkillUnavailable = errors.New("skill invocation unavailable")
+
+// check gates an invocation on the skill's requires list.
+func (e Env) check(tool string, sk Skill) error {
+	if e.Ready == nil {
+		return nil
+	}
+	var missing []string
+	for _, c := range sk.Requires {
+		if !e.Ready(c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: skill %q requires unavailable capabilities: %s: %w", tool, sk.Name, strings.Join(missing, ", "), ErrSkillUnavailable)
+	}
+	return nil
+}
+
+func (e Env) prepare(sk Skill) (body string, allowed []string) {
+	if sk.Plugin == "" || e.MCPBindings == nil {
+		return sk.Body, sk.AllowedTools
+	}
+	return prepare(sk, e.MCPBindings(sk.Plugin))
+}
+
+// subagentRequest is the run of subagent skill sk on task.
+func (e Env) subagentRequest(sk Skill, task, continueFrom string) SubagentRequest {
+	body, allowed := e.prepare(sk)
+	return SubagentRequest{
+		Skill: sk.Name, SlashName: sk.SlashName(), Plugin: sk.Plugin,
+		Instructions: body, Task: task, AllowedTools: allowed,
+		Model: sk.Model, Effort: sk.Effort, ReadOnly: sk.ReadOnly, ContinueFrom: continueFrom,
+	}
+}
+
+// renderSkill is an inline skill's text: its header, body and, when args
+// is not empty, an "Arguments:" line (skills never use $ARGUMENTS).
+func renderSkill(sk Skill, body, args string) string {
+	var b strings.Builder
+	b.WriteString("# Skill: " + sk.Name)
+	if sk.Description != "" {
+		b.WriteString("\n> " + sk.Description)
+	}
+	b.WriteString("\n(scope: " + string(sk.Scope) + " · " + sk.Path + ")\n\n" + body)
+	if args != "" {
+		b.WriteString("\n\nArguments: " + args)
+	}
+	return b.String()
+}
+
+// pinned wraps a render so compaction keeps it verbatim.
+func pinned(name, render string) string {
+	return "<skill-pin name=\"" + name + "\">\n" + render + "\n</skill-pin>"
+}
+
+// InvocationKind says what a typed slash line resolved to.
+type InvocationKind int
+
+// The kinds of Invocation.
+const (
+	// InvokeCommand: Text is the rendered command, to send as the user
+	// turn.
+	InvokeCommand InvocationKind = iota + 1
+	// InvokeSkill: Text is the inline skill's render, to send as the user
+	// turn.
+	InvokeSkill
+	// InvokeSubagent: run Subagent through the session's runner; only
+	// its answer enters the conversation. When the line had no task,
+	// Notice is the usage text instead and nothing runs.
+	InvokeSubagent
+)
+
+// Invocation is what a typed "/name args" line resolved to.
+type Invocation struct {
+	Kind InvocationKind
+	// Name is the matched command name or skill slash name.
+	Name string
+	// Text is the user turn to send (InvokeCommand, InvokeSkill).
+	Text string
+	// Subagent is the run to start (InvokeSubagent with a task).
+	Subagent *SubagentRequest
+	// Notice, when set, is shown to the user and nothing is sent or run.
+	Notice string
+}
+
+// ResolveSlash resolves a typed line "/<name> [args...]" against the
+// custom commands (exact name, hidden aliases included) and then the
+// skills (ResolveSlashSkill). Arguments are the whitespace-separated words
+// after the name (quotes are not honoured, as in the reference). A
+// command renders its body with them; an inline skill renders its header
+// and body with an "Arguments: <words joined by one space>" line; a
+// subagent skill asks for a run with that task, or, without one, gives
+// the notice "usage: /<name> <task>". ok is false when nothing matches
+// (built-ins, MCP prompts and extension actions are the caller's and
+// come before or after this as the dispatch order says).
+func (s *Set) ResolveSlash(line string, env Env) (inv Invocation, ok bool) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return Invocation{}, false
+	}
+	fields := strings.Fields(line[1:])
+	if len(fields) == 0 {
+		return Invocation{}, false
+	}
+	name, args := fields[0], fields[1:]
+	if c, ok := s.LookupCommand(name); ok {
+		return Invocation{Kind: InvokeCommand, Name: c.Name, Text: c.Render(args)}, true
+	}
+	sk, ok := s.ResolveSlashSkill(name)
+	if !ok {
+		return Invocation{}, false
+	}
+	task := strings.Join(args, " ")
+	if err := env.check("/"+sk.SlashName(), sk); err != nil {
+		return Invocation{Kind: InvokeSkill, Name: sk.SlashName(), Notice: err.Error()}, true
+	}
+	if sk.Subagent {
+		if task == "" {
+			return Invocation{Kind: InvokeSubagent, Name: sk.SlashName(), Notice: "usage: /" + sk.Name + " <task>"}, true
+		}
+		req := env.subagentRequest(sk, task, "")
+		return Invocation{Kind: InvokeSubagent, Name: sk.SlashName(), Subagent: &req}, true
+	}
+	body, _ := env.prepare(sk)
+	return Invocation{Kind: InvokeSkill, Name: sk.SlashName(), Text: renderSkill(sk, body, task)}, true
+}

@@ -1,0 +1,321 @@
+package plugincontent
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Skill is a playbook the model (run_skill, read_skill) or the user
+// (/<slash name>) can invoke: a SKILL.md directory or a flat markdown file
+// of a skills root, or an agent definition of an agents root.
+type Skill struct {
+	// Name is the bare identifier the model sees and run_skill takes.
+	Name        string
+	Description string
+	// Subagent is set when the skill runs as an isolated child turn
+	// (runAs: subagent, context: fork, any agent: value, every agent
+	// definition); otherwise its body is inlined.
+	Subagent bool
+	// AllowedTools scopes a subagent run's tools (allowed-tools, else
+	// tools); empty means every parent tool. Inline skills ignore it.
+	AllowedTools []string
+	// Model and Effort override the session's for a subagent run; Claude
+	// model aliases (sonnet, opus, haiku, inherit) are cleared for agents.
+	Model, Effort string
+	// ReadOnly asks for a read-only tool set in a subagent run.
+	ReadOnly bool
+	// Manual (invocation: manual, every agent) keeps the skill out of the
+	// model's index; it stays invocable.
+	Manual bool
+	// Profiles and Requires are kept as declared (comma lists); see
+	// Env.Ready for how Requires gates an invocation.
+	Profiles, Requires []string
+	Color              string
+	// Body is the instructions, trimmed, with a directory skill's
+	// references and scripts appended.
+	Body string
+	// Path is the SKILL.md or markdown file.
+	Path   string
+	Scope  Scope
+	Plugin string
+	// Agent marks an agent definition: its slash name is
+	// <plugin>:agent:<name>.
+	Agent bool
+}
+
+// SlashName is what the user types after "/": "<plugin>:<name>" for a
+// plugin skill, "<plugin>:agent:<name>" for a plugin agent, the bare name
+// otherwise.
+func (s Skill) SlashName() string {
+	switch {
+	case s.Plugin == "":
+		return s.Name
+	case s.Agent:
+		return s.Plugin + ":agent:" + s.Name
+	}
+	return s.Plugin + ":" + s.Name
+}
+
+var skillName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
+
+// ValidSkillName reports whether name can be a skill's bare name.
+func ValidSkillName(name string) bool { return skillName.MatchString(name) }
+
+// DefaultSkillDepth is how many directory levels of a skills root are
+// searched (the root's own entries are level 1).
+const DefaultSkillDepth = 3
+
+// skillKeys are the front-matter keys that mark a flat markdown file of a
+// .claude/skills root as a skill.
+var skillKeys = []string{
+	"name", "description", "runas", "context", "agent", "allowed-tools", "tools",
+	"model", "effort", "read-only", "invocation", "profiles", "requires",
+	"triggers", "negative-triggers", "auto-use", "needs-fresh-data", "cost", "color",
+}
+
+// skippedDirs are never searched for skills (compared case-insensitively);
+// neither is any directory whose name starts with ".".
+var skippedDirs = []string{"assets", "node_modules", "references", "scripts"}
+
+// scriptExts are the script files listed in a directory skill's body.
+var scriptExts = []string{"", ".sh", ".py", ".js", ".ts", ".rb", ".pl", ".php", ".ps1"}
+
+// claudeTools maps Claude Code tool names (lower-cased) in an agent's
+// tools list to the reference's names.
+var claudeTools = map[string]string{
+	"read": "read_file", "write": "write_file", "edit": "edit_file", "bash": "bash",
+	"grep": "grep", "glob": "glob", "ls": "ls", "webfetch": "web_fetch", "websearch": "web_search",
+}
+
+// claudeModels are the Claude model aliases an agent's model is cleared
+// of, so the session's model runs it.
+var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
+
+// scanSkills discovers the skills of one root: its entries one level at
+// a time down to maxDepth, a <name>/SKILL.md directory being a skill and
+// any other directory searched further, a <name>.md file being a flat
+// skill. Below level 1 a skill without a description is ignored.
+func scanSkills(r Root, maxDepth int, warns *[]Warning) []Skill {
+	fi, err := os.Stat(r.Path)
+	if err != nil {
+		return nil
+	}
+	sc := skillScan{root: r, maxDepth: maxDepth, warns: warns, seen: visited{}, marker: needsMarker(r)}
+	if !fi.IsDir() {
+		if isMarkdown(r.Path) {
+			sc.flat(r.Path, 1)
+		}
+		return sc.out
+	}
+	if sc.seen.enter(r.Path) {
+		sc.dir(r.Path, 1)
+	}
+	return sc.out
+}
+
+// needsMarker reports whether flat files of r must carry skill front
+// matter: only in a user's or project's .claude/skills, where other
+// markdown is common.
+func needsMarker(r Root) bool {
+	clean := filepath.Clean(r.Path)
+	return r.Plugin == "" && filepath.Base(clean) == "skills" && filepath.Base(filepath.Dir(clean)) == ".claude"
+}
+
+type skillScan struct {
+	root     Root
+	maxDepth int
+	warns    *[]Warning
+	seen     visited
+	marker   bool
+	out      []Skill
+}
+
+func (sc *skillScan) dir(dir string, level int) {
+	for _, e := range readDir(dir) {
+		if e.info.IsDir() {
+			if skipDir(e.name) {
+				continue
+			}
+			md := filepath.Join(e.path, "SKILL.md")
+			if fi, err := os.Stat(md); err == nil && fi.Mode().IsRegular() && ValidSkillName(e.name) {
+				if sc.seen.enter(e.path) {
+					sc.read(md, e.name, level, true)
+				}
+				continue
+			}
+			if level < sc.maxDepth && sc.seen.enter(e.path) {
+				sc.dir(e.path, level+1)
+			}
+			continue
+		}
+		if e.info.Mode().IsRegular() && isMarkdown(e.name) {
+			sc.flat(e.path, level)
+		}
+	}
+}
+
+func skipDir(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return true
+	}
+	for _, s := range skippedDirs {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sc *skillScan) flat(path string, level int) {
+	base := filepath.Base(path)
+	stem := base[:len(base)-len(filepath.Ext(base))]
+	if ValidSkillName(stem) {
+		sc.read(path, stem, level, false)
+	}
+}
+
+func (sc *skillScan) read(path, dirName string, level int, isDir bool) {
+	r := sc.root
+	text, err := readText(path)
+	if err != nil {
+		*sc.warns = append(*sc.warns, Warning{Path: path, Plugin: r.Plugin, Msg: "skill load: " + err.Error()})
+		return
+	}
+	fm, keys, body := parseFrontMatter(text)
+	if sc.marker && !isDir && !hasAny(keys, skillKeys) {
+		return
+	}
+	s := Skill{
+		Name:        dirName,
+		Description: fm["description"],
+		Model:       fm["model"],
+		Effort:      fm["effort"],
+		Color:       fm["color"],
+		Body:        strings.TrimSpace(body),
+		Path:        path,
+		Scope:       r.Scope,
+		Plugin:      r.Plugin,
+	}
+	if n := fm["name"]; ValidSkillName(n) {
+		s.Name = n
+	}
+	if level > 1 && s.Description == "" {
+		return
+	}
+	s.Subagent = fm["runas"] == "subagent" || strings.EqualFold(fm["context"], "fork") || fm["agent"] != ""
+	tools, ok := fm["allowed-tools"]
+	if !ok {
+		tools = fm["tools"]
+	}
+	s.AllowedTools = splitList(tools)
+	s.ReadOnly = truthy(fm["read-only"])
+	s.Manual = strings.EqualFold(fm["invocation"], "manual")
+	s.Profiles = splitList(fm["profiles"])
+	s.Requires = splitList(fm["requires"])
+	if r.Kind == KindAgents {
+		s.Agent, s.Subagent, s.Manual = true, true, true
+		s.AllowedTools = mapClaudeTools(s.AllowedTools)
+		for _, m := range claudeModels {
+			if strings.EqualFold(s.Model, m) {
+				s.Model = ""
+			}
+		}
+	}
+	if isDir {
+		s.Body += dirExtras(filepath.Dir(path))
+	}
+	if s.Description == "" {
+		*sc.warns = append(*sc.warns, Warning{Path: path, Plugin: r.Plugin,
+			Msg: "warning: skill \"" + s.Name + "\" at " + path + " has no description: — it will load but won't appear in the skills index"})
+	}
+	sc.out = append(sc.out, s)
+}
+
+func hasAny(keys map[string]bool, want []string) bool {
+	for _, k := range want {
+		if keys[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// splitList reads a comma list, optionally in [ ], items trimmed of
+// spaces and quotes.
+func splitList(s string) []string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		s = s[1 : len(s)-1]
+	}
+	var out []string
+	for _, it := range strings.Split(s, ",") {
+		if it = strings.Trim(strings.TrimSpace(it), `"'`+"`"); it != "" {
+			out = append(out, strings.TrimSpace(it))
+		}
+	}
+	return out
+}
+
+func truthy(s string) bool {
+	switch strings.ToLower(s) {
+	case "true", "yes", "1", "on":
+		return true
+	}
+	return false
+}
+
+func mapClaudeTools(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range in {
+		if m, ok := claudeTools[strings.ToLower(t)]; ok {
+			t = m
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// dirExtras is what a directory skill's body gains: each references/*.md
+// (sorted) as a "Reference" section and a "Scripts" section listing the
+// absolute paths of its scripts/.
+func dirExtras(dir string) string {
+	var b strings.Builder
+	for _, e := range readDir(filepath.Join(dir, "references")) {
+		if !e.info.Mode().IsRegular() || !isMarkdown(e.name) {
+			continue
+		}
+		text, err := readText(e.path)
+		if err != nil {
+			continue
+		}
+		b.WriteString("\n\n## Reference: " + strings.TrimSuffix(e.name, filepath.Ext(e.name)) + "\n\n" + strings.TrimSpace(text))
+	}
+	var scripts []string
+	for _, e := range readDir(filepath.Join(dir, "scripts")) {
+		if !e.info.Mode().IsRegular() || strings.HasPrefix(e.name, ".") {
+			continue
+		}
+		ext := strings.ToLower(filepath.Ext(e.name))
+		for _, x := range scriptExts {
+			if ext == x {
+				scripts = append(scripts, e.path)
+				break
+			}
+		}
+	}
+	if len(scripts) > 0 {
+		sort.Strings(scripts)
+		b.WriteString("\n\n## Scripts\n\nThis skill ships the scripts below. Run them by their absolute path when the instructions call for them instead of rewriting what they do:\n")
+		for _, p := range scripts {
+			b.WriteString("\n- `" + p + "`")
+		}
+	}
+	return b.String()
+}
