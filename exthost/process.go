@@ -40,8 +40,9 @@ func resolveCommand(command, root string) (string, error) {
 }
 
 // sidecarEnv is the host's unfiltered environment, then the manifest env,
-// then the three identity variables; later entries win, so a manifest can
-// never override the identity.
+// then the three identity variables, each replacing the one before it
+// (without case on Windows, where Path is PATH), so a manifest can never
+// override the identity.
 func sidecarEnv(spec spawnSpec) []string {
 	env := os.Environ()
 	keys := make([]string, 0, len(spec.Env))
@@ -50,13 +51,11 @@ func sidecarEnv(spec spawnSpec) []string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		env = append(env, k+"="+spec.Env[k])
+		env = manifest.SetEnv(env, k, spec.Env[k])
 	}
-	return append(env,
-		EnvPluginRoot+"="+spec.Root,
-		EnvPluginName+"="+spec.Plugin,
-		EnvPluginVersion+"="+spec.Version,
-	)
+	env = manifest.SetEnv(env, EnvPluginRoot, spec.Root)
+	env = manifest.SetEnv(env, EnvPluginName, spec.Plugin)
+	return manifest.SetEnv(env, EnvPluginVersion, spec.Version)
 }
 
 // process owns one sidecar for its whole life: its pipes, its stderr tail

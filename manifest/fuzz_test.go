@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -90,6 +91,14 @@ func checkRuntimeInvariants(t *testing.T, r *Runtime) {
 	for k := range r.Env {
 		if k == "" || isIdentityVar(k) {
 			t.Fatalf("env key %q accepted", k)
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(r.Command), RootVar) {
+		for goos, root := range map[string]string{"linux": "/root", "windows": `C:\root`} {
+			tg := targetFor(goos)
+			if c, err := expandCommand(tg, root, r.Command, func(string) bool { return false }); err == nil && !strings.HasPrefix(c, root+tg.sep()) {
+				t.Fatalf("%s: accepted command %q runs %q, outside the root", goos, r.Command, c)
+			}
 		}
 	}
 	var b bytes.Buffer

@@ -130,7 +130,7 @@ func (s *Store) Install(p *Plan) (Record, error) {
 				return nil, errChanged(p.Source)
 			}
 			// A copy being replaced by a link goes as a removed one does.
-			if i >= 0 && old.Dir() == filepath.Join(plugins, p.Name) {
+			if i >= 0 && host.samePath(old.Dir(), filepath.Join(plugins, p.Name)) {
 				return s.trash(p.Name)
 			}
 			return nil, nil

@@ -87,7 +87,7 @@ func (s *Store) Strays() ([]Stray, error) {
 	entries, _ := os.ReadDir(plugins)
 	for _, e := range entries {
 		p := filepath.Join(plugins, e.Name())
-		if strings.HasPrefix(e.Name(), ".") || slices.ContainsFunc(set.records, func(r Record) bool { return r.Dir() == p }) {
+		if strings.HasPrefix(e.Name(), ".") || slices.ContainsFunc(set.records, func(r Record) bool { return host.samePath(r.Dir(), p) }) {
 			continue
 		}
 		st := Stray{Path: p}

@@ -45,12 +45,26 @@ type Record struct {
 }
 
 // Dir returns the record's plugin directory as an absolute path.
-func (r Record) Dir() string {
-	if filepath.IsAbs(r.Root) {
-		return filepath.Clean(r.Root)
+func (r Record) Dir() string { return recordDir(host, r.Home, r.Root) }
+
+// recordDir is Record.Dir on system t. A relative root, as Reasonix writes
+// it (plugins/<name>, with backslashes on Windows), is under home. A root
+// that is absolute only on another system (C:\... on Linux, /home/... on
+// Windows) is never taken for a relative one: it is returned as written,
+// and loading the plugin fails naming it.
+func recordDir(t target, home, root string) string {
+	switch {
+	case t.isAbs(root):
+		return t.clean(root)
+	case otherSystemPath(t, root):
+		return root
 	}
-	return filepath.Join(r.Home, filepath.FromSlash(r.Root))
+	return t.clean(home + t.sep() + strings.ReplaceAll(root, `\`, "/"))
 }
+
+// otherSystemPath reports whether p is an absolute path for some system
+// but not for t.
+func otherSystemPath(t target, p string) bool { return !t.isAbs(p) && isAbsAnyOS(p) }
 
 // Linked reports whether the plugin is used in place rather than copied
 // into its home's plugins directory.
@@ -162,6 +176,10 @@ func decodeRecords(home string, data []byte, foreign bool) (recordSet, []string,
 						continue
 					}
 					r.addf(joinPath(at, "name"), "%v", err)
+					continue
+				}
+				if foreign && otherSystemPath(host, rec.Root) {
+					warnings = append(warnings, fmt.Sprintf("%s: %s: skipped: root %q is a path on another operating system", filepath.Join(home, RecordsFile), at, rec.Root))
 					continue
 				}
 				if j, dup := seen[rec.Name]; dup {

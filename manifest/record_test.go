@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,68 @@ func TestForeignRecordsSkipBadNames(t *testing.T) {
 	}
 	if !strings.Contains(warnings[0], `plugins[0]: skipped: invalid plugin name "Mixed"`) {
 		t.Errorf("warning = %q", warnings[0])
+	}
+}
+
+// A records file Reasonix wrote on Windows, read here (a Reasonix home on
+// a shared or mounted drive): relative roots use backslashes, linked ones
+// a drive letter.
+func TestRecordsFromAnotherSystem(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	other := `C:\\Users\\u\\src\\linked`
+	if runtime.GOOS == "windows" {
+		other = "/home/u/src/linked"
+	}
+	data := []byte(`{"plugins":[{"name":"copied","root":"plugins\\copied","enabled":true},{"name":"linked","root":"` + other + `","enabled":true}]}`)
+	set, warnings, err := decodeRecords(home, data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.records) != 1 || set.records[0].Name != "copied" {
+		t.Fatalf("records = %+v", set.records)
+	}
+	if got, want := set.records[0].Dir(), filepath.Join(home, "plugins", "copied"); got != want {
+		t.Errorf("relative root with backslashes resolved to %s, want %s", got, want)
+	}
+	if set.records[0].Linked() {
+		t.Error("the copy under plugins/ counts as linked")
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `plugins[1]: skipped: root "`+other+`" is a path on another operating system`) {
+		t.Errorf("warnings = %q", warnings)
+	}
+	// The bridge's own records are never dropped (it rewrites the file):
+	// the record stays, and its root is not taken for one under the home.
+	own, _, err := decodeRecords(home, data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own.records) != 2 {
+		t.Fatalf("own records = %+v", own.records)
+	}
+	if got, want := own.records[1].Dir(), strings.ReplaceAll(other, `\\`, `\`); got != want || !own.records[1].Linked() {
+		t.Errorf("root from another system resolved to %s (linked %v), want %s as written", got, own.records[1].Linked(), want)
+	}
+}
+
+func TestRecordDirOS(t *testing.T) {
+	t.Parallel()
+	const winHome = `C:\Users\u\AppData\Roaming\reasonix`
+	tests := []struct{ goos, home, root, want string }{
+		{"windows", winHome, "plugins/hello", winHome + `\plugins\hello`},
+		{"windows", winHome, `plugins\hello`, winHome + `\plugins\hello`},
+		{"windows", winHome, `D:/src/hello/`, `D:\src\hello`},
+		{"windows", winHome, `\\srv\share\hello`, `\\srv\share\hello`},
+		{"windows", winHome, "/home/u/src/hello", "/home/u/src/hello"},
+		{"linux", "/home/u/.reasonix", "plugins/hello", "/home/u/.reasonix/plugins/hello"},
+		{"linux", "/home/u/.reasonix", `plugins\hello`, "/home/u/.reasonix/plugins/hello"},
+		{"linux", "/home/u/.reasonix", "/home/u/src/hello/", "/home/u/src/hello"},
+		{"linux", "/home/u/.reasonix", `C:\Users\u\src\hello`, `C:\Users\u\src\hello`},
+		{"linux", "/home/u/.reasonix", `D:/src/hello`, `D:/src/hello`},
+	}
+	for _, tc := range tests {
+		if got := recordDir(targetFor(tc.goos), tc.home, tc.root); got != tc.want {
+			t.Errorf("%s: recordDir(%q, %q) = %q, want %q", tc.goos, tc.home, tc.root, got, tc.want)
+		}
 	}
 }

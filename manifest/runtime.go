@@ -166,8 +166,14 @@ func (r *reader) runtimeEnv(at string, raw json.RawMessage, dst *map[string]stri
 	if !ok {
 		return
 	}
+	folded := map[string]string{}
 	for _, k := range keys {
 		p := joinPath(at, k)
+		if other, dup := folded[strings.ToUpper(k)]; dup && other != k {
+			winner := max(k, other) // the environment is built in key order
+			warn.addf(p, "%q and %q are one variable on Windows, where only %q is set", other, k, winner)
+		}
+		folded[strings.ToUpper(k)] = k
 		switch {
 		case strings.TrimSpace(k) == "":
 			r.addf(at, "contains an empty key")
@@ -212,11 +218,10 @@ func (r *reader) checkCommand(at, cmd string, present bool, warn *problems) {
 		return
 	}
 	if rest, ok := strings.CutPrefix(c, RootVar); ok {
-		if rest = strings.TrimLeft(strings.ReplaceAll(rest, `\`, "/"), "/"); rest == "" {
+		switch _, err := rootRel(rest); err {
+		case errRootItself:
 			r.addf(at, "%q names the plugin root itself, not a program", cmd)
-			return
-		}
-		if _, err := cleanRel(rest); err != nil {
+		case errLeavesRoot:
 			r.addf(at, "%q leaves the plugin root", cmd)
 		}
 		return

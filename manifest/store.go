@@ -102,7 +102,7 @@ func (s *Store) Remove(name string) (Record, error) {
 		}
 		removed = set.records[i]
 		set.records = slices.Delete(set.records, i, i+1)
-		if removed.Dir() != filepath.Join(s.Dir, PluginsDir, name) {
+		if !host.samePath(removed.Dir(), filepath.Join(s.Dir, PluginsDir, name)) {
 			return nil, nil
 		}
 		return s.trash(name)
