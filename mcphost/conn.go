@@ -152,7 +152,12 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 	if h.opts.Workspace != "" {
 		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
 	}
-	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: handshakeVersion})
+	// The transport lives as long as the connection (an SSE stream is a
+	// request bound to the context it was opened with); the startup
+	// timeout bounds it until discovery is done.
+	stop := context.AfterFunc(ctx, c.cancel)
+	defer stop()
+	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: handshakeVersion})
 	if err != nil {
 		return c, nil, nil, err
 	}
@@ -167,6 +172,15 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 	}
 	return c, tools, prompts, nil
 }
+
+// lifetime opens a transport with the connection's context instead of
+// the (shorter) one Connect is given.
+type lifetime struct {
+	mcp.Transport
+	ctx context.Context
+}
+
+func (l lifetime) Connect(context.Context) (mcp.Connection, error) { return l.Transport.Connect(l.ctx) }
 
 // discover lists the server's tools and (when it has them) prompts.
 func discover(ctx context.Context, cs *mcp.ClientSession, server string) ([]Tool, []Prompt, error) {
