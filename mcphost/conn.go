@@ -42,23 +42,6 @@ type conn struct {
 	reason   string
 }
 
-// isGone reports whether the connection ended on its own.
-func (c *conn) isGone() bool {
-	select {
-	case <-c.ended:
-		return true
-	default:
-	}
-	if c.proc != nil {
-		select {
-		case <-c.proc.Exited():
-			return true
-		default:
-		}
-	}
-	return false
-}
-
 // shutdown ends the connection and, for stdio, the process: stdin closed,
 // closeGrace to exit on its own, then Kill and up to reapBudget for the
 // reap. Safe to call more than once and concurrently.
@@ -141,8 +124,11 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 		}
 	}
+	// The reference's handshake (protocol 2024-11-05, where roots are
+	// current) announces the workspace as the one root.
 	caps := &mcp.ClientCapabilities{}
 	if h.opts.Workspace != "" {
+		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
@@ -150,6 +136,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { h.refresh(s) },
 	})
 	if h.opts.Workspace != "" {
+		//lint:ignore SA1019 as above
 		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
 	}
 	// The transport lives as long as the connection (an SSE stream is a

@@ -30,7 +30,9 @@ func everythingChecks(t *testing.T, h *Host, name string) {
 			t.Fatalf("tools %v lack %s", names, want)
 		}
 	}
-	if n != len(tools) {
+	// Tools only grow here: server-everything adds the tools that need
+	// client capabilities after the handshake (tools/list_changed).
+	if n == 0 || n > len(tools) {
 		t.Errorf("Connect counted %d tools, Tools has %d", n, len(tools))
 	}
 	for _, tl := range tools {
@@ -87,7 +89,7 @@ func everythingChecks(t *testing.T, h *Host, name string) {
 	if _, err := h.GetPrompt(ctx, "mcp__"+name+"__args-prompt", nil); err == nil || !strings.Contains(err.Error(), `missing required argument "city"`) {
 		t.Errorf("args-prompt without city: %v", err)
 	}
-	if st := h.Status(); len(st) != 1 || st[0].State != StateReady || st[0].Tools != len(tools) || st[0].Prompts != len(prompts) {
+	if st := h.Status(); len(st) != 1 || st[0].State != StateReady || st[0].Tools != len(h.Tools()) || st[0].Prompts != len(prompts) {
 		t.Errorf("Status = %+v", st)
 	}
 }
@@ -99,12 +101,24 @@ func TestServerEverythingStdio(t *testing.T) {
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	srv := Server{Name: "everything", Command: node, Args: []string{entry, "stdio"}, Source: SourceUser,
 		Env: map[string]string{"GREETING": "${MCPHOST_TEST_UNSET:-hello-default}", "FROM_HOST": "${MCPHOST_TEST_SET}", "EMPTY": "${MCPHOST_TEST_UNSET}"}}
-	h, _, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: t.TempDir()})
+	ws := t.TempDir()
+	h, n, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: ws})
 	everythingChecks(t, h, "everything")
+
+	// The workspace is the client's root: server-everything adds
+	// get-roots-list for a client with roots (announcing it with
+	// tools/list_changed) and asks for them with roots/list.
+	if !slices.Contains(toolNames(h.Tools()), "mcp__everything__get-roots-list") {
+		n.waitFor(t, "everything now has")
+	}
+	r, err := h.Call(ctxT(t), "mcp__everything__get-roots-list", json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(r.Text, "URI: "+fileURI(ws)) || !strings.Contains(r.Text, "(1 total)") {
+		t.Errorf("get-roots-list = %+v, %v", r, err)
+	}
 
 	// Environment values are expanded at connect time (${VAR},
 	// ${VAR:-default}, unset → empty) and reach the process.
-	r, err := h.Call(ctxT(t), "mcp__everything__get-env", json.RawMessage(`{}`))
+	r, err = h.Call(ctxT(t), "mcp__everything__get-env", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

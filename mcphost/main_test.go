@@ -115,7 +115,7 @@ type notices struct {
 	ch   chan Notice
 }
 
-func newNotices() *notices { return &notices{ch: make(chan Notice, 64)} }
+func newNotices() *notices { return &notices{ch: make(chan Notice, 1024)} }
 
 func (n *notices) add(x Notice) {
 	n.mu.Lock()
