@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 )
 
 // The test binary doubles as the Go-SDK MCP servers of the crash, hang and
@@ -23,7 +24,8 @@ func TestMain(m *testing.M) {
 		runTestServer(mode)
 		return
 	}
-	os.Exit(m.Run())
+	// Every test closes its hosts: nothing of theirs may still run.
+	goleak.VerifyTestMain(m)
 }
 
 // runTestServer modes:
