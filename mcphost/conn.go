@@ -77,7 +77,12 @@ func (c *conn) shutdown() {
 			// readers either way.
 			c.stdout.Close()
 			c.errR.Close()
-			<-c.copied
+			// Where closing does not interrupt a read (Windows) and a
+			// survivor holds the pipe, the copy is abandoned, not awaited.
+			select {
+			case <-c.copied:
+			case <-time.After(closeGrace):
+			}
 		}
 		select {
 		case <-closed:
@@ -216,11 +221,13 @@ func discover(ctx context.Context, cs *mcp.ClientSession, server string) ([]Tool
 func (h *Host) refresh(s *server) {
 	h.mu.Lock()
 	c := s.conn
-	h.mu.Unlock()
-	if c == nil {
+	if c == nil || h.closed {
+		h.mu.Unlock()
 		return
 	}
+	// Added under the lock, before Close can start waiting.
 	h.wg.Add(1)
+	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
 		ctx, cancel := context.WithTimeout(c.ctx, h.startupTimeout(s.cfg))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,6 +117,7 @@ type Tool struct {
 	// Placeholder marks a tool served from the schema cache or the
 	// connect stub: its server is not running yet.
 	Placeholder bool
+	stub        bool
 }
 
 // Prompt is one MCP prompt, typed as "/" + Name.
@@ -306,7 +306,7 @@ func (s *server) visibleTools() []Tool {
 		}
 		if s.stub {
 			return []Tool{{
-				Name: connectStubName(s.cfg.Name), Server: s.cfg.Name, RawName: "connect", Placeholder: true,
+				Name: connectStubName(s.cfg.Name), Server: s.cfg.Name, RawName: "connect", Placeholder: true, stub: true,
 				Description: fmt.Sprintf("The MCP server %s is starting and its tools are not known yet. Call this to wait for it and list its tools.", s.cfg.Name),
 				InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), ReadOnly: true,
 			}}
@@ -349,7 +349,7 @@ func (h *Host) Status() []Status {
 			st.Type = s.cfg.Type
 		}
 		for _, t := range s.visibleTools() {
-			if t.Name != connectStubName(s.cfg.Name) || !s.stub {
+			if !t.stub {
 				st.Tools++
 			}
 		}
@@ -596,7 +596,7 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	if tool.Placeholder && tool.RawName == "connect" && tool.Name == connectStubName(s.cfg.Name) && !slices.ContainsFunc(s.liveTools(h), func(t Tool) bool { return t.Name == name }) {
+	if tool.stub {
 		return h.connectedText(s), nil
 	}
 	timeout := h.opts.CallTimeout
@@ -624,12 +624,6 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage) (Res
 		return Result{}, errors.New(h.lost(s, c))
 	}
 	return Result{Text: h.bound(resultText(res)), IsError: res.IsError}, nil
-}
-
-func (s *server) liveTools(h *Host) []Tool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return s.tools
 }
 
 func (h *Host) connectedText(s *server) Result {

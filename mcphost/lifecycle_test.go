@@ -303,3 +303,36 @@ func TestInvalidDefinitionsAreReported(t *testing.T) {
 		}
 	}
 }
+
+// Unadvertised aliases resolve to the one tool they name; an ambiguous
+// one lists the candidates.
+func TestResolveAliases(t *testing.T) {
+	t.Parallel()
+	a := goServer(t, "alpha", "ok")
+	a.Source, a.Owner = SourcePackage, "pkg"
+	h, _, _ := newHost(t, []Server{a, goServer(t, "beta", "ok")}, Options{})
+	ctx := ctxT(t)
+	for _, s := range []string{"alpha", "beta"} {
+		if _, err := h.Connect(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for ref, want := range map[string]string{
+		"mcp__alpha__echo":            "mcp__alpha__echo",
+		"alpha/echo":                  "mcp__alpha__echo",
+		"mcp-tool:beta/echo":          "mcp__beta__echo",
+		"mcp__plugin_pkg_alpha__echo": "mcp__alpha__echo",
+		"beta/odd name!":              ToolName("beta", "odd name!"),
+		"beta/" + Norm("odd name!"):   ToolName("beta", "odd name!"),
+	} {
+		if got, err := h.Resolve(ref); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", ref, got, err, want)
+		}
+	}
+	if _, err := h.Resolve("echo"); err == nil || err.Error() != `ambiguous MCP tool reference "echo"; use one of: mcp__alpha__echo, mcp__beta__echo` {
+		t.Errorf("ambiguous: %v", err)
+	}
+	if _, err := h.Resolve("gamma/echo"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown: %v", err)
+	}
+}
