@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest build fuzz bench generate examples vscode-test vsix nvim-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix nvim-test
 
 test: check gotest vscode-test nvim-test
 
@@ -47,8 +47,14 @@ $(STATICCHECK):
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 
-gotest:
+gotest: mcp-setup
 	$(GO) test -race -count=1 ./...
+
+# The third-party MCP server the mcphost tests run
+# (@modelcontextprotocol/server-everything from the npm registry), installed
+# once into ~/.cache/rx-bridge-mcp.
+mcp-setup:
+	mcphost/testdata/setup.sh >/dev/null
 
 generate:
 	$(GO) generate ./...

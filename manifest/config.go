@@ -43,6 +43,9 @@ type Config struct {
 	// Providers is the [providers] section (e.g. [[providers.openai]]),
 	// decoded by its owner through DecodeSection.
 	Providers toml.Primitive `toml:"providers"`
+	// MCPServers is the [mcp_servers.<name>] section, decoded by mcphost
+	// through DecodeSection.
+	MCPServers toml.Primitive `toml:"mcp_servers"`
 
 	path string
 	src  string
@@ -50,7 +53,7 @@ type Config struct {
 }
 
 // deferredSections are top-level keys another package decodes.
-var deferredSections = map[string]bool{"providers": true}
+var deferredSections = map[string]bool{"providers": true, "mcp_servers": true}
 
 // ApprovalMode is how the agent gets permission to run a tool.
 type ApprovalMode string
@@ -199,7 +202,7 @@ func parseConfig(path string, data []byte) (*Config, error) {
 func configKeys(level toml.Key) []string {
 	switch {
 	case len(level) == 1:
-		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "plugins", "providers"}
+		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "plugins", "providers", "mcp_servers"}
 	case len(level) == 2 && level[0] == "timeouts":
 		return []string{"startup", "shutdown", "tool"}
 	case len(level) == 2 && level[0] == "ui":
@@ -263,19 +266,20 @@ func (c *Config) ReasonixDir() (string, error) {
 	return filepath.Join(u, h), nil
 }
 
-// DecodeSection decodes a deferred section (today only "providers") into
+// DecodeSection decodes a deferred section ("providers", "mcp_servers") into
 // v, which describes that section's content. A key v has no place for is
 // an *Error with the file and line, like every other key of the file. An
 // absent section leaves v untouched.
 func (c *Config) DecodeSection(section string, v any) error {
-	if section != "providers" {
+	prim, ok := map[string]toml.Primitive{"providers": c.Providers, "mcp_servers": c.MCPServers}[section]
+	if !ok {
 		return fmt.Errorf("config section %q is not a deferred section", section)
 	}
 	if !c.md.IsDefined(section) {
 		return nil
 	}
 	var ps problems
-	if err := c.md.PrimitiveDecode(c.Providers, v); err != nil {
+	if err := c.md.PrimitiveDecode(prim, v); err != nil {
 		ps = append(ps, tomlProblem(c.src, err))
 	} else {
 		undecoded := c.md.Undecoded()

@@ -1,0 +1,380 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one live connection to a server: the session and, for stdio,
+// the process and the host's ends of its pipes.
+type conn struct {
+	cs     *mcp.ClientSession
+	ctx    context.Context // cancelled at shutdown: ends in-flight calls
+	cancel context.CancelFunc
+	ended  chan struct{} // closed when the session ends
+
+	proc   Process
+	stdin  *os.File
+	stdout *os.File
+	errR   *os.File
+	copied chan struct{} // closed when the stderr copy ends
+	stderr *tail
+
+	http *http.Transport
+
+	closing  atomic.Bool
+	shutOnce sync.Once
+	lostOnce sync.Once
+	reason   string
+}
+
+// shutdown ends the connection and, for stdio, the process: stdin closed,
+// closeGrace to exit on its own, then Kill and up to reapBudget for the
+// reap. Safe to call more than once and concurrently.
+func (c *conn) shutdown() {
+	c.shutOnce.Do(func() {
+		c.closing.Store(true)
+		if c.cancel != nil {
+			c.cancel()
+		}
+		if c.stdin != nil {
+			c.stdin.Close()
+		}
+		closed := make(chan struct{})
+		go func() {
+			if c.cs != nil {
+				_ = c.cs.Close()
+			}
+			close(closed)
+		}()
+		if c.proc != nil {
+			exited := c.proc.Exited()
+			select {
+			case <-exited:
+			case <-time.After(closeGrace):
+				_ = c.proc.Kill()
+				select {
+				case <-exited:
+				case <-time.After(reapBudget):
+				}
+			}
+			// With the process gone its pipe ends are closed, unless
+			// something it started holds them: closing ours unblocks the
+			// readers either way.
+			c.stdout.Close()
+			c.errR.Close()
+			// Where closing does not interrupt a read (Windows) and a
+			// survivor holds the pipe, the copy is abandoned, not awaited.
+			select {
+			case <-c.copied:
+			case <-time.After(closeGrace):
+			}
+		}
+		select {
+		case <-closed:
+		case <-time.After(closeGrace):
+		}
+		if c.http != nil {
+			c.http.CloseIdleConnections()
+		}
+	})
+}
+
+// dial connects to the server and discovers its tools and prompts within
+// ctx (the startup timeout). A connection that exists but failed later is
+// returned with the error so the caller can show its stderr and shut it
+// down.
+func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, error) {
+	cfg := s.cfg.expanded(h.opts.Getenv)
+	c := &conn{stderr: &tail{max: stderrTailBytes}, ended: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(h.ctx)
+	var transport mcp.Transport
+	switch s.typ {
+	case TypeStdio:
+		t, err := h.spawn(cfg, c)
+		if err != nil {
+			c.cancel()
+			return nil, nil, nil, err
+		}
+		transport = t
+	default:
+		u, err := url.Parse(cfg.URL)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			c.cancel()
+			return nil, nil, nil, fmt.Errorf("invalid url %q: want an http or https URL", cfg.URL)
+		}
+		rt := h.opts.HTTPTransport
+		if rt == nil {
+			c.http = http.DefaultTransport.(*http.Transport).Clone()
+			rt = c.http
+		}
+		client := &http.Client{Transport: &headerTransport{base: rt, origin: origin(u), headers: cfg.Headers}}
+		if s.typ == TypeSSE {
+			transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+		} else {
+			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+		}
+	}
+	// The reference's handshake (protocol 2024-11-05, where roots are
+	// current) announces the workspace as the one root.
+	caps := &mcp.ClientCapabilities{}
+	if h.opts.Workspace != "" {
+		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
+		caps.RootsV2 = &mcp.RootCapabilities{}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
+		Capabilities:           caps,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { h.refresh(s) },
+	})
+	if h.opts.Workspace != "" {
+		//lint:ignore SA1019 as above
+		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
+	}
+	// The transport lives as long as the connection (an SSE stream is a
+	// request bound to the context it was opened with); the startup
+	// timeout bounds it until discovery is done.
+	stop := context.AfterFunc(ctx, c.cancel)
+	defer stop()
+	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: handshakeVersion})
+	if err != nil {
+		return c, nil, nil, err
+	}
+	c.cs = cs
+	go func() {
+		_ = cs.Wait()
+		close(c.ended)
+	}()
+	tools, prompts, err := discover(ctx, cs, s.cfg.Name)
+	if err != nil {
+		return c, nil, nil, err
+	}
+	return c, tools, prompts, nil
+}
+
+// lifetime opens a transport with the connection's context instead of
+// the (shorter) one Connect is given.
+type lifetime struct {
+	mcp.Transport
+	ctx context.Context
+}
+
+func (l lifetime) Connect(context.Context) (mcp.Connection, error) { return l.Transport.Connect(l.ctx) }
+
+// discover lists the server's tools and (when it has them) prompts.
+func discover(ctx context.Context, cs *mcp.ClientSession, server string) ([]Tool, []Prompt, error) {
+	var tools []Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("tools/list: %w", err)
+		}
+		name := ToolName(server, t.Name)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || !isObject(schema) {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		tool := Tool{Name: name, Server: server, RawName: t.Name, Description: t.Description, InputSchema: schema}
+		if a := t.Annotations; a != nil {
+			tool.ReadOnly = a.ReadOnlyHint
+			tool.Destructive = !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+		} else {
+			tool.Destructive = true
+		}
+		tools = append(tools, tool)
+	}
+	var prompts []Prompt
+	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return nil, nil, fmt.Errorf("prompts/list: %w", err)
+			}
+			q := Prompt{Name: ToolName(server, p.Name), Server: server, RawName: p.Name, Description: p.Description}
+			for _, a := range p.Arguments {
+				q.Arguments = append(q.Arguments, PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+			}
+			prompts = append(prompts, q)
+		}
+	}
+	return tools, prompts, nil
+}
+
+// refresh re-lists a ready server's tools after it announced a change.
+// A pinned (cached) set stays what the model sees.
+func (h *Host) refresh(s *server) {
+	h.mu.Lock()
+	c := s.conn
+	if c == nil || h.closed {
+		h.mu.Unlock()
+		return
+	}
+	// Added under the lock, before Close can start waiting.
+	h.wg.Add(1)
+	h.mu.Unlock()
+	go func() {
+		defer h.wg.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, h.startupTimeout(s.cfg))
+		defer cancel()
+		tools, prompts, err := discover(ctx, c.cs, s.cfg.Name)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		if s.conn != c {
+			h.mu.Unlock()
+			return
+		}
+		s.tools, s.prompts = tools, prompts
+		pinned := s.pinned != nil
+		h.mu.Unlock()
+		if !pinned {
+			h.notify(Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d tools", s.cfg.Name, len(tools)), ToolsChanged: true})
+		}
+	}()
+}
+
+// spawn starts a stdio server through the Spawner on pipes the host owns.
+func (h *Host) spawn(cfg Server, c *conn) (mcp.Transport, error) {
+	env := envList(os.Environ(), cfg.Env)
+	path, err := lookPath(cfg.Name, cfg.Command, env, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []*os.File
+	pipe := func() (r, w *os.File) {
+		if err != nil {
+			return nil, nil
+		}
+		r, w, err = os.Pipe()
+		files = append(files, r, w)
+		return r, w
+	}
+	inR, inW := pipe()
+	outR, outW := pipe()
+	errR, errW := pipe()
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	proc, err := h.opts.Spawn(Command{Path: path, Args: cfg.Args, Env: env, Dir: cfg.Dir, Stdin: inR, Stdout: outW, Stderr: errW})
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		closeAll([]*os.File{inW, outR, errR})
+		return nil, fmt.Errorf("cannot start %s: %w", cfg.Command, err)
+	}
+	c.proc, c.stdin, c.stdout, c.errR = proc, inW, outR, errR
+	c.copied = make(chan struct{})
+	go func() {
+		defer close(c.copied)
+		_, _ = io.Copy(c.stderr, errR)
+	}()
+	// Closing the connection closes stdin only; stdout is closed by
+	// shutdown once the process is gone.
+	return &mcp.IOTransport{Reader: io.NopCloser(outR), Writer: inW}, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// headerTransport adds the configured headers and keeps every request on
+// the configured origin: an SSE endpoint event naming another origin is
+// rejected, and the headers (often credentials) never leave it.
+type headerTransport struct {
+	base    http.RoundTripper
+	origin  string
+	headers map[string]string
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if o := origin(r.URL); o != t.origin {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, fmt.Errorf("refusing a request to %s: the server's endpoint is on %s", o, t.origin)
+	}
+	if len(t.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+func origin(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// isServerError reports an error the server answered with (a JSON-RPC
+// error), as opposed to a failure to reach it.
+func isServerError(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we)
+}
+
+// resultText renders a tool result for the model: text as is, other
+// content as a short description, structured content as JSON when there
+// is nothing else.
+func resultText(r *mcp.CallToolResult) string {
+	t := contentText(r.Content...)
+	if t == "" && r.StructuredContent != nil {
+		if b, err := json.Marshal(r.StructuredContent); err == nil {
+			t = string(b)
+		}
+	}
+	return t
+}
+
+func contentText(cs ...mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		switch v := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, v.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", v.MIMEType, len(v.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s]", v.URI))
+		case *mcp.EmbeddedResource:
+			switch {
+			case v.Resource == nil:
+			case v.Resource.Text != "":
+				parts = append(parts, v.Resource.Text)
+			default:
+				parts = append(parts, fmt.Sprintf("[resource %s, %d bytes]", v.Resource.URI, len(v.Resource.Blob)))
+			}
+		case nil:
+		default:
+			if b, err := json.Marshal(v); err == nil {
+				parts = append(parts, string(b))
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
