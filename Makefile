@@ -56,7 +56,7 @@ gotest:
 # ~/.cache/rx-bridge-wine; docs/ARCHITECTURE.md says what Wine shows).
 WINE_PKGS := ./proctree/ ./exthost/ ./manifest/ ./agent/transcript/
 wine-test:
-	@set -e; eval "$$(GO=$(GO) .ci/wine/setup.sh)"; export WINEPREFIX; \
+	@set -e; vars=$$(GO=$(GO) .ci/wine/setup.sh); eval "$$vars"; export WINEPREFIX; \
 	GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$GO_OVERLAY" -exec $(CURDIR)/.ci/wine/exec.sh $(WINE_PKGS)
 
 generate:
