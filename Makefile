@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix nvim-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix nvim-test wine-test
 
 test: check gotest vscode-test nvim-test
 
@@ -55,6 +55,15 @@ gotest: mcp-setup
 # once into ~/.cache/rx-bridge-mcp.
 mcp-setup:
 	mcphost/testdata/setup.sh >/dev/null
+
+# The Windows side of process ownership, manifests and transcripts, as
+# windows/amd64 test binaries run under Wine (.ci/wine/setup.sh installs
+# wine and mingw-w64 with apt-get once and keeps a private prefix in
+# ~/.cache/rx-bridge-wine; docs/ARCHITECTURE.md says what Wine shows).
+WINE_PKGS := ./proctree/ ./exthost/ ./manifest/ ./agent/transcript/
+wine-test:
+	@set -e; vars=$$(GO=$(GO) .ci/wine/setup.sh); eval "$$vars"; export WINEPREFIX; \
+	GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$GO_OVERLAY" -exec $(CURDIR)/.ci/wine/exec.sh $(WINE_PKGS)
 
 generate:
 	$(GO) generate ./...

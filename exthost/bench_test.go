@@ -121,7 +121,7 @@ func BenchmarkInterceptSDK(b *testing.B) {
 
 // childCPUOf reads a running sidecar's CPU time from /proc.
 func childCPUOf(s *Sidecar) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.tree.pid()))
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.tree.Pid()))
 	if err != nil {
 		return 0
 	}

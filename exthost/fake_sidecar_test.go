@@ -369,25 +369,15 @@ func reapLeftovers(t *testing.T, files ...string) {
 }
 
 // alive reports whether the process whose pid is in file still exists
-// (and is not a zombie).
+// (and has not ended: a zombie is dead, awaiting its reaper).
 func alive(t *testing.T, file string) bool {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		return false
 	}
-	pid, _ := strconv.Atoi(string(raw))
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// Field 3 is the state; Z is a zombie (dead, awaiting its reaper).
-	for i := 0; i < len(stat); i++ {
-		if stat[i] == ')' && i+2 < len(stat) {
-			return stat[i+2] != 'Z'
-		}
-	}
-	return true
+	pid, err := strconv.Atoi(string(raw))
+	return err == nil && pid > 0 && pidAlive(pid)
 }
 
 func waitFile(t *testing.T, file string) {

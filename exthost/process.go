@@ -8,6 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/proctree"
 )
 
 // The environment variables every sidecar receives (SPEC §2).
@@ -59,24 +60,11 @@ func sidecarEnv(spec spawnSpec) []string {
 }
 
 // process owns one sidecar for its whole life: its pipes, its stderr tail
-// and, through the OS-specific procTree, every process it ever starts.
-//
-// procTree is the one seam between the host and the operating system
-// (one file per OS):
-//
-//	startTree(path, args, env, stdin, stdout, stderr) (*procTree, error)
-//	    starts the program with those three files as its stdio and takes
-//	    ownership of it and of all its descendants, including ones that
-//	    leave its process group or session, for as long as the host lives
-//	    and after it dies, however it dies.
-//	(*procTree).kill()             ends the whole tree; idempotent, never blocks
-//	(*procTree).exited()           closed once the whole tree is gone and reaped
-//	(*procTree).status() string    how the sidecar ended ("exit status 3")
-//	(*procTree).pid() int          the sidecar's process id (diagnostics)
-//
-// A sidecar's own exit ends its tree too: nothing it started outlives it.
+// and, through proctree, every process it ever starts (on every OS: the
+// whole tree ends on kill, on the sidecar's own exit and when the host
+// dies, however it dies).
 type process struct {
-	tree   *procTree
+	tree   *proctree.Tree
 	stdin  *os.File // host's write end of the child's stdin
 	stdout *os.File // host's read end of the child's stdout
 	tail   *tailBuffer
@@ -99,21 +87,21 @@ func startProcess(spec spawnSpec) (*process, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
-	tree, err := startTree(spec.Path, spec.Args, sidecarEnv(spec), inR, outW, errW)
+	tree, err := proctree.Start(spec.Path, spec.Args, sidecarEnv(spec), inR, outW, errW)
 	// The child holds its own copies now; ours must go so EOF propagates.
 	closeAll(inR, outW, errW)
 	if err != nil {
 		closeAll(inW, outR, errR)
 		return nil, err
 	}
-	p := &process{tree: tree, stdin: inW, stdout: outR, tail: newTailBuffer(extproto.StderrTailBytes), exited: tree.exited()}
+	p := &process{tree: tree, stdin: inW, stdout: outR, tail: newTailBuffer(extproto.StderrTailBytes), exited: tree.Exited()}
 	go p.tail.drain(errR)
 	return p, nil
 }
 
 // killTree ends the sidecar and everything it started. No SIGTERM is ever
 // sent: a graceful stop is stdin EOF.
-func (p *process) killTree() { p.tree.kill() }
+func (p *process) killTree() { p.tree.Kill() }
 
 // waitExit waits up to d for the tree to be gone.
 func (p *process) waitExit(d time.Duration) bool {
@@ -134,7 +122,7 @@ func (p *process) exitStatus() string {
 	default:
 		return "still running"
 	}
-	if s := p.tree.status(); s != "exit status 0" {
+	if s := p.tree.Status(); s != "exit status 0" {
 		return s
 	}
 	return "exited with status 0"

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,19 +200,25 @@ func TestShellBehindSymlinkNeverStarts(t *testing.T) {
 
 // TestExecFailureIsASpawnError: a program the kernel refuses to run
 // passes the launch check but fails the spawn stage with exec's own
-// message, reported back by the supervisor.
+// message (on Linux and macOS reported back by the supervisor).
 func TestExecFailureIsASpawnError(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "bin", "bad"), []byte("\x7fELF not really"), 0o755); err != nil {
+	// Windows runs only .exe files, and refuses this one with
+	// ERROR_BAD_EXE_FORMAT, in the words of the system it runs on.
+	name, refusal := "bad", "exec format error"
+	if runtime.GOOS == "windows" {
+		name, refusal = "bad.exe", syscall.Errno(193).Error()
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", name), []byte("\x7fELF not really"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/bad"}})
+	_, err := start(t, &Plugin{ID: "bad", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/" + name}})
 	var se *StartError
-	if !errors.As(err, &se) || se.Stage != "spawn" || !strings.Contains(err.Error(), "exec format error") {
+	if !errors.As(err, &se) || se.Stage != "spawn" || !strings.Contains(err.Error(), refusal) {
 		t.Fatalf("start: %v; want a spawn-stage error with exec's message", err)
 	}
 	t.Log(err)

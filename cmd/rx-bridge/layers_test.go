@@ -22,21 +22,22 @@ const module = "github.com/rx-bridge/rx-bridge"
 var layerRules = map[string][]string{
 	"extproto":      {},
 	"redact":        {},
+	"proctree":      {},
 	"extproto/wire": {"extproto"},
 	"contentref":    {"extproto"},
 	"manifest":      {"extproto"},
 	"slots":         {"extproto", "manifest"},
-	"exthost":       {"extproto", "extproto/wire", "contentref", "slots", "manifest", "redact"},
+	"exthost":       {"extproto", "extproto/wire", "contentref", "slots", "manifest", "redact", "proctree"},
 	"sdk":           {"extproto", "extproto/wire", "contentref"},
 	"providers":     {"exthost", "extproto", "redact"},
 	"editorui":      {"extproto"},
 	"plugincontent": {"manifest", "extproto", "redact"},
 	"mcphost":       {"manifest", "extproto", "redact", "proctree"},
 	"hookrun":       {"manifest", "extproto", "redact", "proctree"},
-	"agent":         {"providers", "exthost", "slots", "plugincontent", "mcphost", "hookrun", "extproto", "redact"},
-	"pluginrt":      {"providers", "exthost", "manifest", "plugincontent", "mcphost", "hookrun", "extproto", "redact"},
-	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact"},
-	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact"},
+	"agent":         {"providers", "exthost", "slots", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
+	"pluginrt":      {"providers", "exthost", "manifest", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
+	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
+	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact", "proctree"},
 	"examples":      {"sdk", "extproto", "manifest"},
 }
 
@@ -175,11 +176,14 @@ func TestImportRulesCatch(t *testing.T) {
 		{listedPackage{ImportPath: m("agent"), Imports: []string{m("cmd/rx-bridge")}}, "agent imports " + m("cmd/rx-bridge")},
 		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("agent")}}, "exthost (test) imports " + m("agent")},
 		{listedPackage{ImportPath: m("newthing"), Imports: []string{m("extproto")}}, "newthing imports " + m("extproto")},
+		{listedPackage{ImportPath: m("proctree"), Imports: []string{m("extproto")}}, "proctree imports " + m("extproto")},
+		{listedPackage{ImportPath: m("providers"), Imports: []string{m("proctree")}}, "providers imports " + m("proctree")},
 		// Allowed.
 		{listedPackage{ImportPath: m("bridge"), Imports: []string{"go.lsp.dev/protocol", m("agent"), m("bridge/internal/lspframe")}}, ""},
 		{listedPackage{ImportPath: m("extproto/internal/gen"), Imports: []string{m("extproto")}}, ""},
 		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("examples/examplestest"), m("sdk")}}, ""},
 		{listedPackage{ImportPath: m("redact"), Imports: []string{"regexp"}}, ""},
+		{listedPackage{ImportPath: m("agent/tools"), Imports: []string{m("proctree")}}, ""},
 	}
 	for _, tc := range tests {
 		got := violations([]listedPackage{tc.pkg})

@@ -1,4 +1,4 @@
-package exthost
+package proctree
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ func FuzzStatPPID(f *testing.F) {
 	})
 }
 
-// BenchmarkSupervisorCost measures what the supervisor adds to a sidecar
+// BenchmarkSupervisorCost measures what the supervisor adds to a program
 // start against a plain spawn of the same program in the same run,
 // interleaved so both see the same machine: the time from spawn until the
 // program has run far enough to write its first byte, and the teardown
@@ -73,7 +73,7 @@ func BenchmarkSupervisorCost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := append(os.Environ(), envFakeMode+"=ping")
+	env := append(os.Environ(), envMode+"=ping")
 	var direct, supervised, directEnd, supervisedEnd time.Duration
 	var supMem, sideMem memKiB
 	for b.Loop() {
@@ -132,7 +132,7 @@ func benchSupervised(b *testing.B, exe string, env []string) (start, end time.Du
 	inR, inW, outR, outW := benchPipes(b)
 	defer closeAll(outR)
 	began := time.Now()
-	t, err := startTree(exe, nil, env, inR, outW, os.Stderr)
+	t, err := Start(exe, nil, env, inR, outW, os.Stderr)
 	closeAll(inR, outW)
 	if err != nil {
 		b.Fatal(err)
@@ -141,10 +141,10 @@ func benchSupervised(b *testing.B, exe string, env []string) (start, end time.Du
 		b.Fatal(err)
 	}
 	start = time.Since(began)
-	sup, side = memOf(t.cmd.Process.Pid), memOf(t.pid())
+	sup, side = memOf(t.sys.cmd.Process.Pid), memOf(t.Pid())
 	began = time.Now()
 	closeAll(inW)
-	<-t.exited()
+	<-t.Exited()
 	return start, time.Since(began), sup, side
 }
 

@@ -1,4 +1,4 @@
-package exthost
+package proctree
 
 import (
 	"bytes"
@@ -6,106 +6,70 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
 )
 
-// init turns this binary, re-executed by startTree, into a sidecar's
-// supervisor before anything else runs. Any program that links exthost can
-// therefore start sidecars, test binaries included.
-func init() {
-	if len(os.Args) > 2 && os.Args[1] == superviseArg && os.Getenv(superviseEnv) == "1" {
-		os.Exit(supervise(os.Args[2:]))
-	}
+// selfExe is this binary, even if it was replaced on disk since.
+func selfExe() (string, error) { return "/proc/self/exe", nil }
+
+// programAttr puts the program in its own group and ends it with the
+// supervisor (forked from the main thread, which lives as long as the
+// supervisor).
+func programAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER (linux/prctl.h).
 const prSetChildSubreaper = 36
 
-// supervise runs argv (the sidecar) on the inherited stdio and owns its
-// tree: fd 3 is the lifeline (its end, EOF or a byte, means "end the
-// tree"), fd 4 the report to the host: "pid N" or "error MSG" at start,
-// "exit STATE" at the end. It returns once no descendant is left.
-func supervise(argv []string) int {
-	// init runs on the main thread, which lives as long as the process:
-	// the sidecar's parent-death signal fires only when the supervisor
-	// itself dies (it is killed from outside; it never exits otherwise
-	// before the sidecar is reaped).
-	runtime.LockOSThread()
-	runtime.GOMAXPROCS(1)
-	syscall.CloseOnExec(3)
-	syscall.CloseOnExec(4)
-	lifeline, report := os.NewFile(3, "lifeline"), os.NewFile(4, "report")
-	fail := func(err error) int {
-		fmt.Fprintf(report, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
-		return 1
-	}
+// watcher makes the supervisor a child subreaper: every descendant of the
+// program that is orphaned — one that called setsid(2) included — is
+// reparented to it rather than to init, and so stays within reach.
+type watcher struct {
+	chld chan os.Signal
+}
+
+func newWatcher() (*watcher, error) {
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		return fail(fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", e))
+		return nil, fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", e)
 	}
-	// A signal to the supervisor ends the tree as the lifeline does.
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	chld := make(chan os.Signal, 1)
-	signal.Notify(chld, syscall.SIGCHLD)
+	w := &watcher{chld: make(chan os.Signal, 1)}
+	signal.Notify(w.chld, syscall.SIGCHLD)
+	return w, nil
+}
 
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = withoutVar(os.Environ(), superviseEnv)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return fail(err)
-	}
-	pid := cmd.Process.Pid
-	fmt.Fprintf(report, "pid %d\n", pid)
-	// The sidecar's pipes must close when it and its descendants are
-	// gone: the host reads EOF from them.
-	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
-		for fd := range 3 {
-			_ = syscall.Dup3(int(null.Fd()), fd, 0)
-		}
-		_ = null.Close()
-	}
-
-	// Give back what the binary's package initialisation allocated: the
-	// supervisor lives as long as its sidecar and needs almost nothing.
-	debug.FreeOSMemory()
-
-	// exited closes when the sidecar has ended, but it stays a zombie
-	// (WNOWAIT) until cmd.Wait below: its pid, and so the number of its
-	// process group, cannot be reused before the group is killed.
+// watch returns once the program has ended (it stays a zombie: waitid
+// with WNOWAIT), the lifeline is lost or a signal arrives, reaping the
+// adopted descendants that end meanwhile.
+func (w *watcher) watch(pid int, lost <-chan struct{}, stop <-chan os.Signal) {
 	exited := make(chan struct{})
 	go func() {
 		waitNoReap(pid)
 		close(exited)
 	}()
-	lost := make(chan struct{})
-	go func() {
-		_, _ = lifeline.Read(make([]byte, 1))
-		close(lost)
-	}()
-wait:
 	for {
 		select {
 		case <-exited:
-			break wait
+			return
 		case <-lost:
-			break wait
+			return
 		case <-stop:
-			break wait
-		case <-chld:
+			return
+		case <-w.chld:
 			reapOrphans(pid)
 		}
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL) // the sidecar's group, itself included
+}
+
+// end kills the program's group, the program included, reaps it, then
+// kills every adopted descendant left.
+func (w *watcher) end(pid int, cmd *exec.Cmd) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = cmd.Wait()
 	killOrphans()
-	fmt.Fprintf(report, "exit %s\n", cmd.ProcessState)
-	return 0
 }
 
 // pPID is waitid's P_PID.
@@ -220,15 +184,4 @@ func statPPID(stat []byte) (int, bool) {
 		return 0, false
 	}
 	return ppid, true
-}
-
-// withoutVar returns env without any entry for key.
-func withoutVar(env []string, key string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, key+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
