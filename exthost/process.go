@@ -87,7 +87,7 @@ func startProcess(spec spawnSpec) (*process, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
-	tree, err := proctree.Start(spec.Path, spec.Args, sidecarEnv(spec), inR, outW, errW)
+	tree, err := proctree.Start(proctree.Command{Path: spec.Path, Args: spec.Args, Env: sidecarEnv(spec), Stdin: inR, Stdout: outW, Stderr: errW})
 	// The child holds its own copies now; ours must go so EOF propagates.
 	closeAll(inR, outW, errW)
 	if err != nil {

@@ -62,7 +62,6 @@
 // its stdin, grants 750 ms, then kills it and waits up to 5 s for the
 // reap. Its stderr's last 16 KiB are kept, redacted, for the failure text.
 //
-// Stdio servers are started through Options.Spawn (default ExecSpawner,
-// os/exec owning the direct child only); it is the seam where the owner
-// of whole process trees goes.
+// Stdio servers are started through Options.Spawn (default TreeSpawner:
+// proctree owns the server's whole process tree, like a sidecar's).
 package mcphost

@@ -62,7 +62,7 @@ type Options struct {
 	// Getenv resolves ${VAR} references at connect time; default
 	// os.LookupEnv. Phase 2 layers the project/home .env behind it.
 	Getenv func(string) (string, bool)
-	// Spawn starts stdio servers; default ExecSpawner.
+	// Spawn starts stdio servers; default TreeSpawner.
 	Spawn Spawner
 	// HTTPTransport is the base RoundTripper of http and sse servers;
 	// default a clone of http.DefaultTransport per connection.
@@ -208,7 +208,7 @@ func New(servers []Server, opts Options) *Host {
 		opts.Getenv = os.LookupEnv
 	}
 	if opts.Spawn == nil {
-		opts.Spawn = ExecSpawner
+		opts.Spawn = TreeSpawner
 	}
 	h := &Host{opts: opts}
 	h.ctx, h.cancel = context.WithCancel(context.Background())

@@ -145,7 +145,7 @@ type procs struct {
 }
 
 func (p *procs) spawn(c Command) (Process, error) {
-	pr, err := ExecSpawner(c)
+	pr, err := TreeSpawner(c)
 	if err == nil {
 		p.mu.Lock()
 		p.list = append(p.list, pr)

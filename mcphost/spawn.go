@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rx-bridge/rx-bridge/proctree"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -43,55 +44,23 @@ type Process interface {
 // starts a process, so the owner of process trees can be put in it.
 type Spawner func(Command) (Process, error)
 
-// ExecSpawner starts the process with os/exec. It owns only the process
-// itself, not what that process starts.
-func ExecSpawner(c Command) (Process, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Env, cmd.Dir = c.Env, c.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
-	if err := cmd.Start(); err != nil {
+// TreeSpawner starts the server through proctree, which owns the server
+// and everything it starts: Kill ends the whole tree, and nothing it
+// started outlives the host, however the host ends.
+func TreeSpawner(c Command) (Process, error) {
+	t, err := proctree.Start(proctree.Command{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr})
+	if err != nil {
 		return nil, err
 	}
-	p := &execProcess{cmd: cmd, exited: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.status = "exited"
-		if err != nil {
-			p.status = err.Error()
-		} else if cmd.ProcessState != nil {
-			p.status = cmd.ProcessState.String()
-		}
-		p.mu.Unlock()
-		close(p.exited)
-	}()
-	return p, nil
+	return treeProcess{t}, nil
 }
 
-type execProcess struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	mu     sync.Mutex
-	status string
-}
+type treeProcess struct{ t *proctree.Tree }
 
-func (p *execProcess) Pid() int                { return p.cmd.Process.Pid }
-func (p *execProcess) Exited() <-chan struct{} { return p.exited }
-
-func (p *execProcess) Kill() error {
-	select {
-	case <-p.exited:
-		return nil
-	default:
-	}
-	return p.cmd.Process.Kill()
-}
-
-func (p *execProcess) Status() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.status
-}
+func (p treeProcess) Pid() int                { return p.t.Pid() }
+func (p treeProcess) Exited() <-chan struct{} { return p.t.Exited() }
+func (p treeProcess) Status() string          { return p.t.Status() }
+func (p treeProcess) Kill() error             { p.t.Kill(); return nil }
 
 // lookPath resolves a stdio command as the reference does: a command with
 // a separator is a path (a relative one against dir, else the working

@@ -42,8 +42,17 @@ type Tree struct {
 	status string        // set before done closes
 }
 
-// Start starts path with args (not including the program name) and env
-// on stdin, stdout and stderr, and takes ownership of it and of every
+// Command is a program to start: Path (absolute) with Args (not
+// including the program name) and the whole environment Env, in Dir (""
+// for the caller's working directory), on Stdin, Stdout and Stderr.
+type Command struct {
+	Path                  string
+	Args, Env             []string
+	Dir                   string
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Start starts c and takes ownership of it and of every
 // process it starts, including ones that leave its process group or
 // session, for as long as the caller lives and after it dies, however it
 // dies. It returns once the program runs, or the error that kept it from
@@ -51,8 +60,8 @@ type Tree struct {
 //
 // The caller keeps its own copies of the three files: it should close
 // the ends it handed over once Start returns, so EOF propagates.
-func Start(path string, args, env []string, stdin, stdout, stderr *os.File) (*Tree, error) {
-	return start(path, args, env, stdin, stdout, stderr)
+func Start(c Command) (*Tree, error) {
+	return start(c)
 }
 
 // Kill ends the whole tree. It is idempotent and never blocks; Exited

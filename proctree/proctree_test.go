@@ -66,7 +66,7 @@ func helper(mode string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		t, err := Start(os.Args[0], nil, append(os.Environ(), envMode+"=parent"), inR, outW, os.Stderr)
+		t, err := Start(Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"=parent"), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 		closeFiles(inR, outW)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "start:", err)
@@ -113,7 +113,7 @@ func startMode(t *testing.T, mode string) *started {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Start(os.Args[0], nil, append(os.Environ(), envMode+"="+mode), inR, outW, os.Stderr)
+	tree, err := Start(Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"="+mode), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	closeFiles(inR, outW)
 	if err != nil {
 		closeFiles(inW, outR)
@@ -194,7 +194,7 @@ func TestStartErrorNamesTheProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeFiles(inR, inW, outR, outW)
-	tree, err := Start(missing, nil, os.Environ(), inR, outW, os.Stderr)
+	tree, err := Start(Command{Path: missing, Env: os.Environ(), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	if err == nil {
 		tree.Kill()
 		t.Fatal("Start of a missing program succeeded")

@@ -132,7 +132,7 @@ func benchSupervised(b *testing.B, exe string, env []string) (start, end time.Du
 	inR, inW, outR, outW := benchPipes(b)
 	defer closeAll(outR)
 	began := time.Now()
-	t, err := Start(exe, nil, env, inR, outW, os.Stderr)
+	t, err := Start(Command{Path: exe, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	closeAll(inR, outW)
 	if err != nil {
 		b.Fatal(err)

@@ -44,7 +44,8 @@ func (s *sysTree) kill() { s.killOnce.Do(func() { _ = s.lifeline.Close() }) }
 // start starts the supervisor, which starts path with stdin, stdout and
 // stderr, and returns once the program runs (or could not be started: the
 // error is exec's, as the supervisor reported it).
-func start(path string, args, env []string, stdin, stdout, stderr *os.File) (*Tree, error) {
+func start(c Command) (*Tree, error) {
+	path, args, env, stdin, stdout, stderr := c.Path, c.Args, c.Env, c.Stdin, c.Stdout, c.Stderr
 	exe, err := selfExe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: the supervisor's binary: %w", ErrUnavailable, err)
@@ -59,9 +60,11 @@ func start(path string, args, env []string, stdin, stdout, stderr *os.File) (*Tr
 		return nil, fmt.Errorf("supervisor report pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:   exe,
-		Args:   append([]string{"rx-bridge-supervisor", superviseArg, path}, args...),
-		Env:    append(withoutVar(env, superviseEnv), superviseEnv+"=1"),
+		Path: exe,
+		Args: append([]string{"rx-bridge-supervisor", superviseArg, path}, args...),
+		Env:  append(withoutVar(env, superviseEnv), superviseEnv+"=1"),
+		// The program inherits the supervisor's working directory.
+		Dir:    c.Dir,
 		Stdin:  stdin,
 		Stdout: stdout,
 		Stderr: stderr,

@@ -4,7 +4,6 @@ package proctree
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 )
 
@@ -14,6 +13,6 @@ type sysTree struct{}
 
 func (sysTree) kill() {}
 
-func start(string, []string, []string, *os.File, *os.File, *os.File) (*Tree, error) {
+func start(Command) (*Tree, error) {
 	return nil, fmt.Errorf("%w on %s: starting it is refused", ErrUnavailable, runtime.GOOS)
 }

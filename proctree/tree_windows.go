@@ -2,7 +2,6 @@ package proctree
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -56,7 +55,8 @@ func (s *sysTree) end() {
 	s.mu.Unlock()
 }
 
-func start(path string, args, env []string, stdin, stdout, stderr *os.File) (*Tree, error) {
+func start(c Command) (*Tree, error) {
+	path, args, env, stdin, stdout, stderr := c.Path, c.Args, c.Env, c.Stdin, c.Stdout, c.Stderr
 	job, err := newJob()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -65,6 +65,7 @@ func start(path string, args, env []string, stdin, stdout, stderr *os.File) (*Tr
 		Path:   path,
 		Args:   append([]string{path}, args...),
 		Env:    env,
+		Dir:    c.Dir,
 		Stdin:  stdin,
 		Stdout: stdout,
 		Stderr: stderr,
