@@ -61,6 +61,12 @@ func helperMain() {
 		if err := c.Start(); err != nil {
 			os.Exit(9)
 		}
+		for {
+			if _, err := os.Stat(f); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	if f := os.Getenv("HOOK_WAITFILE"); f != "" {
 		for {

@@ -582,10 +582,16 @@ func TestCloseKillsRunningHooks(t *testing.T) {
 	}
 }
 
+// waitFile waits for a hook to write f; the bound only ends a broken
+// test instead of hanging it.
 func waitFile(t *testing.T, f string) {
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := os.Stat(f); err == nil {
 			return
+		}
+		if time.Now().After(deadline) {
+			panic("no hook wrote " + f)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
