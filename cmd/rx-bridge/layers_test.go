@@ -30,10 +30,11 @@ var layerRules = map[string][]string{
 	"sdk":           {"extproto", "extproto/wire", "contentref"},
 	"providers":     {"exthost", "extproto", "redact"},
 	"editorui":      {"extproto"},
-	"agent":         {"providers", "exthost", "slots", "extproto", "redact"},
-	"pluginrt":      {"providers", "exthost", "manifest", "extproto", "redact"},
-	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "contentref", "extproto", "redact"},
-	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "contentref", "extproto", "extproto/wire", "redact"},
+	"hookrun":       {"manifest", "extproto", "redact"},
+	"agent":         {"providers", "exthost", "slots", "hookrun", "extproto", "redact"},
+	"pluginrt":      {"providers", "exthost", "manifest", "hookrun", "extproto", "redact"},
+	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "hookrun", "contentref", "extproto", "redact"},
+	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "hookrun", "contentref", "extproto", "extproto/wire", "redact"},
 	"examples":      {"sdk", "extproto", "manifest"},
 }
 
