@@ -46,7 +46,7 @@ func TestExpandPluginRootDoesNotReprocessResolvedRoot(t *testing.T) {
 func TestLoadIncludesPluginSessionStartHook(t *testing.T) {
 	t.Parallel()
 	pkg := loadPackage(t, "codexy", map[string]string{
-		".codex-plugin/plugin.json":   `{"name":"codexy"}`,
+		".codex-plugin/plugin.json": `{"name":"codexy"}`,
 		"hooks/session-start-codex": "+x:#!/bin/sh\necho hi\n",
 	})
 	dir := t.TempDir()
