@@ -102,7 +102,9 @@ func helperHook(env map[string]string, extra map[string]any) map[string]any {
 	for k, v := range env {
 		e[k] = v
 	}
-	h := map[string]any{"command": self(), "args": []string{}, "env": e}
+	// A generous timeout: a loaded machine must not turn a slow start
+	// into a timeout (tests of timeouts set their own).
+	h := map[string]any{"command": self(), "args": []string{}, "env": e, "timeout": 120000}
 	for k, v := range extra {
 		h[k] = v
 	}

@@ -59,7 +59,7 @@ func claudeHelper(env map[string]string, args []string) map[string]any {
 	for k, v := range env {
 		e[k] = v
 	}
-	return map[string]any{"type": "command", "command": self(), "args": args, "env": e}
+	return map[string]any{"type": "command", "command": self(), "args": args, "env": e, "timeout": 120}
 }
 
 func TestRunStopsAtFirstBlock(t *testing.T) {
