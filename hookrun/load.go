@@ -319,9 +319,7 @@ func (l *loader) resolvePlugin(p Package, ev Event, e entry) *Hook {
 	}
 	h.Env[envPluginRoot] = root
 	h.Env[envPluginName] = p.Name
-	h.Env[envHome] = l.src.Home
-	h.Env[envWorkspaceRoot] = l.src.Workspace
-	h.Env[envClaudeProject] = l.src.Workspace
+	l.forced(h)
 	h.Env[envClaudeRoot] = root
 	if p.Version != "" {
 		h.Env[envPluginVersion] = p.Version
@@ -359,10 +357,18 @@ func (l *loader) resolveSettings(ev Event, e entry, scope Scope) *Hook {
 	for k, v := range mh.Env {
 		h.Env[k] = v
 	}
-	h.Env[envHome] = l.src.Home
+	l.forced(h)
+	return h
+}
+
+// forced sets the home and workspace variables every hook gets (the
+// home only when known).
+func (l *loader) forced(h *Hook) {
+	if l.src.Home != "" {
+		h.Env[envHome] = l.src.Home
+	}
 	h.Env[envWorkspaceRoot] = l.src.Workspace
 	h.Env[envClaudeProject] = l.src.Workspace
-	return h
 }
 
 // formOf picks the execution form: args present (even empty) → exec;
