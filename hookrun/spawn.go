@@ -15,11 +15,13 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/rx-bridge/rx-bridge/proctree"
 )
 
-// Tree is a started hook process together with every process it starts.
-// It is the one seam between the runner and the operating system; at
-// merge it becomes the proctree package's tree.
+// Tree is a started hook process together with every process it starts
+// (*proctree.Tree). It is the one seam between the runner and the
+// operating system.
 type Tree interface {
 	// Kill ends the whole tree. It is idempotent and never blocks.
 	Kill()
@@ -51,39 +53,13 @@ type Command struct {
 // the runner kills it, and nothing it started outlives the process.
 type StartFunc func(c Command, stdin, stdout, stderr *os.File) (Tree, error)
 
-// hostStart is the StartFunc the runner uses: os/exec with the OS's own
-// process-group or job handling (spawn_<os>.go).
-var hostStart StartFunc = startExec
+// hostStart is the StartFunc the runner uses: proctree owns the hook and
+// everything it starts, like a sidecar's tree.
+var hostStart StartFunc = startTree
 
-// execTree is a Tree over os/exec.
-type execTree struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	code   int
+func startTree(c Command, stdin, stdout, stderr *os.File) (Tree, error) {
+	return proctree.Start(proctree.Command{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, CmdLine: c.CmdLine, Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }
-
-func startExec(c Command, stdin, stdout, stderr *os.File) (Tree, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Env, cmd.Dir = c.Env, c.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	ownTree(cmd, c.CmdLine)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	t := &execTree{cmd: cmd, exited: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		t.code = cmd.ProcessState.ExitCode()
-		// Nothing a hook started outlives it.
-		sweepTree(cmd)
-		close(t.exited)
-	}()
-	return t, nil
-}
-
-func (t *execTree) Kill()                   { killTree(t.cmd) }
-func (t *execTree) Exited() <-chan struct{} { return t.exited }
-func (t *execTree) ExitCode() int           { return t.code }
 
 // platform is what choosing a hook's program depends on, so the choice is
 // a pure function tested for every OS on any OS.

@@ -5,11 +5,3 @@ package hookrun
 import "os/exec"
 
 func ownTree(*exec.Cmd, string) {}
-
-func killTree(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
-	}
-}
-
-func sweepTree(*exec.Cmd) {}

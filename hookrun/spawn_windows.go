@@ -4,7 +4,6 @@ package hookrun
 
 import (
 	"os/exec"
-	"strconv"
 	"syscall"
 )
 
@@ -15,22 +14,3 @@ const createNoWindow = 0x08000000
 func ownTree(cmd *exec.Cmd, cmdLine string) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: createNoWindow, CmdLine: cmdLine}
 }
-
-// killTree ends the hook and its descendants with taskkill /T, then the
-// hook itself, in the background since Kill must not block. Job objects
-// (proctree) replace this at merge.
-func killTree(cmd *exec.Cmd) {
-	if cmd.Process == nil {
-		return
-	}
-	tk := exec.Command("taskkill", "/F", "/T", "/PID", strconv.Itoa(cmd.Process.Pid))
-	tk.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: createNoWindow}
-	go func() {
-		_ = tk.Run()
-		_ = cmd.Process.Kill()
-	}()
-}
-
-// sweepTree does nothing: after the hook is reaped its pid may be reused,
-// so a taskkill walk could hit a stranger.
-func sweepTree(*exec.Cmd) {}

@@ -27,6 +27,8 @@ package proctree
 import (
 	"errors"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // ErrUnavailable is wrapped by every error of Start that means the tree
@@ -50,6 +52,10 @@ type Command struct {
 	Args, Env             []string
 	Dir                   string
 	Stdin, Stdout, Stderr *os.File
+	// CmdLine, on Windows only, is the raw command line CreateProcess gets
+	// instead of Path and Args quoted the Go way (cmd.exe parses its own
+	// command line); "" there, and everywhere else, means Path and Args.
+	CmdLine string
 }
 
 // Start starts c and takes ownership of it and of every
@@ -82,6 +88,24 @@ func (t *Tree) Status() string {
 	default:
 		return ""
 	}
+}
+
+// ExitCode is the program's exit code once Exited is closed: -1 while
+// it runs or when it did not exit on its own (killed by a signal).
+func (t *Tree) ExitCode() int {
+	select {
+	case <-t.done:
+	default:
+		return -1
+	}
+	// status is os.ProcessState.String() of the program: "exit status N"
+	// for an exit, anything else for a signal.
+	if n, ok := strings.CutPrefix(t.status, "exit status "); ok {
+		if code, err := strconv.Atoi(n); err == nil {
+			return code
+		}
+	}
+	return -1
 }
 
 // Pid is the program's process id, for diagnostics.

@@ -74,6 +74,7 @@ func start(c Command) (*Tree, error) {
 		SysProcAttr: &syscall.SysProcAttr{
 			CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW,
 			HideWindow:    true,
+			CmdLine:       c.CmdLine,
 		},
 	}
 	if err := cmd.Start(); err != nil {
