@@ -24,6 +24,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/providers/openai"
 	"github.com/rx-bridge/rx-bridge/redact"
@@ -55,6 +56,18 @@ type Options struct {
 	// receives the build's outcome, still under the lock, so hosts see
 	// builds in order.
 	OnBuild func(ctx context.Context) (after func(*Snapshot, error), err error)
+
+	// UserHome is the user's home directory, whose convention folders
+	// (~/.claude/commands, ~/.reasonix/skills, …) serve commands and
+	// skills beside the plugins'; "" reads none (tests, sandboxes).
+	UserHome string
+	// ProjectHooks runs the hooks of <Workspace>/.reasonix/settings.json:
+	// off unless the user opted in, since opening a repository must not
+	// start its programs (hookrun.Sources.ProjectSettings).
+	ProjectHooks bool
+	// MCPNotice receives the MCP servers' notices (a server that failed
+	// or crashed, tools that changed); nil drops them.
+	MCPNotice func(mcphost.Notice)
 }
 
 // Set is the running runtime of one host: a Manager, the snapshot of
@@ -237,6 +250,9 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := s.snapshot(ctx, home, problems, g)
+	contents, warns := s.loadContents(home)
+	snap.Contents = contents
+	snap.Warnings = append(warns, snap.Warnings...)
 	s.mu.Lock()
 	s.failed = nil
 	s.mu.Unlock()

@@ -190,3 +190,60 @@ func TestDeferredAndFailedBuild(t *testing.T) {
 		t.Errorf("failures %+v", set.Failures())
 	}
 }
+
+// TestContentsFollowTheGeneration: a package's commands, skills and hooks
+// are served by the generation built from it, and a reload after the
+// package changed serves the change.
+func TestContentsFollowTheGeneration(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := t.TempDir()
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(src, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("reasonix-plugin.json", `{"apiVersion":"reasonix.io/plugin/v1","name":"kit","version":"1.0.0","contributes":{"commands":["commands"],"skills":["skills"],"hooks":{"SessionStart":[{"command":"${REASONIX_PLUGIN_ROOT}/bin/start","args":[]}]}}}`)
+	write("commands/review.md", "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully.")
+	write("skills/plan/SKILL.md", "---\ndescription: Plan the work\n---\nMake a plan.")
+	store := &manifest.Store{Dir: dir}
+	plan, err := store.Plan(manifest.InstallOptions{Source: src, Link: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Install(plan); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctxT(t), Options{Home: dir, Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	snap, release := s.Acquire()
+	cmd, ok := snap.Markdown().LookupCommand("kit:review")
+	if !ok || cmd.Description != "Review a file" || cmd.ArgHint != "<file>" {
+		t.Fatalf("kit:review = %+v, %v; commands %+v", cmd, ok, snap.Markdown().Commands())
+	}
+	if !strings.Contains(snap.Markdown().SkillIndex(), "plan") {
+		t.Errorf("skill index lacks plan:\n%s", snap.Markdown().SkillIndex())
+	}
+	if l := snap.Hooks().Listing(); len(l) != 1 || l[0].Event != "SessionStart" {
+		t.Errorf("hooks = %+v", l)
+	}
+	release()
+
+	write("commands/ship.md", "Ship it.")
+	if _, err := s.Reload(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	snap, release = s.Acquire()
+	defer release()
+	if _, ok := snap.Markdown().LookupCommand("kit:ship"); !ok {
+		t.Errorf("after reload kit:ship is missing: %+v", snap.Markdown().Commands())
+	}
+}

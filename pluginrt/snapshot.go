@@ -8,7 +8,10 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/hookrun"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
@@ -40,6 +43,9 @@ type Snapshot struct {
 	Warnings []string
 	// Failures are the optional runtimes that failed to start, by plugin.
 	Failures map[string]Failure
+	// Contents are the packages' other contributions (nil for generation
+	// 0 and the closed-set fallback: no package is loaded there).
+	Contents *Contents
 
 	release func() // the built-in providers'
 }
@@ -72,10 +78,39 @@ func (s *Snapshot) Prompt() string { return s.Gen.SystemPrompt }
 // Models is the generation's catalog.
 func (s *Snapshot) Models() *providers.Catalog { return s.Catalog }
 
+// Markdown is the generation's commands, prompts, skills and agents
+// (nil: none); Hooks its hook runner (nil: none); MCP its MCP servers
+// (nil: none).
+func (s *Snapshot) Markdown() *plugincontent.Set {
+	if s.Contents == nil {
+		return nil
+	}
+	return s.Contents.Markdown
+}
+
+// Hooks is the generation's hook runner (nil: none).
+func (s *Snapshot) Hooks() *hookrun.Runner {
+	if s.Contents == nil {
+		return nil
+	}
+	return s.Contents.Hooks
+}
+
+// MCP is the generation's MCP host (nil: none).
+func (s *Snapshot) MCP() *mcphost.Host {
+	if s.Contents == nil {
+		return nil
+	}
+	return s.Contents.MCP
+}
+
+// releaseBuiltins releases what the snapshot holds beyond its
+// generation: the built-in providers, hook processes and MCP servers.
 func (s *Snapshot) releaseBuiltins() {
 	if s.release != nil {
 		s.release()
 	}
+	s.Contents.close()
 }
 
 // Failure is why one plugin's runtime did not start.
