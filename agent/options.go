@@ -9,6 +9,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/hookrun"
+	"github.com/rx-bridge/rx-bridge/mcphost"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -37,6 +40,12 @@ type Pinned interface {
 	// Models is the generation's catalog, so plugin providers stream from
 	// the sidecars of the pinned generation.
 	Models() *providers.Catalog
+	// Markdown is the packages' commands, prompts, skills and agents,
+	// Hooks their hook runner, MCP their MCP servers; each nil when the
+	// generation has none.
+	Markdown() *plugincontent.Set
+	Hooks() *hookrun.Runner
+	MCP() *mcphost.Host
 }
 
 // Pinning adapts an Acquire method whose result implements Pinned, such
@@ -70,6 +79,9 @@ func (s static) Rules(point extproto.HookPoint) bool    { return s.g.Rules(point
 func (s static) Empty() bool                            { return true }
 func (s static) Prompt() string                         { return s.g.SystemPrompt }
 func (s static) Models() *providers.Catalog             { return s.cat }
+func (s static) Markdown() *plugincontent.Set           { return nil }
+func (s static) Hooks() *hookrun.Runner                 { return nil }
+func (s static) MCP() *mcphost.Host                     { return nil }
 
 // Models is the model catalog a turn uses; *providers.Catalog implements
 // it.
