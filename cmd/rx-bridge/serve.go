@@ -54,7 +54,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	return bridge.Serve(ctx, stdin, stdout, bridge.Options{
 		Home:      home,
 		Workspace: *workspace,
-		Version:   version,
+		Version:   bridgeVersion(),
 		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
 }
