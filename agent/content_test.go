@@ -52,7 +52,7 @@ func withContent(md *plugincontent.Set, h *mcphost.Host) option {
 // kitFiles is the package "kit": a command, an inline skill and an agent
 // whose tools are Claude's Read only.
 var kitFiles = map[string]string{
-	"commands/review.md":   "---\ndescription: review a file\nargument-hint: <file> <focus>\n---\nReview $1 focusing on $ARGUMENTS. Cost: $$5. Missing: [$3]",
+	"commands/review.md":    "---\ndescription: review a file\nargument-hint: <file> <focus>\n---\nReview $1 focusing on $ARGUMENTS. Cost: $$5. Missing: [$3]",
 	"skills/style/SKILL.md": "---\nname: style\ndescription: the house style\n---\nUse tabs. Name things plainly.",
 	"agents/reader.md":      "---\nname: reader\ndescription: reads files and reports\ntools: [Read]\nmodel: sonnet\n---\nRead what the task names and report it verbatim.",
 }
