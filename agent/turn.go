@@ -26,6 +26,7 @@ type turn struct {
 	usage extproto.ProviderUsage
 	// openReason answers the calls a turn that ends early leaves open.
 	openReason string
+	turnHooks
 }
 
 // Prompt runs one turn with text as the user's input and returns when the
@@ -72,6 +73,7 @@ func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, e
 		end.Stop, end.Error = "", redactErr(err)
 	}
 	t.emit(Update{Kind: UpdateTurnEnd, End: &end})
+	t.endHooks(ctx, err)
 	// Saving runs even when the turn was cancelled: the cancel ends the
 	// turn, not its bookkeeping.
 	if serr := t.save(context.WithoutCancel(ctx)); err == nil {
@@ -95,6 +97,10 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	text = out.Payload.(*extproto.InputReceivePayload).Text
+	prompt, err := t.userPromptSubmit(ctx, text)
+	if err != nil {
+		return err
+	}
 	shown := text
 	if out.Changed {
 		// A plugin wrote this text: the user sees it redacted; the model
@@ -107,7 +113,7 @@ func (t *turn) start(ctx context.Context, text string) error {
 	if _, err := t.hook(ctx, &extproto.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.s.a.opts.Tools.Len(), SessionID: t.s.id}); err != nil {
 		return err
 	}
-	t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{Role: extproto.RoleUser, Content: text}})
+	t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{Role: extproto.RoleUser, Content: t.withStartContext(prompt)}})
 	system := t.systemPrompt()
 	for step := 1; ; step++ {
 		if err := t.compact(ctx, system); err != nil {
