@@ -18,6 +18,8 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/hookrun"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
 	"github.com/rx-bridge/rx-bridge/providers"
 )
 
@@ -123,7 +125,20 @@ func hookPackage(t *testing.T, name string, hooks map[string][]map[string]any) h
 // real install path and returns it as the runtime would load it.
 func installKit(t *testing.T) hookrun.Package {
 	t.Helper()
-	home := t.TempDir()
+	rec := installKitInto(t, t.TempDir())
+	m, err := manifest.Load(rec.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kind != manifest.KindClaude {
+		t.Fatalf("claude-kit loaded as a %s package", m.Kind)
+	}
+	return hookrun.Package{Name: rec.Name, Root: rec.Dir(), Manifest: m}
+}
+
+// installKitInto installs examples/claude-kit into the bridge home.
+func installKitInto(t *testing.T, home string) manifest.Record {
+	t.Helper()
 	store := &manifest.Store{Dir: home}
 	plan, err := store.Plan(manifest.InstallOptions{Source: filepath.Join(examplestest.RepoRoot(t), "examples", "claude-kit")})
 	if err != nil {
@@ -133,14 +148,7 @@ func installKit(t *testing.T) hookrun.Package {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Load(rec.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Kind != manifest.KindClaude {
-		t.Fatalf("claude-kit loaded as a %s package", m.Kind)
-	}
-	return hookrun.Package{Name: rec.Name, Root: rec.Dir(), Manifest: m}
+	return rec
 }
 
 // loadHooks builds the hook runner of pkgs, whose hooks inherit env
@@ -637,5 +645,71 @@ func TestRunnerStopResultPreservesNativeStopObserver(t *testing.T) {
 	}
 	if len(stop) != 1 || stop[0]["isInterrupt"] != true {
 		t.Fatalf("native Stop observer runs %v", stop)
+	}
+}
+
+// examples/claude-kit, installed, is served whole: its hooks (Claude
+// format), commands, skill, agent and MCP server, as the runtime builds
+// them (pluginrt's loadContents).
+func TestClaudeKitFixture(t *testing.T) {
+	t.Parallel()
+	pkg := installKit(t)
+	r := loadHooks(t, nil, pkg)
+	var hooks []string
+	for _, h := range r.Listing() {
+		hooks = append(hooks, fmt.Sprintf("%s %s %s claude=%v", h.Event, h.Plugin, h.Match, h.Claude))
+	}
+	if want := []string{"PreToolUse claude-kit Bash claude=true", "UserPromptSubmit claude-kit  claude=true"}; !slices.Equal(hooks, want) {
+		t.Errorf("hooks %q, want %q", hooks, want)
+	}
+	roots, warns := plugincontent.Roots([]plugincontent.Package{{Name: pkg.Name, Dir: pkg.Root, Manifest: pkg.Manifest}}, plugincontent.Places{})
+	md, lw := plugincontent.Load(roots, plugincontent.Options{})
+	if len(warns)+len(lw) > 0 {
+		t.Errorf("warnings %v %v", warns, lw)
+	}
+	var cmds []string
+	for _, c := range md.Commands() {
+		cmds = append(cmds, c.Name)
+	}
+	if want := []string{"claude-kit:git:summary", "claude-kit:review"}; !slices.Equal(cmds, want) {
+		t.Errorf("commands %q", cmds)
+	}
+	if c, _ := md.LookupCommand("claude-kit:review"); c.ArgHint != "<file> [focus]" || c.Description == "" {
+		t.Errorf("claude-kit:review %+v", c)
+	}
+	var skills []string
+	for _, sk := range md.SlashSkills() {
+		skills = append(skills, fmt.Sprintf("%s subagent=%v %v", sk.Name, sk.Subagent, sk.AllowedTools))
+	}
+	if want := []string{"reviewer subagent=true [read_file grep glob]", "summarize subagent=false []"}; !slices.Equal(skills, want) {
+		t.Errorf("skills %q", skills)
+	}
+	servers, mw := mcphost.PackageServers(mcphost.Package{Name: pkg.Name, Root: pkg.Root, Manifest: pkg.Manifest})
+	if len(mw) > 0 || len(servers) != 1 || servers[0].Name != "everything" || servers[0].Command != "node" || servers[0].AutoStart || !servers[0].Imported ||
+		!slices.Equal(servers[0].Args, []string{"${RX_SERVER_EVERYTHING}", "stdio"}) {
+		t.Errorf("MCP servers %+v %v", servers, mw)
+	}
+}
+
+// SubagentStop runs when a subagent of a turn ends, told its last text;
+// what it says goes to the parent turn's updates. (The subagent runner
+// calls turn.subagentStopHooks.)
+func TestSubagentStopHooks(t *testing.T) {
+	t.Parallel()
+	log := filepath.Join(t.TempDir(), "log")
+	r := loadHooks(t, nil, hookPackage(t, "sub", map[string][]map[string]any{
+		"SubagentStop": {hookEntry(log, map[string]string{envHookExit: "1", envHookStderr: "noted"}, nil)},
+	}))
+	h := newHarness(t, newScripted(), withHooks(r))
+	s := h.session()
+	g, release := h.opts.Runtime.Acquire()
+	defer release()
+	parent := &turn{s: s, g: g, n: 1}
+	parent.subagentStopHooks(ctx(t), "the subagent's answer")
+	if runs := hookRuns(t, log, "SubagentStop"); len(runs) != 1 || runs[0]["lastAssistantText"] != "the subagent's answer" || runs[0]["sessionId"] != s.ID() {
+		t.Fatalf("SubagentStop runs %v", runs)
+	}
+	if w := notices(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— warn: noted") {
+		t.Errorf("warnings %q", w)
 	}
 }
