@@ -29,7 +29,8 @@ import (
 //     provider.response;
 //   - compaction: PreCompact guidance appended, then compaction.prepare;
 //   - turn end: Stop or StopFailure after turn_end;
-//   - subagent end: SubagentStop (turn.subagentStopHooks);
+//   - subagent end: SubagentStop (turn.subagentStopHooks, which the
+//     subagent runner calls);
 //   - session end: SessionEnd, then session.end (Close, Delete).
 //
 // Every hook that did not pass is a warning notice of the session, its
@@ -253,12 +254,7 @@ func (t *turn) preCompact(ctx context.Context) string {
 // StopFailure when the turn failed (err) or was cancelled. A cancelled
 // turn's hooks still run, each bounded by its timeout.
 func (t *turn) endHooks(ctx context.Context, err error) {
-	t.bg.Wait()
-	t.lateMu.Lock()
-	late := t.late
-	t.late = nil
-	t.lateMu.Unlock()
-	t.hookNotices(late)
+	t.drainNotifications()
 	r := t.hooks()
 	if r == nil || !t.prompted {
 		return
@@ -275,12 +271,27 @@ func (t *turn) endHooks(ctx context.Context, err error) {
 	t.hookNotices(r.Observe(context.WithoutCancel(ctx), ev, p))
 }
 
-// subagentStopHooks runs the SubagentStop hooks when a subagent started
-// by this turn ends, with the subagent's last assistant text. The
-// subagent runner calls it; a subagent's own nested turn runs no
-// UserPromptSubmit, SessionStart or Stop hooks (the reference fires those
-// around user turns only), but its tool calls run the tool hooks.
-func (t *turn) subagentStopHooks(ctx context.Context, lastAssistantText string) {
+// drainNotifications waits for the Notification hooks the turn started
+// and shows their notices.
+func (t *turn) drainNotifications() {
+	t.bg.Wait()
+	t.lateMu.Lock()
+	late := t.late
+	t.late = nil
+	t.lateMu.Unlock()
+	t.hookNotices(late)
+}
+
+// subagentStopHooks ends the hooks of child, a subagent's nested turn
+// started by t: it waits for the Notification hooks child started (their
+// notices are child's), then runs the SubagentStop hooks, told the
+// subagent's last assistant text, their notices t's. The subagent runner
+// calls it once child's rounds are over, however they ended. A subagent's
+// turn runs no UserPromptSubmit, SessionStart or Stop hooks (the
+// reference fires those around user turns only); its rounds and tool
+// calls run PostLLMCall and the tool hooks like any.
+func (t *turn) subagentStopHooks(ctx context.Context, child *turn, lastAssistantText string) {
+	child.drainNotifications()
 	r := t.hooks()
 	if r == nil {
 		return

@@ -704,8 +704,8 @@ func TestSubagentStopHooks(t *testing.T) {
 	s := h.session()
 	g, release := h.opts.Runtime.Acquire()
 	defer release()
-	parent := &turn{s: s, g: g, n: 1}
-	parent.subagentStopHooks(ctx(t), "the subagent's answer")
+	parent, child := &turn{s: s, g: g, n: 1}, &turn{s: s, g: g, n: 1}
+	parent.subagentStopHooks(ctx(t), child, "the subagent's answer")
 	if runs := hookRuns(t, log, "SubagentStop"); len(runs) != 1 || runs[0]["lastAssistantText"] != "the subagent's answer" || runs[0]["sessionId"] != s.ID() {
 		t.Fatalf("SubagentStop runs %v", runs)
 	}
