@@ -72,7 +72,7 @@ func TestHookTimeoutKillsTreeAndTurnContinues(t *testing.T) {
 		if c := findTool(h.updates.of(s.ID()), UpdateToolCallUpdate, ToolCompleted); len(c) != 1 {
 			t.Fatalf("the tool did not complete: %+v", c)
 		}
-		if w := notices(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.Contains(w[0], "timed out after") {
+		if w := noticesOf(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.Contains(w[0], "timed out after") {
 			t.Fatalf("warnings %q", w)
 		}
 		if _, err := os.Stat(gc); err != nil {

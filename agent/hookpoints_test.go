@@ -216,7 +216,7 @@ func hookRuns(t *testing.T, log, event string) []map[string]any {
 	return out
 }
 
-func notices(us []Update, kind NoticeKind) []string {
+func noticesOf(us []Update, kind NoticeKind) []string {
 	var out []string
 	for _, u := range us {
 		if u.Kind == UpdateNotice && u.Notice.Kind == kind {
@@ -403,7 +403,7 @@ func TestPreToolUseClaudeHookBlocksOneTool(t *testing.T) {
 	if len(pre) != 1 || pre[0]["tool_name"] != "Bash" || fmt.Sprint(pre[0]["tool_input"]) != "map[command:touch made-by-the-tool]" {
 		t.Errorf("PreToolUse payloads %v", pre)
 	}
-	if ns := notices(h.updates.of(s.ID()), NoticeWarning); len(ns) != 1 || !strings.Contains(ns[0], "hook [plugin/PreToolUse]") || !strings.Contains(ns[0], "block: claude-kit does not allow shell commands") {
+	if ns := noticesOf(h.updates.of(s.ID()), NoticeWarning); len(ns) != 1 || !strings.Contains(ns[0], "hook [plugin/PreToolUse]") || !strings.Contains(ns[0], "block: claude-kit does not allow shell commands") {
 		t.Errorf("notices %q", ns)
 	}
 }
@@ -472,10 +472,10 @@ func TestUserPromptSubmitBlockAbortsTurn(t *testing.T) {
 		t.Fatalf("the turn ran: %d requests, history %+v", len(prov.requests()), s.History())
 	}
 	us := h.updates.of(s.ID())
-	if w := notices(us, NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— block: no prompts today") {
+	if w := noticesOf(us, NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— block: no prompts today") {
 		t.Errorf("warnings %q", w)
 	}
-	if b := notices(us, NoticeBlocked); len(b) != 1 {
+	if b := noticesOf(us, NoticeBlocked); len(b) != 1 {
 		t.Errorf("blocked notices %q", b)
 	}
 	if got := kinds(us); slices.Contains(got, UpdateUserMessage) || got[len(got)-1] != UpdateTurnEnd {
@@ -553,7 +553,7 @@ func TestRunnerPermissionRequestClaudeDecisions(t *testing.T) {
 	if runs := hookRuns(t, log, "PermissionRequest"); len(runs) != 1 || runs[0]["tool_name"] != "Read" || !strings.HasSuffix(runs[0]["tool_input"].(map[string]any)["file_path"].(string), "a.txt") {
 		t.Errorf("PermissionRequest runs %v", runs)
 	}
-	if w := notices(us, NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "block: not that file") {
+	if w := noticesOf(us, NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "block: not that file") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -583,7 +583,7 @@ func TestRunnerPostLLMCallReplacesReasoning(t *testing.T) {
 	if hist := s.History(); hist[1].ReasoningContent != "hooked reasoning" {
 		t.Errorf("history %+v", hist)
 	}
-	if n := notices(h.updates.of(s.ID()), NoticeReplaced); len(n) != 1 || !strings.HasSuffix(n[0], "\nhooked reasoning") {
+	if n := noticesOf(h.updates.of(s.ID()), NoticeReplaced); len(n) != 1 || !strings.HasSuffix(n[0], "\nhooked reasoning") {
 		t.Errorf("notices %q", n)
 	}
 }
@@ -709,7 +709,7 @@ func TestSubagentStopHooks(t *testing.T) {
 	if runs := hookRuns(t, log, "SubagentStop"); len(runs) != 1 || runs[0]["lastAssistantText"] != "the subagent's answer" || runs[0]["sessionId"] != s.ID() {
 		t.Fatalf("SubagentStop runs %v", runs)
 	}
-	if w := notices(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— warn: noted") {
+	if w := noticesOf(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— warn: noted") {
 		t.Errorf("warnings %q", w)
 	}
 }
