@@ -20,6 +20,12 @@
 // with streamed chunks merged, go to a JSONL transcript under the bridge
 // home's sessions/ directory, from which Load replays a session exactly.
 //
+// The pinned generation's package contents take part in every turn: its
+// slash_command, run_skill, read_skill and MCP tools are offered beside
+// the built-ins, a typed "/…" line runs a command, skill, subagent or MCP
+// prompt (Session.Resolve says which), and subagents run as nested turns
+// whose updates carry a SubagentRef.
+//
 // The package is editor-agnostic: it defines the Editor interface (open
 // documents, edits, permission prompts) that the bridge implements over
 // LSP and the terminal chat implements on stdin/stdout, and it never

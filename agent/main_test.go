@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 		os.Exit(childTurn())
 	case "hook":
 		os.Exit(hookMain())
+	case "mcp":
+		serveMCP()
+		return
 	}
 	// Every sidecar's supervisor is this binary: without its race-runtime
 	// sleep at exit (one second) each plugin shutdown would wait for it.

@@ -61,6 +61,17 @@ func servePlugin() {
 		if json.Compact(&raw, c.Raw) == nil {
 			appendLog(name + " payload " + string(c.Point) + " " + raw.String())
 		}
+		var seen struct {
+			Text string `json:"text"`
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(c.Raw, &seen)
+		switch c.Point {
+		case extproto.InputReceive:
+			appendLog(name + " input " + strings.ReplaceAll(seen.Text, "\n", "\\n"))
+		case extproto.ToolBefore, extproto.ToolAfter, extproto.PermissionDecision:
+			appendLog(name + " tool " + string(c.Point) + " " + seen.Name)
+		}
 		r, ok := rules[c.Point]
 		if ok && r.Tool != "" {
 			var tool struct {
