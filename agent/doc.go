@@ -11,6 +11,8 @@
 // histories are compacted through compaction.prepare/compaction.complete,
 // and sessions emit session.start/save/load/rotate/end, where only the
 // session_policy owner rules and every other plugin observes.
+// The plugin packages' hooks (hookrun, from the pinned generation) run
+// beside these points in the reference's order (hookpoints.go).
 //
 // A turn pins one runtime generation from start to end. Everything a
 // session shows is a typed Update shaped after the Agent Client
