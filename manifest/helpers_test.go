@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -46,25 +47,36 @@ func pluginDir(t *testing.T, manifest string, files map[string]string) string {
 }
 
 // symlink makes link point at target, or skips the test where this system
-// makes none: Windows lets only an administrator or Developer Mode create
-// symlinks, and Wine 8's CreateSymbolicLinkW is a stub that reports
-// success and creates nothing.
+// makes none.
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
-	err := os.Symlink(target, link)
-	if runtime.GOOS != "windows" {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return
+	if !symlinks() {
+		t.Skip("this Windows creates no symlinks (Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none; Windows needs Developer Mode or an administrator)")
 	}
-	if err != nil {
-		t.Skipf("this Windows creates no symlinks (it needs Developer Mode or an administrator): %v", err)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Skip("this Windows creates no symlinks: os.Symlink reported success and made none (Wine 8's CreateSymbolicLinkW is a stub)")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
 	}
 }
+
+// symlinks reports whether this system makes symlinks: always on Unix; on
+// Windows only for an administrator or in Developer Mode, and never under
+// Wine 8, whose os.Symlink reports success and makes nothing.
+var symlinks = sync.OnceValue(func() bool {
+	if runtime.GOOS != "windows" {
+		return true
+	}
+	dir, err := os.MkdirTemp("", "symlink-probe")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	link := filepath.Join(dir, "link")
+	if os.WriteFile(filepath.Join(dir, "target"), nil, 0o644) != nil || os.Symlink("target", link) != nil {
+		return false
+	}
+	fi, err := os.Lstat(link)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+})
 
 // exe is the file name of a program named name here: Windows starts only
 // files named .exe or .com (the runtime.command rule), Unix any
