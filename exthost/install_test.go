@@ -16,7 +16,7 @@ func writePlugin(t *testing.T, dir, manifestJSON string) string {
 	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "bin", "run"), []byte("#!/bin/false\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "bin", exe("run")), []byte("#!/bin/false\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "reasonix-plugin.json"), []byte(manifestJSON), 0o644); err != nil {
@@ -45,7 +45,7 @@ func TestPluginsFromHome(t *testing.T) {
 			}
 		}
 	}
-	runtime := `{"apiVersion":"reasonix.io/plugin/v1","name":"x","version":"1.2.3","runtime":{"command":"${REASONIX_PLUGIN_ROOT}/bin/run","args":["--serve"],"env":{"MODE":"a"},"required":true,"priority":-3,"intercepts":["tool.before"],"replaces":["tool:read_file"],"capabilities":["interceptors","ui"],"timeoutMillis":250}}`
+	runtime := `{"apiVersion":"reasonix.io/plugin/v1","name":"x","version":"1.2.3","runtime":{"command":"${REASONIX_PLUGIN_ROOT}/` + exe("bin/run") + `","args":["--serve"],"env":{"MODE":"a"},"required":true,"priority":-3,"intercepts":["tool.before"],"replaces":["tool:read_file"],"capabilities":["interceptors","ui"],"timeoutMillis":250}}`
 	install("runs", runtime, true)
 	install("off", runtime, false)
 	install("plain", `{"apiVersion":"reasonix.io/plugin/v1","name":"plain","version":"1.0.0"}`, true)
@@ -60,13 +60,13 @@ func TestPluginsFromHome(t *testing.T) {
 		t.Fatalf("plugins %+v", plugins)
 	}
 	p := plugins[0]
-	if p.ID != "runs" || p.Version != "1.2.3" || p.Command != "${REASONIX_PLUGIN_ROOT}/bin/run" || !p.Required || p.Priority != -3 || p.TimeoutMillis != 250 || p.Env["MODE"] != "a" || p.Args[0] != "--serve" {
+	if p.ID != "runs" || p.Version != "1.2.3" || p.Command != "${REASONIX_PLUGIN_ROOT}/"+exe("bin/run") || !p.Required || p.Priority != -3 || p.TimeoutMillis != 250 || p.Env["MODE"] != "a" || p.Args[0] != "--serve" {
 		t.Fatalf("plugin %+v", p)
 	}
 	if !p.Intercepting(extproto.ToolBefore) || !p.HasCapability(extproto.CapUI) || p.Replaces[0].String() != "tool:read_file" {
 		t.Fatalf("declarations %+v", p)
 	}
-	if got, err := resolveCommand(p.Command, p.Root); err != nil || got != filepath.Join(p.Root, "bin", "run") {
+	if got, err := resolveCommand(p.Command, p.Root); err != nil || got != filepath.Join(p.Root, "bin", exe("run")) {
 		t.Fatalf("command resolves to %q, %v", got, err)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0], "plugin old declares a runtime in a legacy manifest") {

@@ -124,38 +124,59 @@ func TestHandshakeRejections(t *testing.T) {
 // (manifest.Runtime.CheckCommand), symlinks resolved before the shell test.
 func TestResolveCommand(t *testing.T) {
 	t.Parallel()
-	sh, err := filepath.EvalSymlinks("/bin/sh")
-	if err != nil {
-		t.Skip("no /bin/sh")
-	}
+	shell, sh := systemShell(t)
 	root := t.TempDir()
-	for name, target := range map[string]string{"bin/hello": "", "bin/plain": "", "bin/tool": "/bin/sh"} {
+	hello, plain, tool := exe("bin/hello"), exe("bin/plain"), exe("bin/tool")
+	files := map[string]string{hello: "", plain: ""}
+	if symlinks() {
+		files[tool] = shell
+	} else {
+		t.Log(noSymlinks + ": a command linked to a shell is not checked")
+	}
+	for name, target := range files {
 		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		err := os.MkdirAll(filepath.Dir(p), 0o755)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if target != "" {
 			err = os.Symlink(target, p)
 		} else {
-			err = os.WriteFile(p, []byte("#!/bin/true\n"), map[bool]os.FileMode{true: 0o755, false: 0o644}[name == "bin/hello"])
+			err = os.WriteFile(p, []byte("#!/bin/true\n"), map[bool]os.FileMode{true: 0o755, false: 0o644}[name == hello])
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	fs := filepath.FromSlash
 	tests := []struct {
 		command, want, err string
 	}{
-		{command: "${REASONIX_PLUGIN_ROOT}/bin/hello", want: "@/bin/hello"},
-		{command: "  @/bin/hello  ", want: "@/bin/hello"},
-		{command: "${REASONIX_PLUGIN_ROOT}/bin/tool", err: "runtime.command @/bin/tool resolves to the shell " + sh},
-		{command: "${REASONIX_PLUGIN_ROOT}/bin/plain", err: "runtime.command @/bin/plain is not executable (chmod +x it)"},
-		{command: "${REASONIX_PLUGIN_ROOT}/bin/gone", err: "runtime.command @/bin/gone does not exist"},
+		{command: "${REASONIX_PLUGIN_ROOT}/" + hello, want: "@" + fs("/"+hello)},
+		{command: "  @/" + hello + "  ", want: "@" + fs("/"+hello)},
+		{command: "${REASONIX_PLUGIN_ROOT}/" + exe("bin/gone"), err: "runtime.command @" + fs("/"+exe("bin/gone")) + " does not exist"},
 		{command: "", err: `runtime.command "" is not an absolute path after expansion`},
 		{command: "hello", err: `runtime.command "hello" is not an absolute path after expansion`},
-		{command: "/bin/sh", err: `runtime.command "/bin/sh" is the shell sh; runtimes run in exec form only`},
-		{command: "/usr/bin/BASH", err: `runtime.command "/usr/bin/BASH" is the shell bash; runtimes run in exec form only`},
-		{command: "/opt/pwsh.exe", err: `runtime.command "/opt/pwsh.exe" is the shell pwsh; runtimes run in exec form only`},
+	}
+	if symlinks() {
+		tests = append(tests, struct{ command, want, err string }{command: "${REASONIX_PLUGIN_ROOT}/" + tool, err: "runtime.command @" + fs("/"+tool) + " resolves to the shell " + sh})
+	}
+	if runtime.GOOS == "windows" {
+		// No executable bit: any file named .exe is a program; and the
+		// shells are Windows ones.
+		tests = append(tests, []struct{ command, want, err string }{
+			{command: "${REASONIX_PLUGIN_ROOT}/" + plain, want: "@" + fs("/"+plain)},
+			{command: `C:\Windows\System32\cmd.exe`, err: `runtime.command "C:\\Windows\\System32\\cmd.exe" is the shell cmd; runtimes run in exec form only`},
+			{command: `C:\Program Files\Git\bin\BASH.EXE`, err: `runtime.command "C:\\Program Files\\Git\\bin\\BASH.EXE" is the shell bash; runtimes run in exec form only`},
+			{command: `C:\opt\pwsh.exe`, err: `runtime.command "C:\\opt\\pwsh.exe" is the shell pwsh; runtimes run in exec form only`},
+		}...)
+	} else {
+		tests = append(tests, []struct{ command, want, err string }{
+			{command: "${REASONIX_PLUGIN_ROOT}/" + plain, err: "runtime.command @/bin/plain is not executable (chmod +x it)"},
+			{command: "/bin/sh", err: `runtime.command "/bin/sh" is the shell sh; runtimes run in exec form only`},
+			{command: "/usr/bin/BASH", err: `runtime.command "/usr/bin/BASH" is the shell bash; runtimes run in exec form only`},
+			{command: "/opt/pwsh.exe", err: `runtime.command "/opt/pwsh.exe" is the shell pwsh; runtimes run in exec form only`},
+		}...)
 	}
 	for _, tc := range tests {
 		command := strings.ReplaceAll(tc.command, "@", root)
@@ -173,21 +194,22 @@ func TestResolveCommand(t *testing.T) {
 }
 
 // TestShellBehindSymlinkNeverStarts: a plugin whose bin/tool links to
-// /bin/sh fails at the resolve stage, naming the shell; nothing runs.
+// the shell (/bin/sh, or cmd.exe on Windows) fails at the resolve stage,
+// naming the shell; nothing runs.
 func TestShellBehindSymlinkNeverStarts(t *testing.T) {
 	t.Parallel()
-	sh, err := filepath.EvalSymlinks("/bin/sh")
-	if err != nil {
-		t.Skip("no /bin/sh")
+	shell, sh := systemShell(t)
+	if !symlinks() {
+		t.Skip(noSymlinks)
 	}
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/bin/sh", filepath.Join(root, "bin", "tool")); err != nil {
+	if err := os.Symlink(shell, filepath.Join(root, exe("bin/tool"))); err != nil {
 		t.Fatal(err)
 	}
-	p := &Plugin{ID: "linked", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}}
+	p := &Plugin{ID: "linked", Root: root, Version: "1", Runtime: manifest.Runtime{Command: "${REASONIX_PLUGIN_ROOT}/" + exe("bin/tool")}}
 	s, err := start(t, p)
 	var se *StartError
 	if !errors.As(err, &se) || se.Stage != "resolve" {
@@ -196,6 +218,54 @@ func TestShellBehindSymlinkNeverStarts(t *testing.T) {
 	if want := "resolves to the shell " + sh; !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %q does not contain %q", err, want)
 	}
+}
+
+// systemShell is the shell a runtime command might link to here
+// (/bin/sh, or cmd.exe on Windows), and the file it resolves to; the test
+// is skipped where there is none.
+func systemShell(t *testing.T) (shell, resolved string) {
+	t.Helper()
+	shell = "/bin/sh"
+	if runtime.GOOS == "windows" {
+		shell = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
+	}
+	resolved, err := filepath.EvalSymlinks(shell)
+	if err != nil {
+		t.Skipf("no %s", shell)
+	}
+	return shell, resolved
+}
+
+const noSymlinks = "this Windows creates no symlinks (Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none; Windows needs Developer Mode or an administrator)"
+
+// symlinks reports whether this system makes symlinks: always on Unix; on
+// Windows only for an administrator or in Developer Mode, and never under
+// Wine 8, whose os.Symlink reports success and makes nothing.
+var symlinks = sync.OnceValue(func() bool {
+	if runtime.GOOS != "windows" {
+		return true
+	}
+	dir, err := os.MkdirTemp("", "symlink-probe")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	link := filepath.Join(dir, "link")
+	if os.WriteFile(filepath.Join(dir, "target"), nil, 0o644) != nil || os.Symlink("target", link) != nil {
+		return false
+	}
+	fi, err := os.Lstat(link)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+})
+
+// exe is the file name of a program named name here: Windows starts only
+// files named .exe or .com (the runtime.command rule), Unix any
+// executable file.
+func exe(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
 }
 
 // TestExecFailureIsASpawnError: a program the kernel refuses to run

@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -18,11 +19,15 @@ func writeFile(t *testing.T, dir, name, content string) string {
 
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
+	rhome := "/home/u/.reasonix"
+	if runtime.GOOS == "windows" {
+		rhome = `C:\Users\u\.reasonix`
+	}
 	p := writeFile(t, t.TempDir(), "config.toml", `
 model = "openai/gpt-4o"
 tool_approval = "auto"
 step_budget = 40
-reasonix_home = "/home/u/.reasonix"
+reasonix_home = '`+rhome+`'
 
 [timeouts]
 startup = "45s"
@@ -42,7 +47,7 @@ enabled = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Model != "openai/gpt-4o" || c.Approval() != ApproveAuto || c.Steps() != 40 || c.ReasonixHome != "/home/u/.reasonix" {
+	if c.Model != "openai/gpt-4o" || c.Approval() != ApproveAuto || c.Steps() != 40 || c.ReasonixHome != rhome {
 		t.Errorf("config = %+v", c)
 	}
 	if c.StartupTimeout() != 45*time.Second || c.ToolTimeout() != 10*time.Minute || c.ShutdownTimeout() != 5*time.Second {

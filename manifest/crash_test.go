@@ -237,7 +237,11 @@ func TestSweepAndStrays(t *testing.T) {
 	}
 	var got []string
 	for _, st := range strays {
-		got = append(got, fmt.Sprintf("%s name=%q leftover=%v", strings.TrimPrefix(st.Path, home+"/"), st.Name, st.Leftover))
+		rel, err := filepath.Rel(home, st.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s name=%q leftover=%v", filepath.ToSlash(rel), st.Name, st.Leftover))
 	}
 	want := []string{
 		`.plugin-packages.json.tmp-123 name="" leftover=true`,
@@ -255,15 +259,15 @@ func TestSweepAndStrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, kept := range map[string]bool{
-		".plugin-packages.json.tmp-123":   false,
-		".plugin-packages.json.tmp-9":     false,
-		"plugins/.rx-bridge-remove-x-ABC": false,
-		"plugins/.rx-bridge-install-y-1":  false,
-		".atomic-77.tmp":                  true,
-		"plugin-packages.json.bak":        true,
-		"plugins/.DS_Store":               true,
-		"plugins/orphan/f.txt":            true,
-		"plugins/hello/bin/hello":         true,
+		".plugin-packages.json.tmp-123":     false,
+		".plugin-packages.json.tmp-9":       false,
+		"plugins/.rx-bridge-remove-x-ABC":   false,
+		"plugins/.rx-bridge-install-y-1":    false,
+		".atomic-77.tmp":                    true,
+		"plugin-packages.json.bak":          true,
+		"plugins/.DS_Store":                 true,
+		"plugins/orphan/f.txt":              true,
+		"plugins/hello/" + exe("bin/hello"): true,
 	} {
 		if _, err := os.Lstat(filepath.Join(home, name)); (err == nil) != kept {
 			t.Errorf("%s: kept = %v, want %v", name, err == nil, kept)
@@ -304,7 +308,7 @@ func TestRemoveWriteFailurePutsCopyBack(t *testing.T) {
 	if _, err := s.Remove("hello"); err == nil || err.Error() != "disk full" {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(home, "plugins", "hello", "bin", "hello")); err != nil {
+	if _, err := os.Stat(filepath.Join(home, "plugins", "hello", "bin", exe("hello"))); err != nil {
 		t.Errorf("the copy was not put back: %v", err)
 	}
 	assertNoLeftovers(t, home)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +12,9 @@ func TestDiagnose(t *testing.T) {
 	t.Parallel()
 	src := helloSource(t)
 	home := t.TempDir()
+	program := "SRC" + filepath.FromSlash("/"+exe("bin/hello"))
+	// The system's own words for a missing file.
+	_, missing := os.Stat(filepath.Join(src, "nope"))
 	writeFile(t, home, ConfigFile, "[plugins.cfgoff]\nenabled = false\n")
 	h, err := LoadHome(home)
 	if err != nil {
@@ -31,19 +35,19 @@ func TestDiagnose(t *testing.T) {
 		{"healthy", Record{Name: "hello", Root: src, Version: "0.1.0", Enabled: true}, []string{
 			"ok root SRC exists",
 			"ok manifest reasonix-plugin.json is valid (apiVersion reasonix.io/plugin/v1)",
-			"ok runtime command SRC/bin/hello is an executable file",
+			"ok runtime command " + program + " is an executable file",
 		}},
 		{"drifted and flagged", Record{Name: "cfgoff", Root: src, Version: "0.0.1", ManifestKind: KindClaude, Enabled: true, Status: "disabled_incompatible", StatusReason: "needs v2"}, []string{
 			"ok root SRC exists",
 			"ok manifest reasonix-plugin.json is valid (apiVersion reasonix.io/plugin/v1)",
 			"warn recorded as a claude plugin, but the root now has a reasonix manifest",
 			"warn recorded version 0.0.1, but the manifest says 0.1.0",
-			"ok runtime command SRC/bin/hello is an executable file",
+			"ok runtime command " + program + " is an executable file",
 			"warn recorded status disabled_incompatible: needs v2",
 			"info disabled by [plugins.cfgoff] in config.toml",
 		}},
 		{"missing root", Record{Name: "gone", Root: filepath.Join(src, "nope"), Enabled: false}, []string{
-			"fail root SRC/nope: no such file or directory (reinstall the plugin or remove it)",
+			"fail root SRC" + filepath.FromSlash("/nope") + ": " + unwrapPath(missing).Error() + " (reinstall the plugin or remove it)",
 		}},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -163,9 +164,7 @@ func TestLoadLookupOrder(t *testing.T) {
 		t.Parallel()
 		real := pluginDir(t, v1(`"skills":["s"]`), map[string]string{"s/": "/"})
 		link := filepath.Join(t.TempDir(), "link")
-		if err := os.Symlink(real, link); err != nil {
-			t.Fatal(err)
-		}
+		symlink(t, real, link)
 		if _, err := Load(link); err != nil {
 			t.Fatal(err)
 		}
@@ -175,21 +174,28 @@ func TestLoadLookupOrder(t *testing.T) {
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"tool": "+x:#!/bin/true\n"})
+	writeTree(t, outside, map[string]string{exe("tool"): "+x:#!/bin/true\n"})
+	p, bin := exe("bin/p"), exe("bin")
+	fs := filepath.FromSlash
+	// Windows has no executable bit: any file named .exe is a program.
+	notExecutable := "runtime.command ROOT" + fs("/"+p) + " is not executable (chmod +x it)"
+	if runtime.GOOS == "windows" {
+		notExecutable = ""
+	}
 	tests := []struct {
 		name    string
 		command string
 		files   map[string]string
 		want    string // with ROOT for the plugin root; "" = ok
 	}{
-		{"ok", "${REASONIX_PLUGIN_ROOT}/bin/p", map[string]string{"bin/p": "+x:#!/bin/true\n"}, ""},
-		{"backslashes", `${REASONIX_PLUGIN_ROOT}\bin\p`, map[string]string{"bin/p": "+x:x"}, ""},
-		{"missing", "${REASONIX_PLUGIN_ROOT}/bin/p", nil, "runtime.command ROOT/bin/p does not exist"},
-		{"not executable", "${REASONIX_PLUGIN_ROOT}/bin/p", map[string]string{"bin/p": "x"}, "runtime.command ROOT/bin/p is not executable (chmod +x it)"},
-		{"directory", "${REASONIX_PLUGIN_ROOT}/bin", map[string]string{"bin/": "/"}, "runtime.command ROOT/bin is not a regular file"},
-		{"symlink escapes", "${REASONIX_PLUGIN_ROOT}/bin/p", map[string]string{"bin/p": "->" + filepath.Join(outside, "tool")}, "runtime.command ROOT/bin/p escapes the plugin root through a symlink"},
+		{"ok", "${REASONIX_PLUGIN_ROOT}/" + p, map[string]string{p: "+x:#!/bin/true\n"}, ""},
+		{"backslashes", `${REASONIX_PLUGIN_ROOT}\` + fs(p), map[string]string{p: "+x:x"}, ""},
+		{"missing", "${REASONIX_PLUGIN_ROOT}/" + p, nil, "runtime.command ROOT" + fs("/"+p) + " does not exist"},
+		{"not executable", "${REASONIX_PLUGIN_ROOT}/" + p, map[string]string{p: "x"}, notExecutable},
+		{"directory", "${REASONIX_PLUGIN_ROOT}/" + bin, map[string]string{bin + "/": "/"}, "runtime.command ROOT" + fs("/"+bin) + " is not a regular file"},
+		{"symlink escapes", "${REASONIX_PLUGIN_ROOT}/" + p, map[string]string{p: "->" + filepath.Join(outside, exe("tool"))}, "runtime.command ROOT" + fs("/"+p) + " escapes the plugin root through a symlink"},
 		{"relative", "bin/p", nil, `runtime.command "bin/p" is not an absolute path after expansion`},
-		{"absolute outside is allowed", filepath.Join(outside, "tool"), nil, ""},
+		{"absolute outside is allowed", filepath.Join(outside, exe("tool")), nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,40 +220,43 @@ func TestCheckCommand(t *testing.T) {
 
 func TestCheckCommandShellBehindSymlink(t *testing.T) {
 	t.Parallel()
-	sh, err := filepath.EvalSymlinks("/bin/sh")
+	shell := "/bin/sh"
+	if runtime.GOOS == "windows" {
+		shell = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
+	}
+	sh, err := filepath.EvalSymlinks(shell)
 	if err != nil {
-		t.Skip("no /bin/sh")
+		t.Skipf("no %s", shell)
 	}
 	dir := t.TempDir()
-	link := filepath.Join(dir, "innocent")
-	if err := os.Symlink(sh, link); err != nil {
-		t.Fatal(err)
-	}
+	link := filepath.Join(dir, exe("innocent"))
+	symlink(t, sh, link)
 	if shellName(sh) == "" {
-		t.Skipf("/bin/sh resolves to %s, not a listed shell name", sh)
+		t.Skipf("%s resolves to %s, not a listed shell name", shell, sh)
 	}
 	_, err = (&Runtime{Command: link}).CheckCommand(t.TempDir())
 	if want := "runtime.command " + link + " resolves to the shell " + sh; err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
-	// Inside the root, a link to /bin/sh is refused as a shell (not only
-	// as a link leaving the root).
+	// Inside the root, a link to the shell is refused as a shell (not
+	// only as a link leaving the root).
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"bin/tool": "->/bin/sh"})
-	_, err = (&Runtime{Command: "${REASONIX_PLUGIN_ROOT}/bin/tool"}).CheckCommand(root)
-	if want := "runtime.command " + filepath.Join(root, "bin", "tool") + " resolves to the shell " + sh; err == nil || err.Error() != want {
+	writeTree(t, root, map[string]string{exe("bin/tool"): "->" + shell})
+	_, err = (&Runtime{Command: "${REASONIX_PLUGIN_ROOT}/" + exe("bin/tool")}).CheckCommand(root)
+	if want := "runtime.command " + filepath.Join(root, "bin", exe("tool")) + " resolves to the shell " + sh; err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }
 
 func TestExpandedCommand(t *testing.T) {
 	t.Parallel()
-	r := &Runtime{Command: " ${REASONIX_PLUGIN_ROOT}/bin/../bin/p "}
-	got, err := r.ExpandedCommand("/plugins/p")
-	if err != nil || got != "/plugins/p/bin/p" {
-		t.Fatalf("got %q, %v", got, err)
+	root := filepath.Join(t.TempDir(), "plugins", "p")
+	r := &Runtime{Command: " ${REASONIX_PLUGIN_ROOT}/bin/../bin/" + exe("p") + " "}
+	got, err := r.ExpandedCommand(root)
+	if want := filepath.Join(root, "bin", exe("p")); err != nil || got != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
 	}
-	if _, err := (&Runtime{Command: "node"}).ExpandedCommand("/plugins/p"); err == nil || err.Error() != `runtime.command "node" is not an absolute path after expansion` {
+	if _, err := (&Runtime{Command: "node"}).ExpandedCommand(root); err == nil || err.Error() != `runtime.command "node" is not an absolute path after expansion` {
 		t.Fatalf("err = %v", err)
 	}
 }

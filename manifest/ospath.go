@@ -71,8 +71,13 @@ func (t target) clean(p string) string {
 	}
 	vol := volume(s)
 	rest := "/"
-	if len(s) > len(vol) {
+	switch {
+	case len(s) > len(vol):
 		rest = path.Clean(s[len(vol):])
+	case !hasDrive(s):
+		// A bare share (\\host\share) stays without a trailing
+		// separator, as filepath.Clean leaves it.
+		rest = ""
 	}
 	return strings.ReplaceAll(vol+rest, "/", `\`)
 }

@@ -141,12 +141,28 @@ func TestSamePath(t *testing.T) {
 	}
 }
 
+// The Windows rules clean as filepath.Clean does on Windows (the values
+// below are what it returns there), on every host.
+func TestCleanWindows(t *testing.T) {
+	t.Parallel()
+	win := targetFor("windows")
+	for in, want := range map[string]string{
+		`C:\a\..\b`: `C:\b`, `C:/a/b/`: `C:\a\b`, `C:\`: `C:\`, `c:\x\.\y`: `c:\x\y`,
+		`\\srv\share\a\..\b`: `\\srv\share\b`, `\\srv\share`: `\\srv\share`, `\\srv\share\`: `\\srv\share\`,
+		`//srv/share/x/`: `\\srv\share\x`, `\\srv\share\..`: `\\srv\share\`, "rel/x/": `rel\x`,
+	} {
+		if got := win.clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // The hand-written rules of the host's own system agree with path/filepath
 // (on a Windows machine this checks the Windows rules against the real
 // thing).
 func TestHostTargetMatchesFilepath(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"/", "/a/b/../c/", "/a//b/./c", `C:\a\..\b`, `C:/a/b/`, `C:\`, `\\srv\share\a\..\b`, `\\srv\share`, `//srv/share/x/`, "rel/x", `\rooted\x`, `C:rel`} {
+	for _, p := range []string{"/", "/a/b/../c/", "/a//b/./c", `C:\a\..\b`, `C:/a/b/`, `C:\`, `\\srv\share\a\..\b`, `\\srv\share`, `\\srv\share\`, `\\srv\share\..`, `//srv/share/x/`, "rel/x", `\rooted\x`, `C:rel`} {
 		if host.isAbs(p) != filepath.IsAbs(p) {
 			t.Errorf("isAbs(%q) = %v, filepath says %v", p, host.isAbs(p), filepath.IsAbs(p))
 			continue

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -117,7 +116,7 @@ type recordSet struct {
 // cannot use are skipped with a warning instead of failing the whole home.
 func readRecords(home string, foreign bool) (recordSet, []string, error) {
 	file := filepath.Join(home, RecordsFile)
-	data, err := os.ReadFile(file)
+	data, err := readReplaced(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return recordSet{}, nil, nil
 	}

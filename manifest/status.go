@@ -79,11 +79,13 @@ func (f *StatusFile) Write(st BridgeStatus) error {
 	return writeFileAtomic(f.path, append(data, '\n'), 0o644)
 }
 
-// Close deletes the status and releases its lock.
+// Close deletes the status and releases its lock, then deletes the lock
+// file: Windows deletes no file that is open, and the lock holds it open.
+// A reader taking the released lock meanwhile only deletes it too.
 func (f *StatusFile) Close() {
 	_ = os.Remove(f.path)
-	_ = os.Remove(strings.TrimSuffix(f.path, ".json") + ".lock")
 	_ = f.lock.Unlock()
+	_ = os.Remove(strings.TrimSuffix(f.path, ".json") + ".lock")
 }
 
 // ReadStatuses returns the status of every bridge of home still running,

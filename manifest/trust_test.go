@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -30,7 +31,13 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestRenderTrust(t *testing.T) {
 	t.Parallel()
-	doc := rt(`"command":"${REASONIX_PLUGIN_ROOT}/bin/hello","args":["--stdio","--greeting","hello world","it's"],
+	// The block as each system shows it: its plugin root, its program
+	// name, its separators.
+	root, name := "/home/u/.config/rx-bridge/plugins/p", "trust"
+	if runtime.GOOS == "windows" {
+		root, name = `C:\Users\u\AppData\Roaming\rx-bridge\plugins\p`, "trust_windows"
+	}
+	doc := rt(`"command":"${REASONIX_PLUGIN_ROOT}/` + exe("bin/hello") + `","args":["--stdio","--greeting","hello world","it's"],
 	  "env":{"HELLO_MODE":"loud","B":"x y","API_KEY":"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t","DSN":"marmalade-sandwich-express","E":"","ONE":"1"},"required":true,
 	  "intercepts":["tool.before","session.start"],"replaces":["tool:bash","provider:plugin/p/echo/v1"],
 	  "capabilities":["interceptors","providers","ui"]`)
@@ -39,14 +46,14 @@ func TestRenderTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := RenderTrust(&b, m.Runtime, "/home/u/.config/rx-bridge/plugins/p"); err != nil {
+	if err := RenderTrust(&b, m.Runtime, root); err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("--- minimal, relative command\n")
 	if err := RenderTrust(&b, &Runtime{Command: "node", Args: []string{"server.js"}}, "/r"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "trust", b.Bytes())
+	golden(t, name, b.Bytes())
 	// The block names every variable and shows no value.
 	for k, v := range m.Runtime.Env {
 		if !bytes.Contains(b.Bytes(), []byte(" "+k+"=<")) {

@@ -121,7 +121,7 @@ func Remove(dir, id string) error {
 			return err
 		}
 	}
-	return os.Remove(lockPath(dir, id))
+	return removeLock(lockPath(dir, id), unlock)
 }
 
 // syncDir makes renames and creations in dir durable.

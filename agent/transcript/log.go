@@ -166,6 +166,13 @@ func (l *Log) Path() string { return LivePath(l.dir, l.id) }
 
 // Rotate archives the live file as the next segment and starts an empty
 // live file. It syncs first, so an archived segment is always complete.
+//
+// The live file is closed before it is renamed: Windows renames no file
+// that is open without delete sharing, which is how Go opens every file.
+// A crash after the rename leaves a session without a live file, which
+// Read and Open accept. If the rename fails (on Windows another process
+// may be reading the live file), the log reopens the live file and keeps
+// appending to it.
 func (l *Log) Rotate() (archived string, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -187,16 +194,30 @@ func (l *Log) Rotate() (archived string, err error) {
 		next = ns[len(ns)-1] + 1
 	}
 	archived = segmentPath(l.dir, l.id, next)
-	if err := os.Rename(l.Path(), archived); err != nil {
+	if err := l.f.Close(); err != nil {
+		return "", l.reopen(err, os.O_WRONLY|os.O_APPEND, l.size)
+	}
+	if err := rename(l.Path(), archived); err != nil {
+		return "", l.reopen(err, os.O_WRONLY|os.O_APPEND, l.size)
+	}
+	if err := l.reopen(nil, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0); err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(l.Path(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", err
-	}
-	l.f.Close()
-	l.f, l.size = f, 0
 	return archived, syncDir(filepath.Dir(archived))
+}
+
+// reopen opens the live file again after Rotate closed it, with flag, as
+// a file of size bytes, and returns cause. If the file cannot be opened
+// the log is closed: nothing more can be appended, and the error says so.
+func (l *Log) reopen(cause error, flag int, size int64) error {
+	f, err := os.OpenFile(l.Path(), flag, 0o600)
+	if err != nil {
+		l.closed = true
+		l.unlock()
+		return errors.Join(cause, fmt.Errorf("transcript %s cannot be reopened, so it is closed: %w", l.Path(), err))
+	}
+	l.f, l.size = f, size
+	return cause
 }
 
 // Close syncs and closes the file and releases the session's lock. It is

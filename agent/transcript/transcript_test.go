@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,6 +88,55 @@ func TestAppendRotateRead(t *testing.T) {
 	}
 	if ids, _ := List(dir); len(ids) != 0 {
 		t.Errorf("after Remove: %v", ids)
+	}
+}
+
+// A reader has the live file open while the log rotates (a sidecar told
+// the session's path, say). Unix renames it anyway; Windows refuses while
+// the reader holds it, and the log must go on appending to the live file
+// rather than lose records or write into an archived segment.
+func TestRotateWhileRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l, err := Create(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(rec{N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived, rerr := l.Rotate()
+	if err := l.Append(rec{N: 2}); err != nil {
+		t.Fatalf("append after rotate (%q, %v): %v", archived, rerr, err)
+	}
+	r.Close()
+	if rerr == nil {
+		if _, err := os.Stat(archived); err != nil {
+			t.Fatalf("rotated to %s: %v", archived, err)
+		}
+	} else if archived != "" {
+		t.Fatalf("failed rotation (%v) names an archive %q", rerr, archived)
+	}
+	if _, err := l.Rotate(); err != nil {
+		t.Fatalf("rotate with no reader: %v", err)
+	}
+	if err := l.Append(rec{N: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, torn, err := Read(dir, "s")
+	if err != nil || torn != nil {
+		t.Fatal(err, torn)
+	}
+	if got := decode(t, recs); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("records %v, want [1 2 3] (rotation while read: %v)", got, rerr)
 	}
 }
 
