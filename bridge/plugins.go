@@ -7,6 +7,8 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
+	"github.com/rx-bridge/rx-bridge/pluginrt"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -38,7 +40,8 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := s.rt.set.Current().Gen
+	snap := s.rt.set.Current()
+	g := snap.Gen
 	failures := s.rt.set.Failures()
 	out := []rxproto.PluginInfo{}
 	for _, r := range home.Records() {
@@ -47,6 +50,7 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 			Source: r.Source, Root: r.Dir(), ManifestKind: string(r.ManifestKind),
 		}
 		m, loadErr := manifest.Load(r.Dir())
+		p.Contents = pluginContents(snap.Contents.Package(r.Name), m, r.Name)
 		if loadErr == nil && m.Runtime != nil {
 			p.Runtime = describeRuntime(m.Runtime, r.Dir())
 			var b strings.Builder
@@ -117,4 +121,39 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// pluginContents is what a plugin contributes beside its runtime, as the
+// running generation serves it; m (nil when it does not load) adds its
+// themes, which rx-bridge lists but never serves.
+func pluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name string) rxproto.PluginContents {
+	out := rxproto.PluginContents{
+		Commands: []rxproto.ContentItem{}, Skills: []rxproto.ContentItem{}, Agents: []rxproto.ContentItem{},
+		Hooks: []rxproto.HookInfo{}, McpServers: []rxproto.McpServerInfo{}, Themes: []string{}, Warnings: orEmpty(pc.Warnings),
+	}
+	for _, c := range pc.Commands {
+		src := rxproto.CommandSourceCommand
+		if c.Kind == plugincontent.KindPrompts {
+			src = rxproto.CommandSourcePrompt
+		}
+		out.Commands = append(out.Commands, rxproto.ContentItem{Name: "/" + c.Name, Source: src, Description: redact.String(c.Description), ArgumentHint: redact.String(c.ArgHint)})
+	}
+	for _, sk := range pc.Skills {
+		out.Skills = append(out.Skills, rxproto.ContentItem{Name: "/" + sk.SlashName(), Source: rxproto.CommandSourceSkill, Description: redact.String(sk.Description), Subagent: sk.Subagent})
+	}
+	for _, sk := range pc.Agents {
+		out.Agents = append(out.Agents, rxproto.ContentItem{Name: "/" + sk.SlashName(), Source: rxproto.CommandSourceAgent, Description: redact.String(sk.Description), Subagent: true})
+	}
+	for _, h := range pc.Hooks {
+		out.Hooks = append(out.Hooks, rxproto.HookInfo{Event: string(h.Event), Match: h.Match, Target: redact.String(h.Label()), Description: redact.String(h.Description)})
+	}
+	for _, st := range pc.MCP {
+		out.McpServers = append(out.McpServers, rxproto.McpServerInfo{Name: st.Name, Transport: st.Type, Target: st.Target, State: string(st.State), Tools: int64(st.Tools), Prompts: int64(st.Prompts), Error: st.Err})
+	}
+	if m != nil {
+		for _, f := range m.ThemeFiles {
+			out.Themes = append(out.Themes, manifest.ThemeID(name, f))
+		}
+	}
+	return out
 }
