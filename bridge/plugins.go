@@ -50,7 +50,7 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 			Source: r.Source, Root: r.Dir(), ManifestKind: string(r.ManifestKind),
 		}
 		m, loadErr := manifest.Load(r.Dir())
-		p.Contents = pluginContents(snap.Contents.Package(r.Name), m, r.Name)
+		p.Contents = PluginContents(snap.Contents.Package(r.Name), m, r.Name)
 		if loadErr == nil && m.Runtime != nil {
 			p.Runtime = describeRuntime(m.Runtime, r.Dir())
 			var b strings.Builder
@@ -123,13 +123,18 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// pluginContents is what a plugin contributes beside its runtime, as the
-// running generation serves it; m (nil when it does not load) adds its
-// themes, which rx-bridge lists but never serves.
-func pluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name string) rxproto.PluginContents {
+// PluginContents is what a plugin contributes beside its runtime, as
+// served, in the editor protocol's shape (rx/plugins, and plugin show
+// --json); m (nil when it does not load) adds its themes, which rx-bridge
+// lists but never serves.
+func PluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name string) rxproto.PluginContents {
 	out := rxproto.PluginContents{
 		Commands: []rxproto.ContentItem{}, Skills: []rxproto.ContentItem{}, Agents: []rxproto.ContentItem{},
-		Hooks: []rxproto.HookInfo{}, McpServers: []rxproto.McpServerInfo{}, Themes: []string{}, Warnings: orEmpty(pc.Warnings),
+		Hooks: []rxproto.HookInfo{}, McpServers: []rxproto.McpServerInfo{}, Themes: []string{}, Warnings: []string{},
+	}
+	for _, w := range pc.Warnings {
+		w = strings.TrimPrefix(w, name+": ") // it is listed under the plugin
+		out.Warnings = append(out.Warnings, strings.TrimPrefix(w, "warning: "))
 	}
 	for _, c := range pc.Commands {
 		src := rxproto.CommandSourceCommand
