@@ -44,7 +44,7 @@ func (t *turn) promptEstimate(system string) int {
 		return r.tokens + estimateTokens(h[r.upTo:])
 	}
 	tools := 0
-	for _, s := range t.s.a.opts.Tools.Schemas() {
+	for _, s := range t.tools.Schemas() {
 		tools += (len(s.Name) + len(s.Description) + len(s.Parameters) + 3) / 4
 	}
 	return estimateTokens(h) + (len(system)+3)/4 + tools

@@ -25,8 +25,12 @@ type journal struct {
 	gen Pinned
 }
 
-// emit shows u and stores it (merged with the chunks before it).
+// emit shows u and stores it (merged with the chunks before it). Emits
+// are serialised, so a notice from another goroutine (Agent.MCPNotice)
+// reaches OnUpdate and the transcript in one order.
 func (j *journal) emit(u Update) {
+	j.s.emu.Lock()
+	defer j.s.emu.Unlock()
 	if f := j.s.a.opts.OnUpdate; f != nil {
 		f(j.s.id, u)
 	}

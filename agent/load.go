@@ -56,7 +56,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: torn.String()}})
 	}
 	if s.st.open {
-		t := &turn{s: s, n: s.st.turns, openReason: interruptedReason}
+		t := &turn{s: s, n: s.st.turns, tools: a.opts.Tools, openReason: interruptedReason}
 		t.answerOpen(nil)
 		t.notice(NoticeInterrupted, "", "", fmt.Sprintf("turn %d was interrupted: the process ended before it finished", t.n))
 		t.emit(Update{Kind: UpdateTurnEnd, End: &TurnEnd{Interrupted: true, Error: "interrupted: the process ended during this turn"}})

@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 		return
 	case "turn":
 		os.Exit(childTurn())
+	case "mcp":
+		serveMCP()
+		return
 	}
 	// Every sidecar's supervisor is this binary: without its race-runtime
 	// sleep at exit (one second) each plugin shutdown would wait for it.

@@ -44,7 +44,7 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // cancelled. The Permission says who decided.
 func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, Permission, error) {
 	switch mode := t.s.a.opts.Settings.Approval; {
-	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly():
+	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly(), userAuthorized(tool):
 		return extproto.HostAllow, Permission{DecidedBy: DecidedByHost, Mode: string(mode)}, nil
 	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})

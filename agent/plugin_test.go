@@ -56,6 +56,17 @@ func servePlugin() {
 	}
 	p.OnIntercept(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) (sdk.Decision, error) {
 		appendLog(name + " intercept " + string(c.Point))
+		var seen struct {
+			Text string `json:"text"`
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(c.Raw, &seen)
+		switch c.Point {
+		case extproto.InputReceive:
+			appendLog(name + " input " + strings.ReplaceAll(seen.Text, "\n", "\\n"))
+		case extproto.ToolBefore, extproto.ToolAfter, extproto.PermissionDecision:
+			appendLog(name + " tool " + string(c.Point) + " " + seen.Name)
+		}
 		r, ok := rules[c.Point]
 		if ok && r.Tool != "" {
 			var tool struct {

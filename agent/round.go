@@ -14,19 +14,19 @@ import (
 // and returns its tool calls. A finish reason of length or a refusal
 // sets the turn's stop.
 func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToolCall, error) {
-	msgs := requestMessages(system, t.s.st.history, t.model.Descriptor)
+	msgs := requestMessages(system, t.history(), t.model.Descriptor)
 	// The replacement affects this request only, never the history.
 	out, err := t.hook(ctx, &extproto.ContextPreparePayload{Messages: msgs})
 	if err != nil {
 		return nil, err
 	}
 	msgs = out.Payload.(*extproto.ContextPreparePayload).Messages
-	req := &extproto.ProviderRequest{Messages: msgs, Tools: t.s.a.opts.Tools.Schemas(), MaxTokens: t.s.a.opts.MaxTokens}
+	req := &extproto.ProviderRequest{Messages: msgs, Tools: t.tools.Schemas(), MaxTokens: t.s.a.opts.MaxTokens}
 	if out, err = t.hook(ctx, &extproto.ProviderRequestPayload{Request: req}); err != nil {
 		return nil, err
 	}
 	req = out.Payload.(*extproto.ProviderRequestPayload).Request
-	reported := len(t.s.st.history)
+	reported := len(t.history())
 
 	resp, err := t.stream(ctx, *req, true)
 	if err != nil {
@@ -51,13 +51,15 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 	if final.Usage != nil {
 		u := *final.Usage
 		t.emit(Update{Kind: UpdateUsage, Usage: &u})
-		t.s.reported.tokens, t.s.reported.upTo = u.PromptTokens, reported
+		if t.sub == nil {
+			t.s.reported.tokens, t.s.reported.upTo = u.PromptTokens, reported
+		}
 	}
 	if final.Text != "" || final.Reasoning != "" || len(final.Calls) > 0 {
-		t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{
+		t.addMessage(&extproto.ProviderMessage{
 			Role: extproto.RoleAssistant, Content: final.Text,
 			ReasoningContent: final.Reasoning, ReasoningSignature: final.Signature, ToolCalls: final.Calls,
-		}})
+		})
 	}
 	if final.Usage != nil {
 		switch final.Usage.FinishReason {
@@ -78,7 +80,7 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 // through ctx (for a plugin provider, as stream/cancel).
 func (t *turn) stream(ctx context.Context, req extproto.ProviderRequest, show bool) (providers.Response, error) {
 	t.s.j.checkpoint()
-	st, err := t.models.Open(ctx, t.model.Ref, "", req)
+	st, err := t.models.Open(ctx, t.model.Ref, t.effort, req)
 	if err != nil {
 		return providers.Response{}, err
 	}

@@ -24,6 +24,8 @@ type Session struct {
 	jmu sync.Mutex
 	st  state
 	j   journal
+	// emu serialises the journal's emits.
+	emu sync.Mutex
 
 	mu        sync.Mutex
 	turn      sync.WaitGroup // the running turn, for Close

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -25,7 +26,10 @@ func (t *turn) runCalls(ctx context.Context, calls []extproto.ProviderToolCall) 
 // describe renders a call as shown, before anything ran.
 func (t *turn) describe(c extproto.ProviderToolCall) ToolCall {
 	tc := ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Status: ToolPending, Title: c.Name}
-	if tool, ok := t.s.a.opts.Tools.Lookup(c.Name); ok {
+	if t.sub != nil {
+		tc.ID = t.sub.ref.ID + "/" + c.ID
+	}
+	if tool, ok := t.tools.Lookup(c.Name); ok {
 		tc.Kind = tool.Kind()
 		tc.Title, tc.Locations = tool.Describe(json.RawMessage(c.Arguments))
 	}
@@ -38,7 +42,9 @@ func (t *turn) describe(c extproto.ProviderToolCall) ToolCall {
 func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 	tc := t.describe(c)
 	t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
+	t.current = tc.ID
 	result, isErr, fromPlugin, err := t.execute(ctx, c, &tc)
+	t.current = ""
 	if err != nil {
 		return err
 	}
@@ -50,7 +56,7 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 		tc.Output = redact.String(result)
 	}
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: &tc})
-	t.s.j.commit(&record{Type: recMessage, Message: toolMessage(c, result)})
+	t.addMessage(toolMessage(c, result))
 	if ctx.Err() != nil {
 		t.stop = StopCancelled
 		return errEnded
@@ -61,7 +67,7 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 // execute is permission, tool.before, the run and tool.after. fromPlugin
 // reports that a plugin supplied or changed the result.
 func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *ToolCall) (result string, isErr, fromPlugin bool, err error) {
-	set := t.s.a.opts.Tools
+	set := t.tools
 	tool, ok := set.Lookup(c.Name)
 	if !ok {
 		return fmt.Sprintf("unknown tool %q; the tools are %s", c.Name, toolNames(set)), true, false, nil
@@ -131,11 +137,15 @@ func (t *turn) retarget(tc *ToolCall, tool tools.Tool, name, args string) {
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
 }
 
-// runTool runs a built-in under the configured tool timeout.
+// runTool runs a tool under the configured tool timeout; run_skill,
+// whose subagents a step budget bounds instead, runs until the turn ends.
 func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (string, bool) {
 	timeout := t.s.a.opts.Settings.ToolTimeout
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if tool.Schema().Name != plugincontent.ToolRunSkill {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}
 	t.s.j.checkpoint()
 	out, err := tool.Run(ctx, env, json.RawMessage(args))

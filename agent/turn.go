@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
@@ -16,8 +17,16 @@ type turn struct {
 	g      Pinned
 	models Models
 	model  providers.Model
+	effort string
 	n      int
 	steps  int
+	// tools are this round's tools (toolSet); sub is set in a
+	// subagent's turn, current names the parent's tool call running now
+	// and subs counts the subagent runs started.
+	tools   *tools.Set
+	sub     *subRun
+	current string
+	subs    int
 	// stop is set once the turn's outcome is known; block when a
 	// plugin's block decided it.
 	stop  StopReason
@@ -51,7 +60,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 }
 
 func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, error) {
-	t := &turn{s: s, g: g, models: g.Models(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps}
+	t := &turn{s: s, g: g, models: g.Models(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps, tools: s.a.opts.Tools}
 	s.jmu.Lock()
 	s.j.gen = g
 	s.jmu.Unlock()
@@ -90,6 +99,13 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	t.model = model
+	t.tools = t.toolSet()
+	// A typed slash command works on its expansion from here on, as if
+	// the user had typed that; the user sees the line they typed.
+	sl, text, err := t.slash(ctx, text)
+	if err != nil || t.stop != "" {
+		return err
+	}
 	out, err := t.hook(ctx, &extproto.InputReceivePayload{Text: text})
 	if err != nil {
 		return err
@@ -101,18 +117,33 @@ func (t *turn) start(ctx context.Context, text string) error {
 		// gets it as written.
 		shown = redact.String(text)
 	}
+	if sl.typed != "" {
+		shown = sl.typed
+	}
 	t.emit(Update{Kind: UpdateUserMessage, Text: shown})
 	// A block here aborts the turn before the user's message joins the
 	// history.
-	if _, err := t.hook(ctx, &extproto.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.s.a.opts.Tools.Len(), SessionID: t.s.id}); err != nil {
+	if _, err := t.hook(ctx, &extproto.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.tools.Len(), SessionID: t.s.id}); err != nil {
 		return err
 	}
-	t.s.j.commit(&record{Type: recMessage, Message: &extproto.ProviderMessage{Role: extproto.RoleUser, Content: text}})
-	system := t.systemPrompt()
+	if sl.sub != nil {
+		return t.direct(ctx, sl, text)
+	}
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: text})
+	return t.loop(ctx, t.systemPrompt())
+}
+
+// loop runs provider rounds and their tool calls until the model stops,
+// the step budget ends or something ends the turn. A subagent's turn is
+// never compacted: it starts fresh and its history is thrown away.
+func (t *turn) loop(ctx context.Context, system string) error {
 	for step := 1; ; step++ {
-		if err := t.compact(ctx, system); err != nil {
-			return err
+		if t.sub == nil {
+			if err := t.compact(ctx, system); err != nil {
+				return err
+			}
 		}
+		t.tools = t.toolSet()
 		calls, err := t.round(ctx, system)
 		if err != nil || t.stop != "" {
 			return err
@@ -158,11 +189,33 @@ func (t *turn) answerOpen(err error) {
 	}
 }
 
+// history is the model history this turn works on: the session's, or a
+// subagent's own.
+func (t *turn) history() []extproto.ProviderMessage {
+	if t.sub != nil {
+		return t.sub.history
+	}
+	return t.s.st.history
+}
+
+// addMessage adds m to the turn's history: the session's (recorded), or
+// a subagent's own (kept in memory only).
+func (t *turn) addMessage(m *extproto.ProviderMessage) {
+	if t.sub != nil {
+		t.sub.history = append(t.sub.history, *m)
+		return
+	}
+	t.s.j.commit(&record{Type: recMessage, Message: m})
+}
+
 // emit shows and records one update of this turn. The tool call is
 // copied: the pipeline keeps changing its own while the update lives on
 // in the receiver and the transcript.
 func (t *turn) emit(u Update) {
 	u.Turn = t.n
+	if t.sub != nil {
+		u.Subagent = t.sub.ref
+	}
 	if u.ToolCall != nil {
 		c := *u.ToolCall
 		u.ToolCall = &c

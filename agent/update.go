@@ -52,6 +52,10 @@ type Update struct {
 	Usage      *extproto.ProviderUsage `json:"usage,omitempty"`
 	Notice     *Notice                 `json:"notice,omitempty"`
 	End        *TurnEnd                `json:"end,omitempty"`
+	// Subagent is set on the updates of a subagent run (its messages,
+	// tool calls, permissions and notices), shown within the parent's
+	// turn.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
 
 // ToolStatus is a tool call's state, as ACP names them.
@@ -157,6 +161,11 @@ const (
 	NoticeReplaced    NoticeKind = "replaced"
 	NoticeInterrupted NoticeKind = "interrupted"
 	NoticeTranscript  NoticeKind = "transcript"
+	// NoticeMCP is about an MCP server: it failed, stopped, or its tools
+	// changed (Notice.Plugin names the server).
+	NoticeMCP NoticeKind = "mcp"
+	// NoticeSubagent says a subagent run started or finished.
+	NoticeSubagent NoticeKind = "subagent"
 )
 
 // Notice is a message about the session rather than in it. Text that
@@ -215,9 +224,16 @@ type Block struct {
 func (u *Update) merge(prev *Update) bool {
 	switch u.Kind {
 	case UpdateUserMessage, UpdateAgentMessage, UpdateAgentThought:
-		return prev != nil && prev.Kind == u.Kind && prev.Turn == u.Turn
+		return prev != nil && prev.Kind == u.Kind && prev.Turn == u.Turn && subagentID(prev) == subagentID(u)
 	}
 	return false
+}
+
+func subagentID(u *Update) string {
+	if u.Subagent == nil {
+		return ""
+	}
+	return u.Subagent.ID
 }
 
 func addUsage(sum *extproto.ProviderUsage, u *extproto.ProviderUsage) {
