@@ -75,13 +75,16 @@ func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), 
 	}, nil
 }
 
-// mcpNotice shows an MCP server's notice: a failure (a server that
-// could not start or stopped, its tools gone) as a warning the editor
-// shows, anything else in the log; a change of a server's tools or
+// mcpNotice shows an MCP server's notice: in every open chat session
+// (agent.MCPNotice), and a failure (a server that could not start or
+// stopped, its tools gone) also as a warning the editor shows; a change of a server's tools or
 // prompts also refreshes the editor's command list (MCP prompts are
 // slash commands). The text is redacted by mcphost.
 func (s *Server) mcpNotice(n mcphost.Notice) {
 	text := "MCP server " + n.Server + ": " + n.Text
+	if a := s.agent; a != nil {
+		a.MCPNotice(n) // a line in every open chat
+	}
 	switch {
 	case n.Error:
 		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "Reasonix: " + text})
