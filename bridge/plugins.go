@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/hookrun"
 	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/plugincontent"
 	"github.com/rx-bridge/rx-bridge/pluginrt"
@@ -150,7 +151,7 @@ func PluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name stri
 		out.Agents = append(out.Agents, rxproto.ContentItem{Name: "/" + sk.SlashName(), Source: rxproto.CommandSourceAgent, Description: redact.String(sk.Description), Subagent: true})
 	}
 	for _, h := range pc.Hooks {
-		out.Hooks = append(out.Hooks, rxproto.HookInfo{Event: string(h.Event), Match: h.Match, Target: redact.String(h.Label()), Description: redact.String(h.Description)})
+		out.Hooks = append(out.Hooks, rxproto.HookInfo{Event: string(h.Event), Match: h.Match, Target: redact.String(hookTarget(h)), Description: redact.String(h.Description)})
 	}
 	for _, st := range pc.MCP {
 		out.McpServers = append(out.McpServers, rxproto.McpServerInfo{Name: st.Name, Transport: st.Type, Target: st.Target, State: string(st.State), Tools: int64(st.Tools), Prompts: int64(st.Prompts), Error: st.Err})
@@ -161,4 +162,13 @@ func PluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name stri
 		}
 	}
 	return out
+}
+
+// hookTarget is what a hook runs, whole (Hook.Label clips it for
+// notices): context:<file>, or the command with its exec-form arguments.
+func hookTarget(h hookrun.Hook) string {
+	if h.Form == hookrun.FormContext {
+		return "context:" + h.ContextFile
+	}
+	return strings.Join(append([]string{h.Command}, h.Args...), " ")
 }

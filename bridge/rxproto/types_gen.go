@@ -214,7 +214,7 @@ type HookInfo struct {
 	Event string `json:"event"`
 	// The tool pattern; empty or * matches every tool.
 	Match string `json:"match"`
-	// The command (clipped) or context:<file> (redacted).
+	// The command with its arguments, or context:<file> (redacted).
 	Target      string `json:"target"`
 	Description string `json:"description"`
 }

@@ -202,7 +202,7 @@ export interface HookInfo {
 	event: string;
 	/** The tool pattern; empty or * matches every tool. */
 	match: string;
-	/** The command (clipped) or context:<file> (redacted). */
+	/** The command with its arguments, or context:<file> (redacted). */
 	target: string;
 	description: string;
 }
