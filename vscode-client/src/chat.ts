@@ -284,7 +284,15 @@ function previousMetadata(context: vscode.ChatContext): ChatMetadata {
 	return {};
 }
 
-function promptText(request: vscode.ChatRequest): string {
+/**
+ * The prompt as typed. A /<command> the chat parsed as a slash command of
+ * ours that is no static one (model, commands) is a plugin command: it goes
+ * back in front, for the agent to resolve.
+ */
+export function promptText(request: vscode.ChatRequest): string {
+	if (request.command && request.command !== 'model' && request.command !== 'commands') {
+		return `/${request.command}${request.prompt ? ` ${request.prompt}` : ''}`;
+	}
 	return request.prompt;
 }
 

@@ -284,6 +284,15 @@ describe('chat participant', () => {
 		assert.match(pick.items[0].description, /\(current\)/);
 	});
 
+	it('sends a plugin command line as typed, even when the chat parsed it as a slash command', async () => {
+		const prompts: string[] = [];
+		await start((s) => sessionServer(s, async (_c, p) => { prompts.push(p.prompt); return { stopReason: 'end_turn', text: 'ok' }; }));
+		const token = new CancellationTokenSource().token as never;
+		await h.chat.handle(chatRequest('/kit:review main.go'), { history: [] } as never, new RecordingStream() as never, token);
+		await h.chat.handle(chatRequest('main.go', { command: 'kit:review' }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.deepEqual(prompts, ['/kit:review main.go', '/kit:review main.go']);
+	});
+
 	it('/commands lists the slash commands as links that put @reasonix /<name> in the chat input', async () => {
 		await start((s) => s.setup((c) => c.onRequest('rx/actions', () => ({ generation: 1, actions: [
 			{ name: '/hello:greet', kind: 'action', plugin: 'hello', actionId: 'greet', label: 'Greet me' },
