@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix nvim-test wine-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix dist dist-check nvim-test wine-test
 
 test: check gotest vscode-test nvim-test
 
@@ -82,20 +82,43 @@ fuzz:
 		done; \
 	done
 
+# The VS Code client's npm packages, installed again when the lock changes.
+VSCODE_DEPS := vscode-client/node_modules/.package-lock.json
+$(VSCODE_DEPS): vscode-client/package.json vscode-client/package-lock.json
+	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error
+
 # The VS Code extension (vscode-client/): type check, unit tests (a fake
 # vscode against scripted and real `rx-bridge serve` children), then the
-# end-to-end test in code-server + headless Chromium; its setup script
-# installs code-server, Node 24 and Chromium once into ~/.cache/rx-bridge-e2e.
+# end-to-end test in code-server + headless Chromium, which installs the
+# linux-x64 release package (built here twice, as make dist-check does)
+# without any rxBridge.path; its setup script installs code-server, Node 24
+# and Chromium once into ~/.cache/rx-bridge-e2e.
 # Screenshots and logs: vscode-client/out/e2e/.
-vscode-test: examples
+vscode-test: examples $(VSCODE_DEPS)
 	$(GO) build -o $(BIN)/rx-bridge ./cmd/rx-bridge
-	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error
+	$(MAKE) dist-check DIST_TARGETS=linux/amd64
 	cd vscode-client && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm test
-	cd vscode-client && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm run e2e
+	cd vscode-client && RX_BRIDGE_BIN=$(BIN)/rx-bridge RX_E2E_VSIX=$(CURDIR)/dist/rx-bridge-linux-x64.vsix npm run e2e
 
-# The extension package: vscode-client/dist/rx-bridge.vsix.
+# The release files (docs/RELEASING.md), reproducibly, into dist/:
+# rx-bridge_<goos>_<goarch>.tar.gz (.zip for windows), rx-bridge-<vscode
+# target>.vsix with the binary inside, and SHA256SUMS. DIST_TARGETS (e.g.
+# linux/amd64) limits the platforms; VERSION=, COMMIT= and
+# SOURCE_DATE_EPOCH= override git describe, git rev-parse HEAD and the
+# commit's time.
+DIST_TARGETS ?=
+dist: $(VSCODE_DEPS)
+	$(GO) run ./internal/dist $(DIST_TARGETS)
+
+# make dist, then again into .bin/dist-again: the same bytes both times.
+dist-check: dist
+	$(GO) run ./internal/dist -o $(BIN)/dist-again $(DIST_TARGETS)
+	cmp dist/SHA256SUMS $(BIN)/dist-again/SHA256SUMS
+	@echo "dist-check: two runs wrote the same bytes"
+
+# This machine's VS Code package only: dist/rx-bridge-linux-x64.vsix.
 vsix:
-	cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm run vsix
+	$(MAKE) dist DIST_TARGETS=linux/amd64
 
 # The Neovim plugin (nvim/): headless tests against a scripted bridge and
 # the real `rx-bridge serve` with examples/hello and examples/echo-provider;

@@ -80,6 +80,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 		s.discard()
 		return nil, err
 	}
+	a.sessionStartHooks(ctx, s)
 	out, err := a.sessionHook(ctx, &extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: log.Path()})
 	s.warn(out)
 	if err == nil && out.Blocked {

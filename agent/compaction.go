@@ -71,7 +71,7 @@ func (t *turn) compact(ctx context.Context, system string) error {
 	if cut <= 1 {
 		return nil
 	}
-	out, err := t.intercept(ctx, &extproto.CompactionPreparePayload{Messages: append([]extproto.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance})
+	out, err := t.intercept(ctx, &extproto.CompactionPreparePayload{Messages: append([]extproto.ProviderMessage(nil), h[:cut]...), Guidance: compactionGuidance + t.preCompact(ctx)})
 	t.notes(extproto.CompactionPrepare, out)
 	if err != nil {
 		return t.fail(ctx, err)

@@ -489,3 +489,31 @@ func TestMCPServerCrashMidTurn(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSubagentIsBoundedByItsStepBudget: a subagent's run is bounded by
+// the step budget, not by the tool timeout of the run_skill call that
+// started it; a run that ends at its budget returns what it said, marked.
+func TestSubagentIsBoundedByItsStepBudget(t *testing.T) {
+	t.Parallel()
+	prov := newScripted(
+		calls(call("c1", "run_skill", map[string]any{"name": "reader", "arguments": "read everything"})),
+		calls(call("r1", "read_file", map[string]any{"path": "a.txt"})),
+		calls(call("r2", "read_file", map[string]any{"path": "a.txt"})),
+		answer("partial, then"),
+	)
+	h := newHarness(t, prov, withContent(loadKit(t, kitFiles), nil), func(o *Options) {
+		o.Settings.Steps = 2
+		o.Settings.ToolTimeout = time.Nanosecond // over before any tool starts
+	})
+	s := h.session()
+	if res, err := s.Prompt(ctx(t), "go"); err != nil || res.Stop != StopEndTurn {
+		t.Fatalf("Prompt = %+v, %v", res, err)
+	}
+	if n := len(prov.requests()); n != 4 {
+		t.Fatalf("%d requests, want 2 of the subagent's between the parent's", n)
+	}
+	got := s.History()[2].Content
+	if !strings.HasPrefix(got, "Let me look.") || !strings.Contains(got, "reached its step budget of 2 model requests") {
+		t.Errorf("run_skill result %q", got)
+	}
+}

@@ -11,12 +11,20 @@
 // histories are compacted through compaction.prepare/compaction.complete,
 // and sessions emit session.start/save/load/rotate/end, where only the
 // session_policy owner rules and every other plugin observes.
+// The plugin packages' hooks (hookrun, from the pinned generation) run
+// beside these points in the reference's order (hookpoints.go).
 //
 // A turn pins one runtime generation from start to end. Everything a
 // session shows is a typed Update shaped after the Agent Client
 // Protocol's session/update kinds, delivered in order; the same updates,
 // with streamed chunks merged, go to a JSONL transcript under the bridge
 // home's sessions/ directory, from which Load replays a session exactly.
+//
+// The pinned generation's package contents take part in every turn: its
+// slash_command, run_skill, read_skill and MCP tools are offered beside
+// the built-ins, a typed "/…" line runs a command, skill, subagent or MCP
+// prompt (Session.Resolve says which), and subagents run as nested turns
+// whose updates carry a SubagentRef.
 //
 // The package is editor-agnostic: it defines the Editor interface (open
 // documents, edits, permission prompts) that the bridge implements over

@@ -61,6 +61,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 		t.notice(NoticeInterrupted, "", "", fmt.Sprintf("turn %d was interrupted: the process ended before it finished", t.n))
 		t.emit(Update{Kind: UpdateTurnEnd, End: &TurnEnd{Interrupted: true, Error: "interrupted: the process ended during this turn"}})
 	}
+	a.sessionStartHooks(ctx, s)
 	s.j.flush()
 	err = errors.Join(s.j.failure(), log.Sync())
 	if err == nil {

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The test binary doubles as a plugin sidecar (plugin_test.go) and as the
-// process killed mid-turn (crash_test.go), chosen by envChild.
+// The test binary doubles as a plugin sidecar (plugin_test.go), as the
+// process killed mid-turn (crash_test.go) and as a hook
+// (hookpoints_test.go), chosen by envChild.
 const envChild = "RX_AGENT_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -17,6 +18,8 @@ func TestMain(m *testing.M) {
 		return
 	case "turn":
 		os.Exit(childTurn())
+	case "hook":
+		os.Exit(hookMain())
 	case "mcp":
 		serveMCP()
 		return

@@ -138,7 +138,9 @@ type Options struct {
 	// Editor serves documents, edits and permission prompts. Required.
 	Editor Editor
 	// OnUpdate receives every update of every session, in order, on the
-	// goroutine running the turn (or Load). It must not block for long.
+	// goroutine running the turn (or Load; MCPNotice's caller for its
+	// notices), one call at a time per session. It must not block for
+	// long.
 	OnUpdate func(sessionID string, u Update)
 	// Tools are the tools offered to the model; nil means the built-ins.
 	Tools *tools.Set

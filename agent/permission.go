@@ -15,7 +15,7 @@ import (
 // an audit notice. It returns the text the model gets when the answer is
 // no. args are the call's arguments as the tool gets them.
 func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (allowed bool, refusal string, err error) {
-	host, by, err := t.hostVerdict(ctx, tc, tool)
+	host, by, err := t.hostVerdict(ctx, tc, args, tool)
 	if err != nil {
 		return false, "", err
 	}
@@ -24,7 +24,7 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	if err != nil {
 		return false, "", err
 	}
-	verdict, asked, ruled := out.Verdict, by.DecidedBy == DecidedByUser, false
+	verdict, asked, ruled := out.Verdict, by.DecidedBy == DecidedByUser || by.DecidedBy == DecidedByHook, false
 	if plugin := verdictBy(out); plugin != "" {
 		by.DecidedBy, by.Plugin, by.Mode, ruled = DecidedByExtension, plugin, "", true
 	}
@@ -42,12 +42,16 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // allows read-only tools and asks for the rest, ask asks for every call.
 // A prompt the editor withdraws (PermissionCancelled) ends the turn as
 // cancelled. The Permission says who decided.
-func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, tool tools.Tool) (extproto.HostDecision, Permission, error) {
+func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (extproto.HostDecision, Permission, error) {
 	switch mode := t.s.a.opts.Settings.Approval; {
 	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly(), userAuthorized(tool):
 		return extproto.HostAllow, Permission{DecidedBy: DecidedByHost, Mode: string(mode)}, nil
 	}
+	if v, decided := t.permissionHooks(ctx, tc, args); decided {
+		return v, Permission{DecidedBy: DecidedByHook}, nil
+	}
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
+	t.notifyPermissionPrompt(ctx, tc)
 	t.s.j.checkpoint()
 	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, ReadOnly: tool.ReadOnly()})
 	if err != nil {

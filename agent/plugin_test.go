@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,6 +57,10 @@ func servePlugin() {
 	}
 	p.OnIntercept(sdk.AnyPoint, func(_ context.Context, c *sdk.Call) (sdk.Decision, error) {
 		appendLog(name + " intercept " + string(c.Point))
+		var raw bytes.Buffer
+		if json.Compact(&raw, c.Raw) == nil {
+			appendLog(name + " payload " + string(c.Point) + " " + raw.String())
+		}
 		var seen struct {
 			Text string `json:"text"`
 			Name string `json:"name"`

@@ -32,6 +32,7 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 	if err != nil {
 		return nil, t.fail(ctx, fmt.Errorf("model %s: %w", t.model.Ref, err))
 	}
+	resp.Reasoning = t.postLLMCall(ctx, resp.Reasoning)
 	out, err = t.hook(ctx, &extproto.ProviderResponsePayload{
 		Text: resp.Text, Reasoning: resp.Reasoning, Signature: resp.ReasoningSignature, Calls: resp.ToolCalls, Usage: resp.Usage,
 	})

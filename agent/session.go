@@ -36,6 +36,9 @@ type Session struct {
 	// syncing carries the result of the last turn's background fsync.
 	syncing chan error
 
+	// hookContext is the SessionStart hooks' context for the next prompt.
+	hookContext []string
+
 	// reported is the provider's prompt-token count for the last request
 	// and the history length it covered; compaction estimates from it.
 	reported struct{ tokens, upTo int }
@@ -188,6 +191,7 @@ func (s *Session) Close(ctx context.Context) error {
 	syncErr := s.waitSyncLocked()
 	s.mu.Unlock()
 	s.a.forget(s)
+	s.a.sessionEndHooks(ctx, s)
 	// session.end cannot undo the end; its failures are shown, not
 	// returned.
 	out, err := s.a.sessionHook(ctx, &extproto.SessionEndPayload{Phase: extproto.PhaseEnd, SessionPath: s.log.Path()})

@@ -102,6 +102,9 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 			return refusal, true, false, err
 		}
 	}
+	if blocked := t.preToolUse(ctx, tc.Name, args); blocked != "" {
+		return blocked, true, false, nil
+	}
 	tc.Status, tc.ServedBy = ToolInProgress, served
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
 	if served == "" {
@@ -121,6 +124,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 		return fmt.Sprintf("extension %s took %s over at tool.before but gave no result at tool.after", served, tc.Name), true, true, nil
 	}
 	after := out.Payload.(*extproto.ToolAfterPayload)
+	t.postToolUse(actx, tc.Name, args, after.Result, after.IsError, ctx.Err() != nil)
 	return after.Result, after.IsError, out.Changed || served != "", nil
 }
 

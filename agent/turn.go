@@ -35,6 +35,7 @@ type turn struct {
 	usage extproto.ProviderUsage
 	// openReason answers the calls a turn that ends early leaves open.
 	openReason string
+	turnHooks
 }
 
 // Prompt runs one turn with text as the user's input and returns when the
@@ -81,6 +82,7 @@ func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, e
 		end.Stop, end.Error = "", redactErr(err)
 	}
 	t.emit(Update{Kind: UpdateTurnEnd, End: &end})
+	t.endHooks(ctx, err)
 	// Saving runs even when the turn was cancelled: the cancel ends the
 	// turn, not its bookkeeping.
 	if serr := t.save(context.WithoutCancel(ctx)); err == nil {
@@ -111,6 +113,10 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	text = out.Payload.(*extproto.InputReceivePayload).Text
+	prompt, err := t.userPromptSubmit(ctx, text)
+	if err != nil {
+		return err
+	}
 	shown := text
 	if out.Changed {
 		// A plugin wrote this text: the user sees it redacted; the model
@@ -129,7 +135,7 @@ func (t *turn) start(ctx context.Context, text string) error {
 	if sl.sub != nil {
 		return t.direct(ctx, sl, text)
 	}
-	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: text})
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: t.withStartContext(prompt)})
 	return t.loop(ctx, t.systemPrompt())
 }
 

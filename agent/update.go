@@ -113,6 +113,9 @@ const (
 	// DecidedByExtension: a plugin (Permission.Plugin) ruled at
 	// permission.decision; its verdict is final.
 	DecidedByExtension Decider = "extension"
+	// DecidedByHook: a PermissionRequest hook allowed or denied the call
+	// before the user was asked.
+	DecidedByHook Decider = "hook"
 )
 
 // UnmarshalJSON reads a stored Permission. Transcripts written before
@@ -140,6 +143,8 @@ func (p Permission) By() string {
 	switch p.DecidedBy {
 	case DecidedByExtension:
 		return "extension " + p.Plugin
+	case DecidedByHook:
+		return "a PermissionRequest hook"
 	case DecidedByHost:
 		if p.Mode == "auto" {
 			return "approval mode auto (read-only tool)"

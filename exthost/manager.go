@@ -81,7 +81,7 @@ func NewManager(opts ManagerOptions) *Manager {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	empty, _ := newGeneration(0, nil, observers{})
-	empty.SystemPrompt, empty.promptKey = opts.SystemPrompt, promptKey(empty, opts)
+	empty.SystemPrompt, empty.promptKey = opts.SystemPrompt, promptKey(empty, opts.SystemPrompt, opts.WorkspaceRoot)
 	m := &Manager{opts: opts, cur: empty, all: map[*Generation]struct{}{}, live: map[*Sidecar]struct{}{}}
 	m.halt, m.haltFn = context.WithCancel(context.Background())
 	return m
@@ -96,6 +96,14 @@ var ErrManagerClosed = errors.New("exthost: manager is closed")
 // build leaves the running generation untouched. The superseded
 // generation retires once no turn pins it.
 func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, error) {
+	return m.LoadWithPrompt(ctx, plugins, m.opts.SystemPrompt)
+}
+
+// LoadWithPrompt is Load with prompt as the host's system prompt of this
+// build instead of ManagerOptions.SystemPrompt: a host whose prompt
+// depends on what the build serves (the skills index of its packages)
+// passes it here, so system_prompt.build shapes it like the rest.
+func (m *Manager) LoadWithPrompt(ctx context.Context, plugins []*Plugin, prompt string) (*Generation, error) {
 	m.build.Lock()
 	defer m.build.Unlock()
 	if m.isClosed() {
@@ -113,7 +121,7 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 		return nil, err
 	}
 	g.Warnings = append(warnings, g.Warnings...)
-	if err := m.settlePrompt(ctx, g); err != nil {
+	if err := m.settlePrompt(ctx, g, prompt); err != nil {
 		shutdownAll(started, m.opts.ShutdownTimeout)
 		return nil, err
 	}
@@ -142,9 +150,9 @@ func (m *Manager) Load(ctx context.Context, plugins []*Plugin) (*Generation, err
 // running generation — asks nobody and keeps the running prompt byte for
 // byte, so a provider's prompt cache survives a reload. An owner that
 // fails or blocks fails the build.
-func (m *Manager) settlePrompt(ctx context.Context, g *Generation) error {
-	g.promptKey = promptKey(g, m.opts)
-	payload := &extproto.SystemPromptBuildPayload{Prompt: m.opts.SystemPrompt, WorkspaceRoot: m.opts.WorkspaceRoot}
+func (m *Manager) settlePrompt(ctx context.Context, g *Generation, prompt string) error {
+	g.promptKey = promptKey(g, prompt, m.opts.WorkspaceRoot)
+	payload := &extproto.SystemPromptBuildPayload{Prompt: prompt, WorkspaceRoot: m.opts.WorkspaceRoot}
 	if cur := m.Current(); cur.promptKey == g.promptKey {
 		payload.Prompt = cur.SystemPrompt
 		g.SystemPrompt = payload.Prompt
@@ -165,10 +173,10 @@ func (m *Manager) settlePrompt(ctx context.Context, g *Generation) error {
 
 // promptKey identifies what a generation's system prompt depends on: the
 // host's prompt and workspace, and every sidecar's plugin and handshake.
-func promptKey(g *Generation, opts ManagerOptions) string {
+func promptKey(g *Generation, prompt, workspace string) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	_ = enc.Encode([]string{opts.SystemPrompt, opts.WorkspaceRoot})
+	_ = enc.Encode([]string{prompt, workspace})
 	for _, s := range g.Sidecars {
 		_ = enc.Encode(s.Plugin)
 		_ = enc.Encode(s.Init)

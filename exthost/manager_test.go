@@ -90,14 +90,16 @@ func TestStalledOptionalRuntimeIsBoundedByTheBudget(t *testing.T) {
 		p, _ := fakePlugin(t, fmt.Sprintf("b%d", i), "ok", nil)
 		plugins = append(plugins, p)
 	}
-	m := newTestManager(8 * time.Second)
+	// The budget is shared by all seven starts: generous, so six healthy
+	// starts on a loaded machine still fit beside the stalled one.
+	m := newTestManager(20 * time.Second)
 	defer m.Close()
 	began := time.Now()
 	g, err := m.Load(context.Background(), plugins)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("build with a stalled optional runtime took %s (budget 8s)", time.Since(began))
+	t.Logf("build with a stalled optional runtime took %s (budget 20s)", time.Since(began))
 	if len(g.Sidecars) != 6 {
 		t.Fatalf("started %d sidecars, want the 6 healthy ones", len(g.Sidecars))
 	}

@@ -15,7 +15,8 @@
 //	set, w2 := plugincontent.Load(roots, plugincontent.Options{})
 //
 // Then, per session (agent): append set.SkillIndex() to the system prompt
-// once; offer set.Tools(env) (env.Runner is the agent's SubagentRunner,
+// once (pluginrt appends it to the host's prompt before
+// system_prompt.build); offer set.Tools(env) (env.Runner is the agent's SubagentRunner,
 // env.MCPBindings the MCP host's bindings of a plugin); on a typed "/…"
 // line that no built-in owns, call set.ResolveSlash(line, env) and send
 // Invocation.Text as the user turn, run Invocation.Subagent through the

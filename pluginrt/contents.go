@@ -247,3 +247,20 @@ func (c *Contents) Package(name string) PackageContents {
 	sort.SliceStable(out.Commands, func(i, j int) bool { return out.Commands[i].Name < out.Commands[j].Name })
 	return out
 }
+
+// withSkillIndex is the host's system prompt with the skills index of md
+// appended once (PLUGIN_CONTENTS §4.4), before system_prompt.build runs,
+// so a system_prompt owner sees and shapes the prompt turns will send.
+// The index depends only on the skills' names and descriptions, so a
+// reload that changes neither keeps the prompt byte for byte (and the
+// build skips system_prompt.build). A host without a prompt of its own
+// gets no index: the agent's default prompt stands in for an empty one.
+func withSkillIndex(prompt string, md *plugincontent.Set) string {
+	if prompt == "" || md == nil {
+		return prompt
+	}
+	if idx := md.SkillIndex(); idx != "" {
+		return prompt + "\n\n" + idx
+	}
+	return prompt
+}

@@ -238,8 +238,12 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("loading the bridge home: %w", err)
 	}
 	plugins, problems := exthost.PluginsFromHome(home)
-	g, err := s.mgr.Load(ctx, plugins)
+	// The contents come first: the skills index is part of the prompt
+	// system_prompt.build shapes.
+	contents, warns := s.loadContents(home)
+	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.opts.SystemPrompt, contents.Markdown))
 	if err != nil {
+		contents.Close()
 		var re *exthost.RequiredError
 		if errors.As(err, &re) {
 			f := newFailure(re.Plugin, true, re)
@@ -250,7 +254,6 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := s.snapshot(ctx, home, problems, g)
-	contents, warns := s.loadContents(home)
 	snap.Contents = contents
 	snap.Warnings = append(warns, snap.Warnings...)
 	s.mu.Lock()

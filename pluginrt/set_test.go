@@ -193,7 +193,9 @@ func TestDeferredAndFailedBuild(t *testing.T) {
 
 // TestContentsFollowTheGeneration: a package's commands, skills and hooks
 // are served by the generation built from it, and a reload after the
-// package changed serves the change.
+// package changed serves the change. The skills index is in the system
+// prompt the build settles (so system_prompt.build shapes it), byte for
+// byte the same while the skills stay the same.
 func TestContentsFollowTheGeneration(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -219,7 +221,7 @@ func TestContentsFollowTheGeneration(t *testing.T) {
 	if _, err := store.Install(plan); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ctxT(t), Options{Home: dir, Workspace: t.TempDir()})
+	s, err := Open(ctxT(t), Options{Home: dir, Workspace: t.TempDir(), SystemPrompt: "host prompt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +237,10 @@ func TestContentsFollowTheGeneration(t *testing.T) {
 	if l := snap.Hooks().Listing(); len(l) != 1 || l[0].Event != "SessionStart" {
 		t.Errorf("hooks = %+v", l)
 	}
+	prompt := snap.Prompt()
+	if want := "host prompt\n\n" + snap.Markdown().SkillIndex(); prompt != want {
+		t.Errorf("system prompt %q, want %q", prompt, want)
+	}
 	release()
 
 	write("commands/ship.md", "Ship it.")
@@ -242,8 +248,21 @@ func TestContentsFollowTheGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, release = s.Acquire()
-	defer release()
 	if _, ok := snap.Markdown().LookupCommand("kit:ship"); !ok {
 		t.Errorf("after reload kit:ship is missing: %+v", snap.Markdown().Commands())
+	}
+	if snap.Prompt() != prompt {
+		t.Errorf("a reload that changed no skill changed the prompt to %q", snap.Prompt())
+	}
+	release()
+
+	write("skills/audit/SKILL.md", "---\ndescription: Audit the code\n---\nAudit it.")
+	if _, err := s.Reload(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	snap, release = s.Acquire()
+	defer release()
+	if p := snap.Prompt(); !strings.Contains(p, "- audit — Audit the code") || !strings.HasPrefix(p, "host prompt\n\n") {
+		t.Errorf("after adding a skill the prompt is %q", p)
 	}
 }

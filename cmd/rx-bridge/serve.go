@@ -56,7 +56,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		Home:      home,
 		Workspace: *workspace,
 		UserHome:  manifest.UserDirsHome(getenv, explicit, os.UserHomeDir),
-		Version:   version,
+		Version:   bridgeVersion(),
 		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
 }

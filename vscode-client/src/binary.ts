@@ -1,5 +1,7 @@
-// Finding the rx-bridge binary: the rxBridge.path setting, a command name
-// looked up on PATH (the default, "rx-bridge") or a path.
+// Finding the rx-bridge binary, in this order: the rxBridge.path setting (a
+// path, or a command name looked up on PATH), else the binary bundled in
+// the platform's .vsix (<extension>/bin/rx-bridge[.exe]), else rx-bridge
+// on PATH.
 
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -13,13 +15,25 @@ export interface Resolution {
 	searched: string;
 }
 
+/**
+ * `bundledDir` is the extension's bin folder; a package built for one
+ * platform carries rx-bridge there. A setting always wins, even when it
+ * names nothing: the user asked for that binary, not for another.
+ */
 export async function resolveBinary(
 	setting: string | undefined,
 	env: NodeJS.ProcessEnv = process.env,
 	platform: NodeJS.Platform = process.platform,
+	bundledDir?: string,
 ): Promise<Resolution> {
-	let want = (setting ?? '').trim() || DEFAULT_BINARY;
+	let want = (setting ?? '').trim();
 	if (want === '~' || want.startsWith('~/')) want = path.join(os.homedir(), want.slice(1));
+	let bundled = '';
+	if (!want && bundledDir) {
+		bundled = path.join(bundledDir, platform === 'win32' ? `${DEFAULT_BINARY}.exe` : DEFAULT_BINARY);
+		if (await isExecutable(bundled)) return { path: bundled, searched: bundled };
+	}
+	want ||= DEFAULT_BINARY;
 	// Windows runs rx-bridge.exe; a name given without an extension means it.
 	const names = platform === 'win32' && !/\.[^\\/.]+$/.test(want) ? [`${want}.exe`, want] : [want];
 	if (want.includes('/') || want.includes(path.sep) || (platform === 'win32' && want.includes('\\'))) {
@@ -39,7 +53,8 @@ export async function resolveBinary(
 			if (await isExecutable(p)) return { path: p, searched: `${names[0]} on PATH` };
 		}
 	}
-	return { searched: `${names[0]} on PATH (${dirs.join(path.delimiter) || 'empty'})` };
+	const onPath = `${names[0]} on PATH (${dirs.join(path.delimiter) || 'empty'})`;
+	return { searched: bundled ? `${bundled}, then ${onPath}` : onPath };
 }
 
 async function isExecutable(p: string): Promise<boolean> {

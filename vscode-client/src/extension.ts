@@ -25,7 +25,7 @@ export interface Api {
 
 export function activate(context: vscode.ExtensionContext): Api {
 	const log = new BridgeLog(vscode.window.createOutputChannel('Reasonix Bridge'));
-	const bridge = new Bridge(new LanguageClientTransport(log), DEFAULT_BACKOFF, (line) => log.info(line));
+	const bridge = new Bridge(new LanguageClientTransport(log, vscode.Uri.joinPath(context.extensionUri, 'bin').fsPath), DEFAULT_BACKOFF, (line) => log.info(line));
 	const rx = new Rx(bridge);
 	const docs = new VirtualDocs();
 	const ui = new PluginUI(rx.generations, docs, {

@@ -27,12 +27,13 @@ class RxCapabilities implements StaticFeature {
 }
 
 export class LanguageClientTransport implements Transport {
-	constructor(private readonly log: BridgeLog) {}
+	/** bundledDir: the extension's bin folder (see resolveBinary). */
+	constructor(private readonly log: BridgeLog, private readonly bundledDir?: string) {}
 
 	async start(handlers: HandlerTable): Promise<Connection> {
 		const cfg = vscode.workspace.getConfiguration(CONFIG);
 		const setting = cfg.get<string>('path', '');
-		const bin = await resolveBinary(setting);
+		const bin = await resolveBinary(setting, process.env, process.platform, this.bundledDir);
 		if (!bin.path) {
 			throw new FatalStartError(`rx-bridge was not found (looked for ${bin.searched})`, 'not_found');
 		}

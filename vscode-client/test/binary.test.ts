@@ -43,6 +43,36 @@ describe('resolveBinary', () => {
 		// Elsewhere the .exe is not looked for.
 		assert.equal((await resolveBinary('', { PATH: win }, 'linux')).path, undefined);
 	});
+
+	it('uses the binary bundled with the extension unless the setting names one, and PATH last', async () => {
+		const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bin-ext-'));
+		const bundled = path.join(ext, 'bin', 'rx-bridge');
+		fs.mkdirSync(path.dirname(bundled));
+		fs.writeFileSync(bundled, '#!/bin/sh\n', { mode: 0o755 });
+		const bin = path.join(ext, 'bin');
+		assert.deepEqual(await resolveBinary('', { PATH: dir }, 'linux', bin), { path: bundled, searched: bundled });
+		assert.equal((await resolveBinary(undefined, { PATH: dir }, 'linux', bin)).path, bundled);
+		// The setting wins, by path or by name on PATH, and even when it names nothing.
+		assert.equal((await resolveBinary(exe, {}, 'linux', bin)).path, exe);
+		assert.equal((await resolveBinary('rx-bridge', { PATH: dir }, 'linux', bin)).path, exe);
+		assert.equal((await resolveBinary('/nonexistent/rx-bridge', { PATH: dir }, 'linux', bin)).path, undefined);
+		// No bundled binary (the platform-neutral package): PATH, and the message names both.
+		const none = path.join(dir, 'no-bin');
+		assert.equal((await resolveBinary('', { PATH: dir }, 'linux', none)).path, exe);
+		assert.deepEqual(await resolveBinary('', { PATH: '/a' }, 'linux', none), { searched: `${path.join(none, 'rx-bridge')}, then rx-bridge on PATH (/a)` });
+		// A bundled file that cannot be run is not used.
+		fs.chmodSync(bundled, 0o644);
+		assert.equal((await resolveBinary('', { PATH: dir }, 'linux', bin)).path, exe);
+	});
+
+	it('finds the bundled rx-bridge.exe on Windows', async () => {
+		const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bin-ext-win-'));
+		const bundled = path.join(ext, 'rx-bridge.exe');
+		fs.writeFileSync(bundled, '', { mode: 0o755 });
+		fs.writeFileSync(path.join(ext, 'rx-bridge'), '', { mode: 0o755 });
+		assert.equal((await resolveBinary('', {}, 'win32', ext)).path, bundled);
+		assert.equal((await resolveBinary('', {}, 'linux', ext)).path, path.join(ext, 'rx-bridge'));
+	});
 });
 
 describe('Generations', () => {

@@ -51,6 +51,28 @@ describe('activate', () => {
 		await deactivate(ctx, api);
 	});
 
+	it('starts the rx-bridge bundled with the extension when rxBridge.path is empty', async () => {
+		if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: build rx-bridge (make vscode-test does) or set RX_BRIDGE_BIN`);
+		const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-vscode-bundled-'));
+		cleanups.push(async () => fs.rmSync(ext, { recursive: true, force: true }));
+		const bundled = path.join(ext, 'bin', 'rx-bridge');
+		fs.mkdirSync(path.dirname(bundled));
+		fs.copyFileSync(BIN, bundled);
+		fs.chmodSync(bundled, 0o755);
+		fake.reset();
+		fake.config['rxBridge.path'] = '';
+		fake.config['rxBridge.home'] = path.join(ext, 'home');
+		const ctx = { ...context(), extensionUri: vscode.Uri.file(ext) };
+		const api = activate(ctx as never);
+		try {
+			await api.bridge.ready();
+			const log = fake.output[0].lines.join('\n');
+			assert.ok(log.includes(`starting ${bundled} serve`), `the log says:\n${log}`);
+		} finally {
+			await deactivate(ctx, api);
+		}
+	});
+
 	it('starts the real bridge through vscode-languageclient with the rxBridge capabilities, and runs an action', async () => {
 		if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: build rx-bridge (make vscode-test does) or set RX_BRIDGE_BIN`);
 		const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-vscode-ext-'));

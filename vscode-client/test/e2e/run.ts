@@ -1,6 +1,9 @@
 // End-to-end test in a real VS Code: code-server (VS Code 1.139 in a browser)
 // driven by headless Chromium through playwright-core, with the examples
-// hello and echo-provider installed into a temporary bridge home.
+// hello and echo-provider installed into a temporary bridge home. The
+// extension is installed as a user would: the release package for this
+// platform (make vsix), with no rxBridge.path and no rx-bridge on PATH, so
+// the binary it carries is the one that runs (and installs the examples).
 //
 // Every step saves a screenshot under out/e2e/; on failure the screenshots,
 // the exthost log, the Reasonix Bridge output and code-server's log stay
@@ -137,11 +140,10 @@ async function main(): Promise<void> {
 	fs.rmSync(OUT, { recursive: true, force: true });
 	fs.mkdirSync(OUT, { recursive: true });
 
-	const bin = path.resolve(process.env.RX_BRIDGE_BIN || path.join(REPO, '.bin', 'rx-bridge'));
-	requireFile(bin, 'build rx-bridge first (make vscode-test does: go build -o .bin/rx-bridge ./cmd/rx-bridge) or set RX_BRIDGE_BIN');
+	const vsix = path.resolve(process.env.RX_E2E_VSIX || path.join(REPO, 'dist', 'rx-bridge-linux-x64.vsix'));
+	requireFile(vsix, 'build the linux-x64 package first (make vsix, or make vscode-test) or set RX_E2E_VSIX');
 	requireFile(path.join(REPO, 'examples', 'hello', 'bin', 'hello'), 'build the examples first (make examples)');
 	requireFile(path.join(REPO, 'examples', 'echo-provider', 'bin', 'echo-provider'), 'build the examples first (make examples)');
-	requireFile(path.join(CLIENT, 'dist', 'extension.js'), 'build the extension first (node scripts/build.mjs)');
 
 	log('installing or checking code-server, Node 24 and Chromium (scripts/e2e-setup.sh)');
 	const setup = execFileSync('bash', [path.join(CLIENT, 'scripts', 'e2e-setup.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -161,7 +163,21 @@ async function main(): Promise<void> {
 	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
 	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n');
 
-	const bridgeEnv = { ...process.env, RX_BRIDGE_HOME: home };
+	// Installed with code-server's own command line, as `code --install-extension` would.
+	const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
+	const probe = JSON.parse(fs.readFileSync(path.join(PROBE, 'package.json'), 'utf8'));
+	copyDir(PROBE, path.join(exts, `${probe.publisher}.${probe.name}-${probe.version}`));
+	const installed = execFileSync(node24, [entry, '--extensions-dir', exts, '--user-data-dir', userData, '--install-extension', vsix], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	fs.writeFileSync(path.join(OUT, 'install-vsix.txt'), installed);
+	const extDir = fs.readdirSync(exts).find((d) => d.startsWith(`${pkg.publisher}.${pkg.name}-`));
+	if (!extDir) throw new StepError(`code-server --install-extension ${vsix} installed nothing into ${exts}: ${installed}`);
+	const bin = path.join(exts, extDir, 'bin', 'rx-bridge');
+	requireFile(bin, `the package ${vsix} carries no bin/rx-bridge`);
+	fs.accessSync(bin, fs.constants.X_OK);
+
+	// No rx-bridge on PATH: only the bundled one can start.
+	const searchPath = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'rx-bridge'))).join(path.delimiter);
+	const bridgeEnv = { ...process.env, RX_BRIDGE_HOME: home, PATH: searchPath };
 	for (const ex of ['hello', 'echo-provider']) {
 		const r = execFileSync(bin, ['plugin', 'install', path.join(REPO, 'examples', ex), '--yes'], { env: bridgeEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 		fs.writeFileSync(path.join(OUT, `install-${ex}.txt`), r);
@@ -174,17 +190,9 @@ async function main(): Promise<void> {
 	fs.writeFileSync(path.join(kit, 'commands', 'review.md'), '---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully.\n');
 	fs.writeFileSync(path.join(OUT, 'install-kit.txt'), execFileSync(bin, ['plugin', 'install', kit, '--yes'], { env: bridgeEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 
-	const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
-	copyDir(CLIENT, path.join(exts, `${pkg.publisher}.${pkg.name}-${pkg.version}`), ['package.json', 'README.md', 'dist']);
-	const probe = JSON.parse(fs.readFileSync(path.join(PROBE, 'package.json'), 'utf8'));
-	copyDir(PROBE, path.join(exts, `${probe.publisher}.${probe.name}-${probe.version}`));
-
-	// rxBridge.path is a machine setting: code-server reads it from Machine/.
-	fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
-	fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'rxBridge.path': bin }, null, 2));
+	// No rxBridge.path anywhere (it is a machine setting: Machine/ would hold it).
 	fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 	fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
-		'rxBridge.path': bin,
 		'rxBridge.trace.server': 'verbose',
 		'workbench.startupEditor': 'none',
 		'workbench.tips.enabled': false,
@@ -204,7 +212,7 @@ async function main(): Promise<void> {
 	], {
 		detached: true,
 		stdio: ['ignore', csLog, csLog],
-		env: { ...bridgeEnv, RX_E2E_OUT: OUT, PATH: `${path.dirname(node24)}:${process.env.PATH}` },
+		env: { ...bridgeEnv, RX_E2E_OUT: OUT, PATH: `${path.dirname(node24)}${path.delimiter}${searchPath}` },
 	});
 	let browser: Browser | undefined;
 	let failed: unknown;
@@ -227,7 +235,7 @@ async function main(): Promise<void> {
 			await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
 		});
 
-		const bridge = await step('extension activates and starts the bridge', async () => {
+		const bridge = await step('extension activates and starts its bundled rx-bridge', async () => {
 			const b = await until('the Reasonix bridge to run with /hello:greet (probe-bridge.json)', 90000, () => {
 				const s = readJson(path.join(OUT, 'probe-bridge.json'));
 				if (s?.error) throw new Error(s.error);
@@ -235,6 +243,9 @@ async function main(): Promise<void> {
 			});
 			await palette(p, 'Reasonix: Show Bridge Log');
 			await p.locator('.part.panel').waitFor({ state: 'visible', timeout: 15000 });
+			// The one that runs is the binary the package brought.
+			const pids = execFileSync('pgrep', ['-f', `^${bin} serve`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+			if (pids.length !== 1) throw new Error(`expected one ${bin} serve process, found ${pids.length}`);
 			return b;
 		});
 		log(`bridge ${bridge.info?.bridgeVersion} generation ${bridge.generation}, actions ${bridge.actions.join(', ')}`);
