@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -12,14 +13,27 @@ import (
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
+// actionList is the bound generation's UI actions and slash commands
+// (commands, prompts, skills, agents, MCP prompts), sorted by name, an
+// action before a command of the same name.
 func (s *Server) actionList() rxproto.ActionList {
 	gen, list := s.hub.Actions()
-	out := rxproto.ActionList{Generation: gen, Actions: make([]rxproto.Action, len(list))}
-	for i, a := range list {
-		out.Actions[i] = rxproto.Action{Name: a.Name(), Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label}
+	out := rxproto.ActionList{Generation: gen, Actions: make([]rxproto.Action, 0, len(list))}
+	for _, a := range list {
+		out.Actions = append(out.Actions, rxproto.Action{Name: a.Name(), Kind: rxproto.ActionKindAction, Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
 	}
+	if snap := s.rt.set.Current(); snap.ID == gen {
+		for _, c := range snap.Slash() {
+			out.Actions = append(out.Actions, rxproto.Action{
+				Name: "/" + c.Name, Kind: rxproto.ActionKindCommand, Plugin: c.Plugin, ActionID: c.Name,
+				Source: rxproto.CommandSource(c.Source), Description: redact.String(c.Description), ArgumentHint: redact.String(c.ArgHint),
+			})
+		}
+	}
+	slices.SortStableFunc(out.Actions, func(a, b rxproto.Action) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/hookrun"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/plugincontent"
+	"github.com/rx-bridge/rx-bridge/pluginrt"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -38,7 +41,8 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := s.rt.set.Current().Gen
+	snap := s.rt.set.Current()
+	g := snap.Gen
 	failures := s.rt.set.Failures()
 	out := []rxproto.PluginInfo{}
 	for _, r := range home.Records() {
@@ -47,6 +51,7 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 			Source: r.Source, Root: r.Dir(), ManifestKind: string(r.ManifestKind),
 		}
 		m, loadErr := manifest.Load(r.Dir())
+		p.Contents = PluginContents(snap.Contents.Package(r.Name), m, r.Name)
 		if loadErr == nil && m.Runtime != nil {
 			p.Runtime = describeRuntime(m.Runtime, r.Dir())
 			var b strings.Builder
@@ -117,4 +122,53 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// PluginContents is what a plugin contributes beside its runtime, as
+// served, in the editor protocol's shape (rx/plugins, and plugin show
+// --json); m (nil when it does not load) adds its themes, which rx-bridge
+// lists but never serves.
+func PluginContents(pc pluginrt.PackageContents, m *manifest.Manifest, name string) rxproto.PluginContents {
+	out := rxproto.PluginContents{
+		Commands: []rxproto.ContentItem{}, Skills: []rxproto.ContentItem{}, Agents: []rxproto.ContentItem{},
+		Hooks: []rxproto.HookInfo{}, McpServers: []rxproto.McpServerInfo{}, Themes: []string{}, Warnings: []string{},
+	}
+	for _, w := range pc.Warnings {
+		w = strings.TrimPrefix(w, name+": ") // it is listed under the plugin
+		out.Warnings = append(out.Warnings, strings.TrimPrefix(w, "warning: "))
+	}
+	for _, c := range pc.Commands {
+		src := rxproto.CommandSourceCommand
+		if c.Kind == plugincontent.KindPrompts {
+			src = rxproto.CommandSourcePrompt
+		}
+		out.Commands = append(out.Commands, rxproto.ContentItem{Name: "/" + c.Name, Source: src, Description: redact.String(c.Description), ArgumentHint: redact.String(c.ArgHint)})
+	}
+	for _, sk := range pc.Skills {
+		out.Skills = append(out.Skills, rxproto.ContentItem{Name: "/" + sk.SlashName(), Source: rxproto.CommandSourceSkill, Description: redact.String(sk.Description), Subagent: sk.Subagent})
+	}
+	for _, sk := range pc.Agents {
+		out.Agents = append(out.Agents, rxproto.ContentItem{Name: "/" + sk.SlashName(), Source: rxproto.CommandSourceAgent, Description: redact.String(sk.Description), Subagent: true})
+	}
+	for _, h := range pc.Hooks {
+		out.Hooks = append(out.Hooks, rxproto.HookInfo{Event: string(h.Event), Match: h.Match, Target: redact.String(hookTarget(h)), Description: redact.String(h.Description)})
+	}
+	for _, st := range pc.MCP {
+		out.McpServers = append(out.McpServers, rxproto.McpServerInfo{Name: st.Name, Transport: st.Type, Target: st.Target, State: string(st.State), Tools: int64(st.Tools), Prompts: int64(st.Prompts), Error: st.Err})
+	}
+	if m != nil {
+		for _, f := range m.ThemeFiles {
+			out.Themes = append(out.Themes, manifest.ThemeID(name, f))
+		}
+	}
+	return out
+}
+
+// hookTarget is what a hook runs, whole (Hook.Label clips it for
+// notices): context:<file>, or the command with its exec-form arguments.
+func hookTarget(h hookrun.Hook) string {
+	if h.Form == hookrun.FormContext {
+		return "context:" + h.ContextFile
+	}
+	return strings.Join(append([]string{h.Command}, h.Args...), " ")
 }

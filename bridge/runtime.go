@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/pluginrt"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
@@ -33,6 +36,8 @@ func newRuntime(s *Server) (*runtime, error) {
 		Trace:        s.traceWire,
 		Deferred:     true,
 		OnBuild:      s.onBuild,
+		UserHome:     s.opts.UserHome,
+		MCPNotice:    s.mcpNotice,
 	})
 	if err != nil {
 		return nil, err
@@ -68,6 +73,29 @@ func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), 
 		s.actionsChanged(snap.Gen, snap.Warnings)
 		done(fmt.Sprintf("generation %d: %d plugin(s)", snap.ID, len(snap.Gen.Sidecars)))
 	}, nil
+}
+
+// mcpNotice shows an MCP server's notice: in every open chat session
+// (agent.MCPNotice), and a failure (a server that could not start or
+// stopped, its tools gone) also as a warning the editor shows; a change of a server's tools or
+// prompts also refreshes the editor's command list (MCP prompts are
+// slash commands). The text is redacted by mcphost.
+func (s *Server) mcpNotice(n mcphost.Notice) {
+	text := "MCP server " + n.Server + ": " + n.Text
+	if a := s.agent; a != nil {
+		a.MCPNotice(n) // a line in every open chat
+	}
+	switch {
+	case n.Error:
+		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "Reasonix: " + text})
+		s.log.Warn(text)
+	case n.Text != "":
+		s.log.Info(text)
+	}
+	if n.ToolsChanged && s.life.initialized() && s.rt != nil {
+		snap := s.rt.set.Current()
+		s.actionsChanged(snap.Gen, []string{})
+	}
 }
 
 // agentSettings are the agent's settings from the home's config.toml.

@@ -27,6 +27,10 @@ type Options struct {
 	Home string
 	// Workspace overrides the workspace root the editor names.
 	Workspace string
+	// UserHome is the home directory whose convention folders
+	// (~/.claude/commands, ~/.reasonix/skills, …) serve commands and
+	// skills beside the plugins' (manifest.UserDirsHome); "" reads none.
+	UserHome string
 	// Version is the program version shown in serverInfo.
 	Version string
 	// Logger receives diagnostics for stderr; nil discards them.

@@ -11,6 +11,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 func (s *Server) newAgent() error {
@@ -117,6 +118,10 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	s.turns.begin()
 	defer s.turns.end()
 	done := s.beginProgress("Reasonix: " + sess.Model())
+	if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
+		done("end_turn")
+		return res, nil
+	}
 	s.chat.start(sess.ID())
 	res, err := sess.Prompt(ctx, p.Prompt)
 	text := s.chat.take(sess.ID())
@@ -221,4 +226,45 @@ func sessionError(err error) error {
 		return domainError(err)
 	}
 	return err
+}
+
+// slashAction runs a typed "/<plugin>:<action> [arguments]" line that is
+// no command, skill or MCP prompt (the agent's Resolve) but one of the
+// bound generation's UI actions, as the reference's ACP dispatch does
+// (custom command, skill, MCP prompt, extension action, raw text): the
+// line is shown as the user's message and the action's result as the
+// answer; no model runs. ok is false for every other line, which the
+// agent takes.
+func (s *Server) slashAction(ctx context.Context, sess *agent.Session, line string) (rxproto.PromptResult, bool) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
+		return rxproto.PromptResult{}, false
+	}
+	if _, ok := sess.Resolve(line); ok {
+		return rxproto.PromptResult{}, false
+	}
+	snap, release := s.rt.set.Acquire()
+	defer release()
+	g := snap.Gen
+	a, err := g.Action(fields[0])
+	if err != nil || g.ID != s.hub.Generation() {
+		return rxproto.PromptResult{}, false
+	}
+	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateUserMessage, Text: strings.TrimSpace(line)})
+	var text string
+	res, err := g.RunAction(ctx, s.session, a, nil)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled}, true
+	case err != nil:
+		text = fields[0] + " failed: " + redact.String(err.Error())
+	case res.Message != "":
+		text = fields[0] + ": " + redact.String(res.Message)
+	case !res.Accepted:
+		text = fields[0] + " was not accepted"
+	default:
+		text = fields[0] + " ran"
+	}
+	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: text})
+	return rxproto.PromptResult{StopReason: rxproto.StopReasonEndTurn, Text: text}, true
 }

@@ -38,6 +38,8 @@ type Config struct {
 	Timeouts Timeouts `toml:"timeouts"`
 	// UI holds editor display preferences (also settable per workspace).
 	UI UIConfig `toml:"ui"`
+	// Hooks says which hooks beyond the plugins' and the user's run.
+	Hooks HooksConfig `toml:"hooks"`
 	// Plugins holds per-plugin settings keyed by installed name.
 	Plugins map[string]PluginConfig `toml:"plugins"`
 	// Providers is the [providers] section (e.g. [[providers.openai]]),
@@ -82,6 +84,14 @@ type UIConfig struct {
 	Theme string `toml:"theme"`
 	// ShowThoughts shows model reasoning in agent transcripts.
 	ShowThoughts *bool `toml:"show_thoughts"`
+}
+
+// HooksConfig is the [hooks] table.
+type HooksConfig struct {
+	// Project = true runs the hooks of a workspace's
+	// .reasonix/settings.json (Reasonix runs them always). Off by default:
+	// opening a repository must not start the programs it names.
+	Project bool `toml:"project"`
 }
 
 // PluginConfig is the [plugins.<name>] table.
@@ -202,11 +212,13 @@ func parseConfig(path string, data []byte) (*Config, error) {
 func configKeys(level toml.Key) []string {
 	switch {
 	case len(level) == 1:
-		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "plugins", "providers", "mcp_servers"}
+		return []string{"model", "tool_approval", "step_budget", "reasonix_home", "timeouts", "ui", "hooks", "plugins", "providers", "mcp_servers"}
 	case len(level) == 2 && level[0] == "timeouts":
 		return []string{"startup", "shutdown", "tool"}
 	case len(level) == 2 && level[0] == "ui":
 		return uiKeys
+	case len(level) == 2 && level[0] == "hooks":
+		return []string{"project"}
 	case len(level) == 2 && level[0] == "plugins":
 		return nil
 	case len(level) == 3 && level[0] == "plugins":

@@ -37,6 +37,9 @@ tool = "10m"
 theme = "plugin:hello:dark"
 show_thoughts = true
 
+[hooks]
+project = true
+
 [plugins.hello]
 enabled = false
 
@@ -58,6 +61,9 @@ enabled = true
 	}
 	if c.UI.Theme != "plugin:hello:dark" || c.UI.ShowThoughts == nil || !*c.UI.ShowThoughts {
 		t.Errorf("ui = %+v", c.UI)
+	}
+	if !c.Hooks.Project {
+		t.Errorf("hooks = %+v", c.Hooks)
 	}
 }
 
@@ -101,6 +107,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"mis-cased key", "reAsoniX_home = \"0\"\n", `:1: reAsoniX_home: unknown field (did you mean "reasonix_home"?)`},
 		{"mis-cased nested key", "[Timeouts]\nTool = \"1s\"\n", `:1: Timeouts: unknown field (did you mean "timeouts"?)`},
 		{"mis-cased plugin key", "[plugins.x]\nEnabled = false\n", `:2: plugins.x.Enabled: unknown field (did you mean "enabled"?)`},
+		{"unknown hooks key", "[hooks]\nprojects = true\n", `:2: hooks.projects: unknown field (did you mean "project"?)`},
+		{"hooks project not a bool", "[hooks]\nproject = \"yes\"\n", ":2: hooks.project: want a boolean, got a string"},
 		{"bad plugin name", "[plugins.Hello]\nenabled = false\n", `:1: plugins.Hello: invalid plugin name "Hello": use 1 to 64 lower-case letters, digits, "-", "_" or ".", starting with a letter or digit`},
 	}
 	for _, tc := range tests {
@@ -143,6 +151,7 @@ func TestWorkspaceCannotDeclareRuntime(t *testing.T) {
 		{"enable list", "enable = [\"evil\"]\n", ":1: enable: " + refusal},
 		{"nested under ui", "[ui]\nenv = {A = \"1\"}\n", ":2: ui.env: " + refusal},
 		{"reasonix home", "reasonix_home = \"/tmp/evil\"\n", ":1: reasonix_home: " + refusal},
+		{"project hooks are home only", "[hooks]\nproject = true\n", ":1: hooks: only the rx-bridge home's config.toml can set this; a workspace may set model and [ui] only"},
 		{"approval is home only", "tool_approval = \"yolo\"\n", ":1: tool_approval: only the rx-bridge home's config.toml can set this; a workspace may set model and [ui] only"},
 		{"unknown key", "modle = \"a/b\"\n", `:1: modle: unknown field (did you mean "model"?); a workspace may set model and [ui] only`},
 		{"bad model", "model = \"x\"\n", `:1: model: invalid provider ref "x": want <provider>/<model> or plugin/<plugin>/<provider>/<model>`},

@@ -145,3 +145,31 @@ func (h *Home) Foreign(r Record) bool { return r.Home != h.Dir }
 
 // Store returns the writer for the bridge home's own records.
 func (h *Home) Store() *Store { return &Store{Dir: h.Dir} }
+
+// UserHomeEnv names the environment variable that says whose home
+// directory's convention folders (~/.claude/commands, ~/.reasonix/skills,
+// …) serve commands and skills beside the plugins'.
+const UserHomeEnv = "RX_BRIDGE_USER_HOME"
+
+// UserDirsHome returns the home directory whose convention folders serve
+// commands and skills, or "" for none: $RX_BRIDGE_USER_HOME when set;
+// else none when the bridge home was chosen explicitly (explicitHome:
+// --home, or $RX_BRIDGE_HOME), since such a home is a sandbox (tests, CI,
+// a second profile) that must not pick up the user's own files; else the
+// user's home directory. userHome is os.UserHomeDir, taken as a function
+// so callers and tests decide.
+func UserDirsHome(getenv func(string) string, explicitHome bool, userHome func() (string, error)) string {
+	if v := getenv(UserHomeEnv); v != "" {
+		if abs, err := filepath.Abs(v); err == nil {
+			return abs
+		}
+		return ""
+	}
+	if explicitHome {
+		return ""
+	}
+	if h, err := userHome(); err == nil {
+		return h
+	}
+	return ""
+}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -95,5 +96,38 @@ func TestLoadHomeErrors(t *testing.T) {
 	}
 	if h, err := LoadHome(filepath.Join(t.TempDir(), "fresh")); err != nil || len(h.Records()) != 0 {
 		t.Errorf("missing home: %v", err)
+	}
+}
+
+// TestUserDirsHome: the user's convention folders are read from the real
+// home directory unless the bridge home is a sandbox or
+// RX_BRIDGE_USER_HOME says otherwise.
+func TestUserDirsHome(t *testing.T) {
+	t.Parallel()
+	abs := t.TempDir()
+	real := func() (string, error) { return "/home/ada", nil }
+	none := func() (string, error) { return "", errors.New("no home") }
+	tests := []struct {
+		name     string
+		env      map[string]string
+		explicit bool
+		home     func() (string, error)
+		want     string
+	}{
+		{"default home reads the user's", nil, false, real, "/home/ada"},
+		{"explicit home is a sandbox", nil, true, real, ""},
+		{"variable wins over a sandbox", map[string]string{UserHomeEnv: abs}, true, real, abs},
+		{"variable wins over the real home", map[string]string{UserHomeEnv: abs}, false, real, abs},
+		{"empty variable is unset", map[string]string{UserHomeEnv: ""}, false, real, "/home/ada"},
+		{"no home directory", nil, false, none, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := func(k string) string { return tc.env[k] }
+			if got := UserDirsHome(getenv, tc.explicit, tc.home); got != tc.want {
+				t.Errorf("UserDirsHome = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

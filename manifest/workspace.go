@@ -35,7 +35,7 @@ var runtimeKeys = map[string]bool{
 }
 
 // homeOnlyKeys are settings only the user's own config.toml may make.
-var homeOnlyKeys = map[string]bool{"tool_approval": true, "step_budget": true, "timeouts": true}
+var homeOnlyKeys = map[string]bool{"tool_approval": true, "step_budget": true, "timeouts": true, "hooks": true}
 
 // LoadWorkspace reads <root>/.rx-bridge.toml; a missing file is an empty
 // Workspace. Any key that would declare or enable a runtime is refused with

@@ -63,7 +63,9 @@ type Options struct {
 	UserHome string
 	// ProjectHooks runs the hooks of <Workspace>/.reasonix/settings.json:
 	// off unless the user opted in, since opening a repository must not
-	// start its programs (hookrun.Sources.ProjectSettings).
+	// start its programs (hookrun.Sources.ProjectSettings). The home's
+	// config.toml [hooks] project = true opts in too (read at each build,
+	// so a reload picks a change up).
 	ProjectHooks bool
 	// MCPNotice receives the MCP servers' notices (a server that failed
 	// or crashed, tools that changed); nil drops them.
@@ -243,7 +245,7 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 	contents, warns := s.loadContents(home)
 	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.opts.SystemPrompt, contents.Markdown))
 	if err != nil {
-		contents.close()
+		contents.Close()
 		var re *exthost.RequiredError
 		if errors.As(err, &re) {
 			f := newFailure(re.Plugin, true, re)

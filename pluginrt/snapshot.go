@@ -110,7 +110,7 @@ func (s *Snapshot) releaseBuiltins() {
 	if s.release != nil {
 		s.release()
 	}
-	s.Contents.close()
+	s.Contents.Close()
 }
 
 // Failure is why one plugin's runtime did not start.

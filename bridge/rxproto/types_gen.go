@@ -101,14 +101,23 @@ type PluginBrief struct {
 	Enabled bool   `json:"enabled"`
 }
 
-// Action: One action of rx/actions.
+// Action: One entry of rx/actions: a plugin's UI action (kind action: run it with rx.runAction) or a slash command (kind command: ask for its arguments, then send the line '<name> <arguments>' as a chat prompt; the agent resolves it).
 type Action struct {
-	// The public name /<plugin>:<actionId>.
-	Name     string `json:"name"`
-	Plugin   string `json:"plugin"`
+	// What is typed: /<plugin>:<actionId> for an action; /<plugin>:<command>, /<plugin>:agent:<name>, /mcp__<server>__<prompt> or a user's or project's own /<name> for a command.
+	Name string     `json:"name"`
+	Kind ActionKind `json:"kind"`
+	// The owning plugin's installed name; empty for the user's and project's own commands and config.toml's MCP servers.
+	Plugin string `json:"plugin"`
+	// An action's id; a command's name without the leading slash.
 	ActionID string `json:"actionId"`
 	// May be empty: show name then.
 	Label string `json:"label"`
+	// What a command runs; absent for an action.
+	Source CommandSource `json:"source,omitempty"`
+	// A command's description, when it has one.
+	Description string `json:"description,omitempty"`
+	// What arguments a command takes (its argument-hint, an MCP prompt's arguments), when it says; the placeholder of the input box.
+	ArgumentHint string `json:"argumentHint,omitempty"`
 }
 
 // ActionList: The rx/actions result, sorted by name.
@@ -169,6 +178,59 @@ type PluginInfo struct {
 	// The FULL TRUST block, plain text.
 	Trust string `json:"trust"`
 	// reason when crashed or failed to start.
+	Error string `json:"error"`
+	// Its contributions beside the runtime, as the running generation serves them (empty lists for a disabled plugin).
+	Contents PluginContents `json:"contents"`
+}
+
+// PluginContents: What a plugin package contributes beside its runtime (§2.4).
+type PluginContents struct {
+	// Its commands and prompts (source tells which), as slash names.
+	Commands []ContentItem `json:"commands"`
+	Skills   []ContentItem `json:"skills"`
+	Agents   []ContentItem `json:"agents"`
+	// In firing order.
+	Hooks      []HookInfo      `json:"hooks"`
+	McpServers []McpServerInfo `json:"mcpServers"`
+	// Theme ids plugin:<plugin>:<stem>: desktop only, rx-bridge serves none.
+	Themes []string `json:"themes"`
+	// What of it could not be served, and why (redacted).
+	Warnings []string `json:"warnings"`
+}
+
+// ContentItem: A command, prompt, skill or agent.
+type ContentItem struct {
+	// The slash name, with its leading slash.
+	Name         string        `json:"name"`
+	Source       CommandSource `json:"source"`
+	Description  string        `json:"description"`
+	ArgumentHint string        `json:"argumentHint"`
+	// It runs as a nested agent turn.
+	Subagent bool `json:"subagent"`
+}
+
+// HookInfo: One hook.
+type HookInfo struct {
+	Event string `json:"event"`
+	// The tool pattern; empty or * matches every tool.
+	Match string `json:"match"`
+	// The command with its arguments, or context:<file> (redacted).
+	Target      string `json:"target"`
+	Description string `json:"description"`
+}
+
+// McpServerInfo: One MCP server of a package and where it is now.
+type McpServerInfo struct {
+	Name string `json:"name"`
+	// stdio, http or sse.
+	Transport string `json:"transport"`
+	// The command or URL (redacted).
+	Target string `json:"target"`
+	// disabled (waits to be connected), idle (tools known, not started), starting, ready, failed or closed.
+	State   string `json:"state"`
+	Tools   int64  `json:"tools"`
+	Prompts int64  `json:"prompts"`
+	// Why it failed (redacted); empty otherwise.
 	Error string `json:"error"`
 }
 
@@ -525,6 +587,27 @@ const (
 	SeverityInfo  Severity = "info"
 	SeverityWarn  Severity = "warn"
 	SeverityError Severity = "error"
+)
+
+// ActionKind: What an rx/actions entry is.
+type ActionKind string
+
+// The ActionKind values.
+const (
+	ActionKindAction  ActionKind = "action"
+	ActionKindCommand ActionKind = "command"
+)
+
+// CommandSource: What a slash command runs.
+type CommandSource string
+
+// The CommandSource values.
+const (
+	CommandSourceCommand   CommandSource = "command"
+	CommandSourcePrompt    CommandSource = "prompt"
+	CommandSourceSkill     CommandSource = "skill"
+	CommandSourceAgent     CommandSource = "agent"
+	CommandSourceMcpPrompt CommandSource = "mcpPrompt"
 )
 
 // PluginState: Where a plugin's runtime is now (§2.4).

@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/pluginrt"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
@@ -98,6 +100,9 @@ type chat struct {
 	agent  *agent.Agent
 	s      *agent.Session
 	ws     string
+	// notices is the agent once it exists, for MCP notices that come
+	// from the servers' goroutines.
+	notices atomic.Pointer[agent.Agent]
 }
 
 // start loads the home, starts its plugin runtimes with the terminal as
@@ -120,7 +125,8 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 				return c.hub.Publish(ctx, s.Plugin.ID, p)
 			},
 		},
-		Audit: func(note string) { c.warn("audit: " + note) },
+		Audit:     func(note string) { c.warn("audit: " + note) },
+		MCPNotice: c.mcpNotice,
 	})
 	if err != nil {
 		return err
@@ -134,7 +140,7 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 	if approval != "" {
 		cfg.ToolApproval = approval
 	}
-	c.agent, err = agent.NewAgent(agent.Options{
+	a, err := agent.NewAgent(agent.Options{
 		Home:           snap.Home.Dir,
 		Settings:       agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()},
 		WorkspaceModel: manifest.WorkspaceModel,
@@ -142,7 +148,22 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 		Editor:         c.term,
 		OnUpdate:       c.out.update,
 	})
+	c.agent = a
+	c.notices.Store(a)
 	return err
+}
+
+// mcpNotice shows an MCP server's notice as a line of the session
+// (agent.MCPNotice); one that comes before the agent exists goes to
+// stderr.
+func (c *chat) mcpNotice(n mcphost.Notice) {
+	if a := c.notices.Load(); a != nil {
+		a.MCPNotice(n)
+		return
+	}
+	if n.Error {
+		c.warn("MCP server " + n.Server + ": " + n.Text)
+	}
 }
 
 // open starts a new session or loads a stored one (showing its history).
@@ -189,6 +210,13 @@ func (c *chat) turn(text string) error {
 func (c *chat) scripted(prompts []string) int {
 	code := 0
 	for _, p := range prompts {
+		if strings.TrimSpace(p) == "/help" {
+			c.help()
+			continue
+		}
+		if c.action(strings.TrimSpace(p)) {
+			continue
+		}
 		if err := c.turn(p); err != nil {
 			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
 			code = 1
@@ -214,6 +242,11 @@ func (c *chat) interactive() int {
 			continue
 		case line == "/exit" || line == "/quit":
 			return code
+		case line == "/help" || line == "/commands":
+			c.help()
+			continue
+		case c.action(line):
+			continue
 		case strings.HasPrefix(line, "/model"):
 			ref := strings.TrimSpace(strings.TrimPrefix(line, "/model"))
 			if ref == "" {
@@ -228,6 +261,67 @@ func (c *chat) interactive() int {
 			code = 1
 		}
 	}
+}
+
+// help lists what can be typed: the built-ins, then the slash commands
+// of the running generation (commands, skills, agents, MCP prompts), then
+// the plugins' UI actions, in the reference's completion order.
+func (c *chat) help() {
+	w := c.stderr
+	fmt.Fprintln(w, "commands:")
+	for _, b := range [][2]string{{"/help", "this list"}, {"/model [REF]", "show or change the model"}, {"/exit", "end the chat"}} {
+		fmt.Fprintf(w, "  %s - %s\n", b[0], b[1])
+	}
+	snap, release := c.rt.Acquire()
+	defer release()
+	for _, sl := range snap.Slash() {
+		l := "/" + sl.Name
+		if sl.ArgHint != "" {
+			l += " " + sl.ArgHint
+		}
+		desc := sl.Description
+		if desc == "" {
+			desc = "(no description)"
+		}
+		tag := ""
+		if sl.Subagent {
+			tag = " [subagent]"
+		}
+		fmt.Fprintf(w, "  %s%s - %s\n", redact.String(l), tag, redact.String(oneLine(desc)))
+	}
+	for _, a := range snap.Actions {
+		fmt.Fprintf(w, "  %s - %s (plugin action)\n", a.Name(), redact.String(orDefault(a.Label, "(no label)")))
+	}
+}
+
+// action runs a typed "/<plugin>:<action>" line that the agent does not
+// resolve (no command, skill or MCP prompt has that name) but a plugin
+// declares as a UI action, as the reference's dispatch does; it reports
+// whether the line was one.
+func (c *chat) action(line string) bool {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
+		return false
+	}
+	if _, ok := c.s.Resolve(line); ok {
+		return false
+	}
+	snap, release := c.rt.Acquire()
+	defer release()
+	a, err := snap.Gen.Action(fields[0])
+	if err != nil {
+		return false
+	}
+	res, err := snap.Gen.RunAction(context.Background(), chatSessionID, a, nil)
+	switch {
+	case err != nil:
+		c.warn(fields[0] + " failed: " + err.Error())
+	case res.Message != "":
+		fmt.Fprintf(c.stderr, "%s: %s\n", fields[0], redact.String(res.Message))
+	case !res.Accepted:
+		fmt.Fprintf(c.stderr, "%s was not accepted\n", fields[0])
+	}
+	return true
 }
 
 func (c *chat) warn(msg string) { fmt.Fprintf(c.stderr, "rx-bridge chat: %s\n", redact.String(msg)) }

@@ -8,6 +8,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/pluginrt"
 )
 
@@ -18,6 +19,8 @@ type verbRuntime struct {
 	SessionID string
 	Services  exthost.Services
 	Audit     func(note string)
+	// MCPNotice shows the MCP servers' notices (nil drops them).
+	MCPNotice func(mcphost.Notice)
 }
 
 // openRuntime opens the runtime set of the home the environment names and
@@ -48,6 +51,8 @@ func openRuntime(ctx context.Context, getenv func(string) string, workspace stri
 		SystemPrompt: agent.DefaultSystemPrompt(workspace),
 		Services:     opts.Services,
 		Audit:        opts.Audit,
+		UserHome:     manifest.UserDirsHome(getenv, getenv(manifest.HomeEnv) != "", os.UserHomeDir),
+		MCPNotice:    opts.MCPNotice,
 	})
 	if err != nil {
 		return nil, "", err

@@ -49,6 +49,7 @@ func (c *pluginCmd) doctor(args []string) int {
 	}
 	var diags []*manifest.Diagnosis
 	var starts []*startJSON
+	var served []doctorPluginJSON
 	for _, r := range records {
 		d := h.Diagnose(r)
 		diags = append(diags, d)
@@ -61,7 +62,19 @@ func (c *pluginCmd) doctor(args []string) int {
 			p.Start = startRuntimeCheck(r, d.Manifest)
 			p.OK = p.Start.OK
 		}
+		if d.Manifest != nil && d.LoadErr == nil {
+			pc, contents := packageContents(h, r, d.Manifest)
+			p.Contents = &pc
+			if !*static && d.Enabled {
+				p.MCP = checkMCP(contents, r.Name)
+				for _, ch := range p.MCP {
+					p.OK = p.OK && ch.OK
+				}
+			}
+			contents.Close()
+		}
 		starts = append(starts, p.Start)
+		served = append(served, p)
 		out.Plugins = append(out.Plugins, p)
 		out.OK = out.OK && p.OK
 	}
@@ -88,7 +101,7 @@ func (c *pluginCmd) doctor(args []string) int {
 	failed := 0
 	for i, d := range diags {
 		verdict := "ok"
-		if d.Failed() || (starts[i] != nil && !starts[i].OK) {
+		if !served[i].OK {
 			verdict = "FAILED"
 			failed++
 		}
@@ -98,6 +111,10 @@ func (c *pluginCmd) doctor(args []string) int {
 		}
 		if starts[i] != nil {
 			writeStart(w, starts[i])
+		}
+		if pc := served[i].Contents; pc != nil {
+			writeContents(w, *pc, "  ")
+			writeMCPChecks(w, served[i].MCP)
 		}
 		if d.Manifest != nil {
 			writeRuntime(w, d.Manifest, d.Record.Dir(), "  ")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
@@ -55,6 +56,9 @@ type liveJSON struct {
 type showJSON struct {
 	pluginJSON
 	Manifest *manifestJSON `json:"manifest,omitempty"`
+	// Contents are what the plugin serves beside its runtime, in
+	// rx/plugins' shape.
+	Contents *rxproto.PluginContents `json:"contents,omitempty"`
 }
 
 type manifestJSON struct {
@@ -133,6 +137,10 @@ type doctorPluginJSON struct {
 	// Start is the live runtime check; absent with --static or when the
 	// static checks failed.
 	Start *startJSON `json:"start,omitempty"`
+	// Contents are what the plugin serves beside its runtime; MCP is the
+	// start of each of its MCP servers (absent with --static).
+	Contents *rxproto.PluginContents `json:"contents,omitempty"`
+	MCP      []mcpCheckJSON          `json:"mcp,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/pluginrt"
 )
 
 // list is `rx-bridge plugin list [--json]`. A plugin whose manifest no
@@ -115,10 +117,17 @@ func (c *pluginCmd) show(args []string) int {
 		return 1
 	}
 	m, loadErr := manifest.Load(r.Dir())
+	var pc rxproto.PluginContents
+	if loadErr == nil {
+		var contents *pluginrt.Contents
+		pc, contents = packageContents(h, r, m)
+		contents.Close()
+	}
 	if *asJSON {
 		out := showJSON{pluginJSON: describePlugin(h, r, m, loadErr)}
 		if loadErr == nil {
 			out.Manifest = describeManifest(m, r.Name, r.Dir())
+			out.Contents = &pc
 		}
 		if err := writeJSON(c.stdout, out); err != nil {
 			return c.failf("%v", err)
@@ -153,7 +162,7 @@ func (c *pluginCmd) show(args []string) int {
 			fmt.Fprintln(w, "  intercept timeout: the defaults (5 s for input, tool and permission points, 30 s for the rest)")
 		}
 	}
-	writeContributes(w, m, r.Name)
+	writeContents(w, pc, "  ")
 	if err := writeRuntime(w, m, r.Dir(), ""); err != nil {
 		return c.failf("%v", err)
 	}

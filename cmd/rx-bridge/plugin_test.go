@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -53,8 +54,17 @@ func (e *pluginEnv) mustRun(want int, args ...string) (stdout, stderr string) {
 // scrub replaces the temporary paths so output can be compared to goldens.
 func (e *pluginEnv) scrub(s string) string {
 	s = strings.ReplaceAll(s, e.home, "$HOME")
-	return strings.ReplaceAll(s, e.src, "$SRC")
+	s = strings.ReplaceAll(s, e.src, "$SRC")
+	// An MCP server not found on PATH says what PATH was.
+	return pathValue.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, `PATH=\"`) {
+			return `PATH=\"$PATH\"`
+		}
+		return `PATH="$PATH"`
+	})
 }
+
+var pathValue = regexp.MustCompile(`PATH=\\?"[^"\\]*\\?"`)
 
 // plugin writes a source plugin directory under e.src.
 func (e *pluginEnv) plugin(dir string, files map[string]string) string {

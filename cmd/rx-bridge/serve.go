@@ -32,6 +32,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		return exitUsage
 	}
 	home := *homeFlag
+	explicit := home != "" || getenv(manifest.HomeEnv) != ""
 	if home == "" {
 		h, err := manifest.ResolveHome(getenv)
 		if err != nil {
@@ -54,6 +55,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	return bridge.Serve(ctx, stdin, stdout, bridge.Options{
 		Home:      home,
 		Workspace: *workspace,
+		UserHome:  manifest.UserDirsHome(getenv, explicit, os.UserHomeDir),
 		Version:   bridgeVersion(),
 		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the Neovim plugin's headless tests: `unit` against the scripted fake
 # bridge (tests/fake), `e2e` against a freshly built `rx-bridge serve` with
-# examples/hello and examples/echo-provider installed in a temporary home,
-# and :RxInstall against release archives made from that build.
+# examples/hello and examples/echo-provider installed in a temporary home
+# (contents_spec.lua makes its own, with a package of commands and an MCP
+# server), and :RxInstall against release archives made from that build.
 # Fetches Neovim 0.10 itself (scripts/fetch-nvim.sh, cached).
 #
 #   nvim/scripts/test.sh [unit|e2e|all]   (default: all)
@@ -43,6 +44,10 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
     (cd "$repo" && ${GO:-go} build -o "$work/src/$ex/bin/$ex" "./examples/$ex")
     "$RX_E2E_BIN" plugin install "$work/src/$ex" --yes >/dev/null
   done
+  # contents_spec.lua runs the real @modelcontextprotocol/server-everything
+  # (make mcp-setup) as a package's MCP server.
+  eval "$("$repo/mcphost/testdata/setup.sh" | grep '^SERVER_EVERYTHING=')"
+  export SERVER_EVERYTHING
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi
 

@@ -15,6 +15,8 @@ import { escapeMarkdown, noIcons } from './text';
 import { errorText } from './ui';
 
 export const PARTICIPANT_ID = 'rxBridge.reasonix';
+/** The participant's name, as typed: @reasonix. */
+export const PARTICIPANT_NAME = 'reasonix';
 export const MODEL_KEY = 'rxBridge.chat.model';
 
 export interface ChatMetadata {
@@ -56,6 +58,7 @@ export class ChatSessions implements vscode.Disposable {
 		const previous = previousMetadata(context);
 		try {
 			if (request.command === 'model') return await this.chooseModel(stream, previous);
+			if (request.command === 'commands') return await this.listCommands(stream, previous);
 			return await this.turn(request, stream, token, previous);
 		} catch (err) {
 			return { errorDetails: { message: noIcons(`Reasonix: ${errorText(err)}`) }, metadata: previous };
@@ -162,6 +165,33 @@ export class ChatSessions implements vscode.Disposable {
 		return { metadata: { ...previous, model: model ?? picked.ref } };
 	}
 
+	/**
+	 * `@reasonix /commands`: the slash commands of the running plugins
+	 * (commands, prompts, skills, agents, MCP prompts), each a link that puts
+	 * `@reasonix /<name> ` in the chat input for its arguments. VS Code's own
+	 * "/" completion lists only the participant's static commands, so this
+	 * is where the dynamic ones are found.
+	 */
+	private async listCommands(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
+		const list = (await this.rx.refreshActions()).filter((a) => a.kind === 'command');
+		if (list.length === 0) {
+			stream.markdown('No plugin commands. Install a plugin package with commands, skills or MCP prompts (`rx-bridge plugin install`), then run **Reasonix: Reload Plugins**.');
+			return { metadata: previous };
+		}
+		const lines = ['Plugin commands (pick one to type its arguments):', ''];
+		for (const a of list) {
+			const args = encodeURIComponent(JSON.stringify([{ query: `@${PARTICIPANT_NAME} ${a.name} `, isPartialQuery: true }]));
+			let line = `- [${escapeMarkdown(a.name)}](command:${CHAT_OPEN_COMMAND}?${args})`;
+			if (a.argumentHint) line += ` ${escapeMarkdown(noIcons(a.argumentHint))}`;
+			if (a.description) line += ` — ${escapeMarkdown(noIcons(a.description))}`;
+			lines.push(line);
+		}
+		const md = new vscode.MarkdownString(lines.join('\n') + '\n');
+		md.isTrusted = { enabledCommands: [CHAT_OPEN_COMMAND] };
+		stream.markdown(md);
+		return { metadata: previous };
+	}
+
 	update(p: SessionUpdate): void {
 		if (!p || typeof p.sessionId !== 'string' || !p.update) return;
 		const sink = this.sinks.get(p.sessionId);
@@ -195,6 +225,9 @@ export class ChatSessions implements vscode.Disposable {
 }
 
 export const THINKING = 'Thinking…';
+
+/** VS Code's command that opens the Chat view with a query. */
+const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
 
 export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<string, string>): void {
 	switch (u.sessionUpdate) {
@@ -251,7 +284,15 @@ function previousMetadata(context: vscode.ChatContext): ChatMetadata {
 	return {};
 }
 
-function promptText(request: vscode.ChatRequest): string {
+/**
+ * The prompt as typed. A /<command> the chat parsed as a slash command of
+ * ours that is no static one (model, commands) is a plugin command: it goes
+ * back in front, for the agent to resolve.
+ */
+export function promptText(request: vscode.ChatRequest): string {
+	if (request.command && request.command !== 'model' && request.command !== 'commands') {
+		return `/${request.command}${request.prompt ? ` ${request.prompt}` : ''}`;
+	}
 	return request.prompt;
 }
 

@@ -1,9 +1,11 @@
-// The command palette: Run Plugin Action…, Reload Plugins, Show Plugins,
-// Restart Bridge, Show Bridge Log.
+// The command palette: Run Plugin Action… (the plugins' UI actions and the
+// slash commands of rx/actions: commands, prompts, skills, agents, MCP
+// prompts), Reload Plugins, Show Plugins, Restart Bridge, Show Bridge Log.
 
 import * as vscode from 'vscode';
+import { PARTICIPANT_NAME } from './chat';
 import { VirtualDocs } from './docs';
-import type { PluginInfo } from './protocol';
+import type { Action, PluginContents, PluginInfo } from './protocol';
 import type { Rx } from './rx';
 import { errorText, showBySeverity } from './ui';
 import { noIcons } from './text';
@@ -20,6 +22,20 @@ export const PLUGINS_DOC = '/plugins.txt';
 
 interface ActionItem extends vscode.QuickPickItem {
 	name: string;
+	action: Action;
+}
+
+/** The chat command that opens the Chat view with a query and sends it. */
+export const CHAT_OPEN = 'workbench.action.chat.open';
+
+/** The chat query that runs a slash command line with @reasonix. */
+export function chatQuery(line: string): string {
+	return `@${PARTICIPANT_NAME} ${line}`;
+}
+
+/** Whether an rx/actions entry is a slash command (runs as a chat turn). */
+export function isCommand(a: Action | undefined): boolean {
+	return a?.kind === 'command';
 }
 
 export class Commands {
@@ -39,11 +55,26 @@ export class Commands {
 		];
 	}
 
-	/** Picks an action (or takes `name`) and runs it; resolves when the action ended. */
+	/**
+	 * Picks an action or command (or takes `name`) and runs it: an action
+	 * through rx.runAction (resolves when it ended), a command by asking for
+	 * its arguments and sending the line to @reasonix in the Chat view.
+	 */
 	async runAction(name?: string): Promise<void> {
-		if (!name) {
-			name = await this.pickAction();
-			if (!name) return;
+		let picked: Action | undefined;
+		if (name) {
+			// A name from elsewhere (a card button, a keybinding) is an action,
+			// unless only a command has it.
+			const all = this.rx.actions.filter((a) => a.name === name);
+			picked = all.find((a) => !isCommand(a)) ?? all[0];
+		} else {
+			picked = await this.pickAction();
+			if (!picked) return;
+			name = picked.name;
+		}
+		if (picked && isCommand(picked)) {
+			await this.runCommand(picked);
+			return;
 		}
 		try {
 			const r = await this.rx.runAction(name);
@@ -54,32 +85,62 @@ export class Commands {
 		}
 	}
 
-	private pickAction(): Promise<string | undefined> {
+	/**
+	 * Asks for a command's arguments (its argument hint as the placeholder)
+	 * and runs "<name> <arguments>" as a @reasonix chat turn; the agent
+	 * resolves the line. Escape runs nothing.
+	 */
+	async runCommand(a: Action): Promise<void> {
+		const args = await vscode.window.showInputBox({
+			title: noIcons(`Reasonix: ${a.name}`),
+			prompt: a.description ? noIcons(a.description) : `The arguments of ${noIcons(a.name)} (may be empty)`,
+			placeHolder: a.argumentHint ? noIcons(a.argumentHint) : 'arguments (optional)',
+			ignoreFocusOut: true,
+		});
+		if (args === undefined) return;
+		const line = args.trim() ? `${a.name} ${args.trim()}` : a.name;
+		try {
+			await vscode.commands.executeCommand(CHAT_OPEN, { query: chatQuery(line) });
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot open the Chat view to run ${a.name}: ${errorText(err)}`));
+		}
+	}
+
+	private pickAction(): Promise<Action | undefined> {
 		return new Promise((resolve) => {
 			const qp = vscode.window.createQuickPick<ActionItem>();
 			qp.title = 'Reasonix: Run Plugin Action';
-			qp.placeholder = 'Pick a plugin action';
+			qp.placeholder = 'Pick a plugin action or command';
 			qp.matchOnDescription = true;
 			const fill = () => {
-				const items = this.rx.actions.map((a) => ({
-					label: a.name,
-					description: a.label ? noIcons(a.label) : undefined,
-					name: a.name,
-				}));
+				const items = this.rx.actions.map((a) => isCommand(a)
+					? {
+						label: a.name,
+						description: noIcons([a.argumentHint, a.description].filter(Boolean).join(' — ')) || undefined,
+						detail: a.source && a.source !== 'command' ? `${a.source === 'mcpPrompt' ? 'MCP prompt' : a.source}${a.plugin ? ` of ${a.plugin}` : ''}` : undefined,
+						name: a.name,
+						action: a,
+					}
+					: {
+						label: a.name,
+						description: a.label ? noIcons(a.label) : undefined,
+						name: a.name,
+						action: a,
+					});
 				qp.items = items;
-				if (items.length === 0 && !qp.busy) qp.placeholder = 'No plugin actions (install a plugin with `rx-bridge plugin install`, then Reasonix: Reload Plugins)';
-				else qp.placeholder = 'Pick a plugin action';
+				if (items.length === 0 && !qp.busy) qp.placeholder = 'No plugin actions or commands (install a plugin with `rx-bridge plugin install`, then Reasonix: Reload Plugins)';
+				else qp.placeholder = 'Pick a plugin action or command';
 			};
 			const sub = this.rx.onDidChangeActions(fill);
 			let settled = false;
-			const done = (v: string | undefined) => {
+			const done = (v: Action | undefined) => {
 				if (settled) return;
 				settled = true;
 				sub.dispose();
 				qp.dispose();
 				resolve(v);
 			};
-			qp.onDidAccept(() => done(qp.selectedItems[0]?.name ?? qp.activeItems[0]?.name));
+			qp.onDidAccept(() => done(qp.selectedItems[0]?.action ?? qp.activeItems[0]?.action));
 			qp.onDidHide(() => done(undefined));
 			qp.busy = true;
 			fill();
@@ -155,6 +216,7 @@ export function renderPlugins(plugins: PluginInfo[]): string {
 		} else {
 			out.push('  runtime: none');
 		}
+		if (p.contents) out.push(...renderContents(p.contents));
 		if (p.error && p.error !== p.reason) out.push(`  error: ${p.error}`);
 		if (p.details) {
 			out.push('  details (stderr):');
@@ -167,4 +229,33 @@ export function renderPlugins(plugins: PluginInfo[]): string {
 		out.push('', '');
 	}
 	return out.join('\n');
+}
+
+/** What a plugin serves beside its runtime, as lines of Show Plugins. */
+export function renderContents(c: PluginContents): string[] {
+	const out: string[] = [];
+	const items = (title: string, list: PluginContents['commands'] | undefined, how?: boolean) => {
+		if (!list?.length) return;
+		out.push(`  ${title}:`);
+		for (const i of list) {
+			const mode = how ? (i.subagent ? ' [subagent]' : ' [inline]') : '';
+			out.push(`    ${i.name}${i.argumentHint ? ` ${i.argumentHint}` : ''}${mode} - ${i.description || '(no description)'}`);
+		}
+	};
+	items('commands', c.commands);
+	items('skills', c.skills, true);
+	items('agents', c.agents);
+	if (c.hooks?.length) {
+		out.push('  hooks:');
+		for (const h of c.hooks) out.push(`    ${h.event} match=${h.match || '*'} - ${h.target}`);
+	}
+	if (c.mcpServers?.length) {
+		out.push('  MCP servers:');
+		for (const m of c.mcpServers) {
+			out.push(`    ${m.name} [${m.transport}] - ${m.target} (${m.state}, ${m.tools} tools, ${m.prompts} prompts)${m.error ? `: ${m.error}` : ''}`);
+		}
+	}
+	if (c.themes?.length) out.push(`  themes (desktop only, not served): ${c.themes.join(', ')}`);
+	for (const w of c.warnings ?? []) out.push(`  warning: ${w}`);
+	return out;
 }

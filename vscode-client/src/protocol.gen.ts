@@ -90,14 +90,23 @@ export interface PluginBrief {
 	enabled: boolean;
 }
 
-/** One action of rx/actions. */
+/** One entry of rx/actions: a plugin's UI action (kind action: run it with rx.runAction) or a slash command (kind command: ask for its arguments, then send the line '<name> <arguments>' as a chat prompt; the agent resolves it). */
 export interface Action {
-	/** The public name /<plugin>:<actionId>. */
+	/** What is typed: /<plugin>:<actionId> for an action; /<plugin>:<command>, /<plugin>:agent:<name>, /mcp__<server>__<prompt> or a user's or project's own /<name> for a command. */
 	name: string;
+	kind: ActionKind;
+	/** The owning plugin's installed name; empty for the user's and project's own commands and config.toml's MCP servers. */
 	plugin: string;
+	/** An action's id; a command's name without the leading slash. */
 	actionId: string;
 	/** May be empty: show name then. */
 	label: string;
+	/** What a command runs; absent for an action. */
+	source?: CommandSource;
+	/** A command's description, when it has one. */
+	description?: string;
+	/** What arguments a command takes (its argument-hint, an MCP prompt's arguments), when it says; the placeholder of the input box. */
+	argumentHint?: string;
 }
 
 /** The rx/actions result, sorted by name. */
@@ -157,6 +166,59 @@ export interface PluginInfo {
 	/** The FULL TRUST block, plain text. */
 	trust: string;
 	/** reason when crashed or failed to start. */
+	error: string;
+	/** Its contributions beside the runtime, as the running generation serves them (empty lists for a disabled plugin). */
+	contents: PluginContents;
+}
+
+/** What a plugin package contributes beside its runtime (§2.4). */
+export interface PluginContents {
+	/** Its commands and prompts (source tells which), as slash names. */
+	commands: ContentItem[];
+	skills: ContentItem[];
+	agents: ContentItem[];
+	/** In firing order. */
+	hooks: HookInfo[];
+	mcpServers: McpServerInfo[];
+	/** Theme ids plugin:<plugin>:<stem>: desktop only, rx-bridge serves none. */
+	themes: string[];
+	/** What of it could not be served, and why (redacted). */
+	warnings: string[];
+}
+
+/** A command, prompt, skill or agent. */
+export interface ContentItem {
+	/** The slash name, with its leading slash. */
+	name: string;
+	source: CommandSource;
+	description: string;
+	argumentHint: string;
+	/** It runs as a nested agent turn. */
+	subagent: boolean;
+}
+
+/** One hook. */
+export interface HookInfo {
+	event: string;
+	/** The tool pattern; empty or * matches every tool. */
+	match: string;
+	/** The command with its arguments, or context:<file> (redacted). */
+	target: string;
+	description: string;
+}
+
+/** One MCP server of a package and where it is now. */
+export interface McpServerInfo {
+	name: string;
+	/** stdio, http or sse. */
+	transport: string;
+	/** The command or URL (redacted). */
+	target: string;
+	/** disabled (waits to be connected), idle (tools known, not started), starting, ready, failed or closed. */
+	state: string;
+	tools: number;
+	prompts: number;
+	/** Why it failed (redacted); empty otherwise. */
 	error: string;
 }
 
@@ -532,6 +594,12 @@ export type UISurfaceKind = 'status' | 'notification' | 'card' | 'form';
 
 /** A surface's or notice's severity. */
 export type Severity = 'info' | 'warn' | 'error';
+
+/** What an rx/actions entry is. */
+export type ActionKind = 'action' | 'command';
+
+/** What a slash command runs. */
+export type CommandSource = 'command' | 'prompt' | 'skill' | 'agent' | 'mcpPrompt';
 
 /** Where a plugin's runtime is now (§2.4). */
 export type PluginState = 'running' | 'crashed' | 'failed to start' | 'disabled' | 'not started' | 'no runtime';

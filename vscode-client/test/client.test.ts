@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { FatalStartError, Transport } from '../src/bridge';
-import { CommandId, PLUGINS_DOC } from '../src/commands';
+import { CHAT_OPEN, CommandId, PLUGINS_DOC } from '../src/commands';
 import { ChatMetadata, PARTICIPANT_ID } from '../src/chat';
 import { VENDOR } from '../src/lm';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
@@ -94,6 +94,43 @@ describe('actions', () => {
 		assert.deepEqual(uiAnswers, [{ cancelled: false, values: { value: 'pirate' } }, { cancelled: false, values: { value: 'Ada' } }]);
 		await eventually(() => fake.messages().includes('hello: Ahoy, Ada! — Greeted by the hello example plugin.'), 'notification');
 		assert.ok(fake.messages().includes('/hello:greet: Ahoy, Ada!'));
+	});
+
+	it('runs a slash command from the picker: asks its arguments with the hint as placeholder, then sends the line to @reasonix', async () => {
+		const actions = [
+			{ name: '/hello:greet', kind: 'action', plugin: 'hello', actionId: 'greet', label: 'Greet me' },
+			{ name: '/kit:review', kind: 'command', plugin: 'kit', actionId: 'kit:review', label: '', source: 'command', description: 'Review a file', argumentHint: '<file>' },
+		];
+		let ran = 0;
+		await start((s) => s.setup((c) => {
+			c.onRequest('rx/actions', () => ({ generation: 1, actions }));
+			c.onRequest('workspace/executeCommand', () => { ran++; return { accepted: true }; });
+		}));
+		fake.answer = (e) => {
+			if (e.type === 'createQuickPick') {
+				const qp = e.input;
+				void (async () => {
+					await eventually(() => !qp.busy, 'action list');
+					assert.deepEqual(qp.items.map((i) => [i.label, i.description]), [['/hello:greet', 'Greet me'], ['/kit:review', '<file> — Review a file']]);
+					qp.pick('/kit:review');
+				})();
+				return undefined;
+			}
+			if (e.type === 'inputBox') return ' main.go ';
+			return undefined;
+		};
+		await vscode.commands.executeCommand(CommandId.runAction);
+		const box = fake.events.find((e) => e.type === 'inputBox') as { options: { placeHolder: string; prompt: string; title: string } };
+		assert.equal(box.options.placeHolder, '<file>');
+		assert.equal(box.options.prompt, 'Review a file');
+		const open = fake.events.filter((e) => e.type === 'command' && e.command === CHAT_OPEN) as { args: unknown[] }[];
+		assert.deepEqual(open.map((e) => e.args), [[{ query: '@reasonix /kit:review main.go' }]]);
+		assert.equal(ran, 0, 'a command is no rx.runAction');
+
+		// Escape in the input box runs nothing.
+		fake.answer = () => undefined;
+		await h.commands.runCommand(actions[1] as never);
+		assert.equal(fake.events.filter((e) => e.type === 'command' && e.command === CHAT_OPEN).length, 1);
 	});
 
 	it('shows a run failure as an error message with the bridge message', async () => {
@@ -245,6 +282,28 @@ describe('chat participant', () => {
 		assert.equal((r2.metadata as ChatMetadata).model, 'plugin/echo-provider/echo/large');
 		const pick = fake.events.find((e) => e.type === 'quickPick') as { items: { description: string }[] };
 		assert.match(pick.items[0].description, /\(current\)/);
+	});
+
+	it('sends a plugin command line as typed, even when the chat parsed it as a slash command', async () => {
+		const prompts: string[] = [];
+		await start((s) => sessionServer(s, async (_c, p) => { prompts.push(p.prompt); return { stopReason: 'end_turn', text: 'ok' }; }));
+		const token = new CancellationTokenSource().token as never;
+		await h.chat.handle(chatRequest('/kit:review main.go'), { history: [] } as never, new RecordingStream() as never, token);
+		await h.chat.handle(chatRequest('main.go', { command: 'kit:review' }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.deepEqual(prompts, ['/kit:review main.go', '/kit:review main.go']);
+	});
+
+	it('/commands lists the slash commands as links that put @reasonix /<name> in the chat input', async () => {
+		await start((s) => s.setup((c) => c.onRequest('rx/actions', () => ({ generation: 1, actions: [
+			{ name: '/hello:greet', kind: 'action', plugin: 'hello', actionId: 'greet', label: 'Greet me' },
+			{ name: '/kit:review', kind: 'command', plugin: 'kit', actionId: 'kit:review', label: '', source: 'command', description: 'Review a file', argumentHint: '<file>' },
+		] }))));
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('', { command: 'commands' }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		const link = `command:workbench.action.chat.open?${encodeURIComponent(JSON.stringify([{ query: '@reasonix /kit:review ', isPartialQuery: true }]))}`;
+		assert.ok(text.includes(`[/kit:review](${link}) \\<file\\> — Review a file`), text);
+		assert.ok(!text.includes('hello:greet'), 'actions are not chat commands');
 	});
 
 	it('reports a failed turn as error details naming the failure', async () => {

@@ -80,7 +80,7 @@ describe('real rx-bridge serve', () => {
 
 	it('lists /hello:greet with its label after rx/actionsChanged', () => {
 		const greet = h.rx.actions.find((a) => a.name === '/hello:greet');
-		assert.deepEqual(greet, { name: '/hello:greet', plugin: 'hello', actionId: 'greet', label: 'Greet me' });
+		assert.deepEqual(greet, { name: '/hello:greet', kind: 'action', plugin: 'hello', actionId: 'greet', label: 'Greet me' });
 		assert.ok(h.rx.generations.current >= 1, `generation ${h.rx.generations.current}`);
 	});
 

@@ -1,5 +1,7 @@
--- Plugin actions (/<plugin>:<action>), reload, and the plugins and models
--- views. Everything here runs in a coroutine (async.run).
+-- Plugin actions (/<plugin>:<action>) and slash commands (/<plugin>:<command>,
+-- skills, agents, MCP prompts: rx/actions entries of kind "command", which
+-- ask for their arguments and run as a chat turn), reload, and the plugins
+-- and models views. Everything here runs in a coroutine (async.run).
 local async = require("rx_bridge.async")
 local client_mod = require("rx_bridge.client")
 local state = require("rx_bridge.state")
@@ -73,6 +75,55 @@ function M.fetch(c, st)
   return st.actions
 end
 
+--- The rx/actions entry named name (with or without its "/") in the
+--- cached list, or nil.
+---@return rx.Action|nil
+function M.find(st, name)
+  if type(name) ~= "string" then
+    return nil
+  end
+  if not vim.startswith(name, "/") then
+    name = "/" .. name
+  end
+  ---@param a rx.Action
+  for _, a in ipairs(st.actions) do
+    if a.name == name then
+      return a
+    end
+  end
+  return nil
+end
+
+--- Whether an rx/actions entry is a slash command (runs as a chat turn).
+---@param a rx.Action
+function M.is_command(a)
+  return type(a) == "table" and a.kind == "command"
+end
+
+--- Runs a slash command: asks for its arguments (the argument hint shown
+--- in the prompt) unless given, then sends "/<name> <arguments>" to a chat
+--- of this bridge, which the agent resolves. A dismissed input runs nothing.
+---@param a rx.Action
+function M.run_command(c, a, arguments)
+  if arguments == nil then
+    local hint = text.line(a.argumentHint)
+    local prompt = text.line(a.name) .. (hint ~= "" and (" " .. hint) or "") .. ": "
+    arguments = async.exclusive(function()
+      return require("rx_bridge.ui").input({ prompt = prompt, kind = "rx_bridge.command_arguments" })
+    end)
+    if arguments == nil then
+      return false
+    end
+  end
+  local line = text.line(a.name)
+  arguments = vim.trim(arguments)
+  if arguments ~= "" then
+    line = line .. " " .. arguments
+  end
+  require("rx_bridge.chat").send(c, line)
+  return true
+end
+
 function M.run_with(c, name, args)
   local arguments = { name }
   if args and next(args) then
@@ -90,6 +141,27 @@ function M.run_with(c, name, args)
     vim.notify(("rx-bridge: %s did not run"):format(text.line(name)), vim.log.levels.WARN)
   end
   return accepted
+end
+
+--- :Rx /plugin:command [arguments ...]: a slash command with these words as
+--- its arguments (asked for when there are none).
+function M.run_slash(name, words)
+  async.run(function()
+    local c, st = M.ready()
+    if not c then
+      return
+    end
+    local a = M.find(st, name)
+    if not M.is_command(a) then
+      local list = M.fetch(c, st)
+      a = list and M.find(st, name)
+    end
+    if not M.is_command(a) then
+      fail(("%q is not a command; :Rx actions lists them"):format(tostring(name)))
+      return
+    end
+    M.run_command(c, a, #words > 0 and table.concat(words, " ") or nil)
+  end)
 end
 
 --- :Rx /plugin:action [key=value ...]
@@ -121,8 +193,13 @@ end
 
 ---@param a rx.Action
 function M.label(a)
-  local label = text.line(a.label)
   local name = text.line(a.name)
+  if a.kind == "command" then
+    local hint = text.line(a.argumentHint)
+    local desc = text.line(a.description)
+    return name .. (hint ~= "" and (" " .. hint) or "") .. (desc ~= "" and ("  " .. desc) or "")
+  end
+  local label = text.line(a.label)
   if label == "" then
     return name
   end
@@ -141,28 +218,29 @@ function M.pick()
       return
     end
     if #list == 0 then
-      vim.notify("rx-bridge: no plugin declares an action", vim.log.levels.INFO)
+      vim.notify("rx-bridge: no plugin declares an action or command", vim.log.levels.INFO)
       return
     end
     local choice = async.exclusive(function()
       return require("rx_bridge.ui").select(list, {
-        prompt = "Reasonix action",
+        prompt = "Reasonix action or command",
         kind = "rx_bridge.action",
         format_item = M.label,
       })
     end)
-    if choice then
+    if M.is_command(choice) then
+      M.run_command(c, choice)
+    elseif choice then
       M.run_with(c, choice.name)
     end
   end)
 end
 
---- Action names for completion: the cached list of the current root's
---- bridge (asked once, briefly, when nothing is cached yet).
-function M.names()
-  local c = client_mod.current()
+--- The cached rx/actions entries of client c's bridge (the current root's
+--- when c is nil), asked once, briefly, when nothing is cached yet.
+function M.cached(c)
   if not c then
-    c = client_mod.ensure()
+    c = client_mod.current() or client_mod.ensure()
     if not c then
       return {}
     end
@@ -179,14 +257,43 @@ function M.names()
       st.actions = res.result.actions
     end
   end
+  return st.actions
+end
+
+--- Action and command names for completion, sorted.
+function M.names()
   local out = {}
-  for _, a in ipairs(st.actions) do
+  for _, a in ipairs(M.cached()) do
     if type(a.name) == "string" then
       out[#out + 1] = a.name
     end
   end
   table.sort(out)
   return out
+end
+
+--- Completion items for a "/…" word typed in a chat of client c: the
+--- slash commands (with their argument hints and descriptions), then the
+--- plugins' actions, each whose name starts with prefix.
+function M.slash_items(c, prefix)
+  local cmds, acts = {}, {}
+  ---@param a rx.Action
+  for _, a in ipairs(M.cached(c)) do
+    if type(a.name) == "string" and vim.startswith(a.name, prefix) then
+      local item = {
+        word = a.name,
+        abbr = a.name .. (a.argumentHint and a.argumentHint ~= "" and (" " .. text.line(a.argumentHint)) or ""),
+        menu = a.kind == "command" and ("[" .. text.line(a.source or "command") .. "]") or "[action]",
+        info = text.line(a.kind == "command" and a.description or a.label),
+      }
+      if a.kind == "command" then
+        cmds[#cmds + 1] = item
+      else
+        acts[#acts + 1] = item
+      end
+    end
+  end
+  return vim.list_extend(cmds, acts)
 end
 
 --- :Rx reload
@@ -270,6 +377,9 @@ function M.plugin_lines(res, st)
     else
       lines[#lines + 1] = "  runtime: none"
     end
+    if type(p.contents) == "table" then
+      vim.list_extend(lines, M.contents_lines(p.contents))
+    end
     if type(p.trust) == "string" and p.trust ~= "" then
       for _, l in ipairs(text.lines(p.trust)) do
         lines[#lines + 1] = "  | " .. l
@@ -285,6 +395,60 @@ function M.plugin_lines(res, st)
       end
     end
     lines[#lines + 1] = ""
+  end
+  return lines
+end
+
+--- What a plugin serves beside its runtime (rx/plugins contents).
+---@param pc rx.PluginContents
+function M.contents_lines(pc)
+  local lines = {}
+  local function items(title, list, tag)
+    if type(list) ~= "table" or #list == 0 then
+      return
+    end
+    lines[#lines + 1] = "  " .. title .. ":"
+    ---@param it rx.ContentItem
+    for _, it in ipairs(list) do
+      local l = "    " .. text.line(it.name)
+      if it.argumentHint and it.argumentHint ~= "" then
+        l = l .. " " .. text.line(it.argumentHint)
+      end
+      if tag then
+        l = l .. (it.subagent and " [subagent]" or " [inline]")
+      end
+      local d = text.line(it.description)
+      lines[#lines + 1] = l .. " - " .. (d ~= "" and d or "(no description)")
+    end
+  end
+  items("commands", pc.commands)
+  items("skills", pc.skills, true)
+  items("agents", pc.agents)
+  if type(pc.hooks) == "table" and #pc.hooks > 0 then
+    lines[#lines + 1] = "  hooks:"
+    ---@param h rx.HookInfo
+    for _, h in ipairs(pc.hooks) do
+      local match = text.line(h.match)
+      lines[#lines + 1] = ("    %s match=%s - %s"):format(text.line(h.event), match ~= "" and match or "*", text.line(h.target))
+    end
+  end
+  if type(pc.mcpServers) == "table" and #pc.mcpServers > 0 then
+    lines[#lines + 1] = "  MCP servers:"
+    ---@param m rx.McpServerInfo
+    for _, m in ipairs(pc.mcpServers) do
+      local l = ("    %s [%s] - %s (%s, %d tools, %d prompts)"):format(text.line(m.name), text.line(m.transport),
+        text.line(m.target), text.line(m.state), tonumber(m.tools) or 0, tonumber(m.prompts) or 0)
+      if m.error and m.error ~= "" then
+        l = l .. ": " .. text.line(m.error)
+      end
+      lines[#lines + 1] = l
+    end
+  end
+  if type(pc.themes) == "table" and #pc.themes > 0 then
+    lines[#lines + 1] = "  themes (desktop only, not served): " .. text.line(table.concat(pc.themes, ", "))
+  end
+  for _, w in ipairs(type(pc.warnings) == "table" and pc.warnings or {}) do
+    lines[#lines + 1] = "  warning: " .. text.line(w)
   end
   return lines
 end

@@ -14,6 +14,7 @@ local PROMPT = "> "
 -- "<client_id>\0<sessionId>" -> chat
 M.chats = {}
 local counter = 0
+local open_window -- defined below
 
 local function key(client_id, session_id)
   return tostring(client_id) .. "\0" .. tostring(session_id)
@@ -326,6 +327,62 @@ function M.submit(chat, prompt)
   end)
 end
 
+--- Sends line as if typed at the prompt: it shows as the prompt line, then
+--- the turn runs.
+function M.submit_line(chat, line)
+  if chat.busy then
+    out(chat, { "(a turn is running; <C-c> cancels it)" }, "RxBridgeChatMeta")
+    return
+  end
+  out(chat, { PROMPT .. line })
+  M.submit(chat, line)
+end
+
+--- Sends line (a slash command with its arguments) as a turn in a chat of
+--- client c: the one shown in the current window, else the last one
+--- opened, else a new one.
+function M.send(c, line)
+  local cur = M.for_buffer(vim.api.nvim_get_current_buf())
+  local pick = cur and cur.client_id == c.id and valid(cur) and cur or nil
+  if not pick then
+    for _, chat in pairs(M.chats) do
+      if chat.client_id == c.id and valid(chat) and (not pick or chat.n > pick.n) then
+        pick = chat
+      end
+    end
+  end
+  if pick then
+    if vim.fn.bufwinid(pick.buf) == -1 then
+      open_window(pick.buf)
+    end
+    M.submit_line(pick, line)
+    return
+  end
+  M.open(nil, function(chat)
+    M.submit_line(chat, line)
+  end)
+end
+
+--- The prompt buffer's completion (omnifunc, and the menu that opens on a
+--- "/" typed at the start of the prompt): slash commands and plugin
+--- actions of this chat's bridge.
+function M.complete(chat, findstart, base)
+  local line = vim.api.nvim_get_current_line()
+  if findstart == 1 then
+    local col = vim.api.nvim_win_get_cursor(0)[2]
+    local before = line:sub(1, col)
+    if not vim.startswith(before, PROMPT .. "/") or before:sub(#PROMPT + 1):find("%s") then
+      return -3
+    end
+    return #PROMPT
+  end
+  local c = client_of(chat)
+  if not c then
+    return {}
+  end
+  return require("rx_bridge.actions").slash_items(c, base)
+end
+
 --- Cancels the running turn (<C-c>).
 function M.cancel(chat)
   if not chat.busy or chat.cancelled then
@@ -340,7 +397,7 @@ function M.cancel(chat)
   out(chat, { "(cancelling…)" }, "RxBridgeChatMeta")
 end
 
-local function open_window(buf)
+function open_window(buf)
   local how = config.values.chat.open
   if how == "vsplit" then
     vim.cmd("botright vsplit")
@@ -371,6 +428,21 @@ local function create_buffer(chat)
   vim.fn.prompt_setinterrupt(buf, function()
     M.cancel(chat)
   end)
+  -- "/" at the start of the prompt lists the slash commands (also
+  -- <C-x><C-o>).
+  local complete_name = ("v:lua.require'rx_bridge.chat'.omnifunc_%d"):format(counter)
+  M["omnifunc_" .. counter] = function(findstart, base)
+    return M.complete(chat, findstart, base)
+  end
+  vim.bo[buf].omnifunc = complete_name
+  vim.bo[buf].completefunc = complete_name
+  vim.keymap.set("i", "/", function()
+    local col = vim.api.nvim_win_get_cursor(0)[2]
+    if vim.api.nvim_get_current_line():sub(1, col) == PROMPT then
+      return "/<C-x><C-o>"
+    end
+    return "/"
+  end, { buffer = buf, expr = true, desc = "a / starting the prompt lists the commands" })
   vim.keymap.set("n", "<C-c>", function()
     M.cancel(chat)
   end, { buffer = buf, desc = "cancel the running turn" })
@@ -390,7 +462,7 @@ local function create_buffer(chat)
   })
   out(chat, {
     ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
-    "<CR> sends the prompt line · <C-c> cancels the running turn",
+    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands",
     "",
   }, "RxBridgeChatMeta")
   return buf
@@ -424,6 +496,7 @@ function M.open(model, on_open)
       return
     end
     local chat = {
+      n = counter + 1,
       client_id = c.id,
       session_id = res.sessionId,
       model = res.model or model or "",

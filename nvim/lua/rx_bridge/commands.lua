@@ -47,6 +47,13 @@ function M.rx(opts)
     sub()
     return
   end
+  -- A slash command takes its words as they are; an action key=value.
+  local actions = require("rx_bridge.actions")
+  local a = actions.find({ actions = actions.cached() }, first)
+  if actions.is_command(a) or (not actions.normalize(first) and vim.startswith(first, "/")) then
+    actions.run_slash(first, vim.list_slice(words, 2))
+    return
+  end
   local args, err = parse_args(vim.list_slice(words, 2))
   if not args then
     vim.notify("rx-bridge: " .. err, vim.log.levels.ERROR)

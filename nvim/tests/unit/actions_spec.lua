@@ -37,7 +37,7 @@ T.test(":Rx actions lists actions in a picker and runs the chosen one", function
     return #T.ui.select == 1
   end, "the action picker")
   local picker = T.ui.select[1]
-  T.eq("Reasonix action", picker.prompt)
+  T.eq("Reasonix action or command", picker.prompt)
   T.eq({ "/hello:card", "Greet someone  /hello:greet" }, picker.shown)
 
   T.answers.select = { "Greet someone  /hello:greet", false }

@@ -183,6 +183,13 @@ async function main(): Promise<void> {
 		fs.writeFileSync(path.join(OUT, `install-${ex}.txt`), r);
 	}
 
+	// A package of Markdown commands: /kit:review runs from the palette.
+	const kit = path.join(tmp, 'kit');
+	fs.mkdirSync(path.join(kit, 'commands'), { recursive: true });
+	fs.writeFileSync(path.join(kit, 'reasonix-plugin.json'), JSON.stringify({ apiVersion: 'reasonix.io/plugin/v1', name: 'kit', version: '1.0.0', contributes: { commands: ['commands'] } }));
+	fs.writeFileSync(path.join(kit, 'commands', 'review.md'), '---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully.\n');
+	fs.writeFileSync(path.join(OUT, 'install-kit.txt'), execFileSync(bin, ['plugin', 'install', kit, '--yes'], { env: bridgeEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+
 	// No rxBridge.path anywhere (it is a machine setting: Machine/ would hold it).
 	fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 	fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
@@ -304,6 +311,29 @@ async function main(): Promise<void> {
 				const t = await p.locator('.interactive-item-container.interactive-response').last().innerText();
 				return /hello there chat/.test(t) ? t : undefined;
 			});
+		});
+
+		await step('Run Plugin Action lists the /kit:review command with its hint', async () => {
+			await palette(p, 'Reasonix: Run Plugin Action');
+			await quickRow(p, '/kit:review').waitFor({ state: 'visible', timeout: 20000 });
+			await quickRow(p, /<file> — Review a file/).waitFor({ state: 'visible', timeout: 5000 });
+		});
+
+		await step('/kit:review asks its arguments in an input box, the hint as placeholder', async () => {
+			await quickRow(p, '/kit:review').click();
+			const input = p.locator('.quick-input-widget .quick-input-box input');
+			await until('the arguments input box', 20000, async () => (await input.getAttribute('placeholder')) === '<file>' || undefined);
+			await input.fill('README.md');
+		});
+
+		await step('the command runs as a @reasonix turn on the expanded text', async () => {
+			await p.keyboard.press('Enter');
+			await until('the expanded command answered in the Chat view', 60000, async () => {
+				const t = await p.locator('.interactive-item-container.interactive-response').last().innerText().catch(() => '');
+				return /Review README\.md carefully\./.test(t) ? t : undefined;
+			});
+			const req = await p.locator('.interactive-item-container.interactive-request').last().innerText();
+			if (!req.includes('/kit:review README.md')) throw new Error(`the chat request reads ${JSON.stringify(req)}`);
 		});
 	} catch (err) {
 		failed = err;
