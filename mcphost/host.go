@@ -724,6 +724,36 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args []string) (strin
 // Close stops every server (stdio: stdin closed, a 750 ms grace, then the
 // process is killed and reaped within 5 s) and waits for all of it. It is
 // idempotent; later calls fail with an error saying the host is closed.
+// Kill ends every running stdio server's process tree at once, without
+// the grace Close grants, and waits up to wait for them to be reaped: for
+// a host about to exit whose shutdown budget ran out. Close must still
+// run.
+func (h *Host) Kill(wait time.Duration) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	var procs []Process
+	for _, s := range h.servers {
+		if s.conn != nil && s.conn.proc != nil {
+			procs = append(procs, s.conn.proc)
+		}
+	}
+	h.mu.Unlock()
+	for _, p := range procs {
+		_ = p.Kill()
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for _, p := range procs {
+		select {
+		case <-p.Exited():
+		case <-t.C:
+			return
+		}
+	}
+}
+
 func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {

@@ -362,12 +362,42 @@ func (s *Set) store(snap *Snapshot) {
 // Kill ends every sidecar process tree at once (exthost.Manager.Kill):
 // for a process about to exit whose shutdown budget ran out. Close must
 // still run.
-func (s *Set) Kill(wait time.Duration) { s.mgr.Kill(wait) }
+func (s *Set) Kill(wait time.Duration) {
+	var wg sync.WaitGroup
+	for _, c := range s.contents() {
+		wg.Go(func() {
+			c.Hooks.Close() // kills every hook tree still running
+			c.MCP.Kill(wait)
+		})
+	}
+	s.mgr.Kill(wait)
+	wg.Wait()
+}
+
+// contents are the Contents of every generation not yet closed.
+func (s *Set) contents() []*Contents {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Contents
+	for _, snap := range s.snaps {
+		if snap.Contents != nil {
+			out = append(out, snap.Contents)
+		}
+	}
+	return out
+}
 
 // Close shuts every generation down, pinned or not, and releases every
-// catalog. It is idempotent.
+// catalog. It is idempotent. Hooks and MCP servers are shut down beside
+// the sidecars, not after them, so a sidecar slow to stop cannot use up
+// their share of an exit budget.
 func (s *Set) Close() {
+	var wg sync.WaitGroup
+	for _, c := range s.contents() {
+		wg.Go(c.Close)
+	}
 	s.mgr.Close()
+	wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {

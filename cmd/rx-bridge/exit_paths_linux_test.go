@@ -84,8 +84,9 @@ func waitNoSurvivors(t *testing.T, home string, atExit bool) {
 }
 
 // TestServeExitPathsLeaveNoProcess: however serve ends, no process of a
-// sidecar's tree survives it: not a grandchild that ignores SIGTERM, not
-// one that left the process group with setsid, not its child.
+// sidecar's or a package MCP server's tree survives it: not a grandchild
+// that ignores SIGTERM, not one that left the process group with setsid,
+// not its child.
 func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 	t.Parallel()
 	signal := func(sig syscall.Signal) func(*testing.T, *lspclient.Client) {
@@ -136,7 +137,7 @@ func TestChatExitPathsLeaveNoProcess(t *testing.T) {
 			t.Parallel()
 			getenv, ws := chatEnv(t, srv, "ask")
 			home := getenv("RX_BRIDGE_HOME")
-			installHelperPlugin(t, home, "forky", map[string]any{"capabilities": []string{"ui"}})
+			installForky(t, home)
 			cmd := rxBridgeCommand("chat", "--workspace", ws)
 			cmd.Env = append(cmd.Env, "RX_BRIDGE_HOME="+home)
 			var stderr strings.Builder

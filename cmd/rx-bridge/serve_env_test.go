@@ -24,7 +24,11 @@ func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
 	t.Helper()
 	e := &serveEnv{t: t, home: t.TempDir(), ws: t.TempDir()}
 	for _, p := range plugins {
-		if p == "uikit" || p == "forky" {
+		if p == "forky" {
+			installForky(t, e.home)
+			continue
+		}
+		if p == "uikit" {
 			installHelperPlugin(t, e.home, p, map[string]any{"capabilities": []string{"ui"}})
 			continue
 		}
