@@ -11,15 +11,19 @@ import (
 // wireUpdate maps an agent update to its rx/session/update body; nil for
 // kinds that are not sent (a turn's end is the prompt's result).
 func wireUpdate(u agent.Update) any {
+	var sub *rxproto.SubagentRef
+	if r := u.Subagent; r != nil {
+		sub = &rxproto.SubagentRef{ID: r.ID, Name: r.Name, ParentToolCallID: r.ParentToolCallID}
+	}
 	switch u.Kind {
 	case agent.UpdateUserMessage, agent.UpdateAgentMessage, agent.UpdateAgentThought:
-		return rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}}
+		return rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}, Subagent: sub}
 	case agent.UpdateToolCall:
 		tc := u.ToolCall
-		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.ID, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments)}
+		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.ID, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments), Subagent: sub}
 	case agent.UpdateToolCallUpdate:
 		tc := u.ToolCall
-		out := rxproto.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: rxproto.ToolStatus(tc.Status)}
+		out := rxproto.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: rxproto.ToolStatus(tc.Status), Subagent: sub}
 		if tc.Output != "" {
 			out.Content = []rxproto.ToolContent{{Type: "content", Content: rxproto.TextContent{Type: "text", Text: tc.Output}}}
 		}
@@ -30,7 +34,7 @@ func wireUpdate(u agent.Update) any {
 		}
 	case agent.UpdateNotice:
 		if n := u.Notice; n != nil {
-			return rxproto.NoticeUpdate{SessionUpdate: "notice", Severity: noticeSeverity(n.Kind), Text: n.Text}
+			return rxproto.NoticeUpdate{SessionUpdate: "notice", Severity: noticeSeverity(n.Kind), Text: n.Text, Subagent: sub}
 		}
 	case agent.UpdatePermissionOutcome:
 		if p := u.Permission; p != nil {
@@ -92,6 +96,8 @@ func decidedBy(p agent.Permission) string {
 		return "user"
 	case agent.DecidedByExtension:
 		return p.Plugin
+	case agent.DecidedByHook:
+		return "hook"
 	}
 	return "host"
 }

@@ -19,11 +19,38 @@ func TestPermissionUpdateBy(t *testing.T) {
 		{agent.Permission{ToolCallID: "c2", Outcome: agent.PermissionDeny, DecidedBy: agent.DecidedByExtension, Plugin: "policy"}, `{"sessionUpdate":"permission","toolCallId":"c2","outcome":"denied","by":"policy"}`},
 		{agent.Permission{ToolCallID: "c4", Outcome: agent.PermissionAllow, DecidedBy: agent.DecidedByHost, Mode: "yolo"}, `{"sessionUpdate":"permission","toolCallId":"c4","outcome":"allowed","by":"host"}`},
 		{agent.Permission{ToolCallID: "c5", Outcome: agent.PermissionCancelled, DecidedBy: agent.DecidedByUser}, `{"sessionUpdate":"permission","toolCallId":"c5","outcome":"cancelled","by":"user"}`},
+		{agent.Permission{ToolCallID: "c6", Outcome: agent.PermissionDeny, DecidedBy: agent.DecidedByHook}, `{"sessionUpdate":"permission","toolCallId":"c6","outcome":"denied","by":"hook"}`},
 	}
 	for _, tc := range tests {
 		got, err := json.Marshal(wireUpdate(agent.Update{Kind: agent.UpdatePermissionOutcome, Permission: &tc.p}))
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%+v: got %s, %v; want %s", tc.p, got, err, tc.want)
+		}
+	}
+}
+
+// TestSubagentUpdates: a subagent run's chunks, tool calls and notices
+// carry the run on the wire, so editors can show them apart from the
+// session's own answer; the session's own updates carry nothing.
+func TestSubagentUpdates(t *testing.T) {
+	t.Parallel()
+	ref := &agent.SubagentRef{ID: "sub1.1", Name: "kit:agent:reviewer", Skill: "reviewer", ParentToolCallID: "call-1"}
+	const wire = `"subagent":{"id":"sub1.1","name":"kit:agent:reviewer","parentToolCallId":"call-1"}`
+	tests := []struct {
+		name string
+		u    agent.Update
+		want string
+	}{
+		{"chunk", agent.Update{Kind: agent.UpdateAgentMessage, Text: "hi", Subagent: ref}, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"},` + wire + `}`},
+		{"tool call", agent.Update{Kind: agent.UpdateToolCall, ToolCall: &agent.ToolCall{ID: "sub1.1/c", Name: "read_file", Status: agent.ToolPending}, Subagent: ref}, `{"sessionUpdate":"tool_call","toolCallId":"sub1.1/c","title":"read_file","kind":"other","status":"pending",` + wire + `}`},
+		{"tool call update", agent.Update{Kind: agent.UpdateToolCallUpdate, ToolCall: &agent.ToolCall{ID: "sub1.1/c", Status: agent.ToolCompleted}, Subagent: ref}, `{"sessionUpdate":"tool_call_update","toolCallId":"sub1.1/c","status":"completed",` + wire + `}`},
+		{"notice", agent.Update{Kind: agent.UpdateNotice, Notice: &agent.Notice{Kind: agent.NoticeWarning, Text: "w"}, Subagent: ref}, `{"sessionUpdate":"notice","severity":"warn","text":"w",` + wire + `}`},
+		{"own chunk", agent.Update{Kind: agent.UpdateAgentMessage, Text: "hi"}, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`},
+	}
+	for _, tc := range tests {
+		got, err := json.Marshal(wireUpdate(tc.u))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: got %s, %v\nwant %s", tc.name, got, err, tc.want)
 		}
 	}
 }

@@ -468,6 +468,18 @@ type TextContent struct {
 type ChunkUpdate struct {
 	SessionUpdate string      `json:"sessionUpdate"`
 	Content       TextContent `json:"content"`
+	// Set when a subagent run wrote it, not the session's own turn.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+}
+
+// SubagentRef: The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to.
+type SubagentRef struct {
+	// The run within the session; its tool call ids start with this id and a /.
+	ID string `json:"id"`
+	// Its slash name, e.g. kit:agent:reviewer.
+	Name string `json:"name"`
+	// The session's run_skill call that started it; absent when the user typed its command.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // ToolCallUpdate: A tool call (tool_call) or a change of it (tool_call_update).
@@ -479,6 +491,8 @@ type ToolCallUpdate struct {
 	Status        ToolStatus      `json:"status"`
 	RawInput      json.RawMessage `json:"rawInput,omitempty"`
 	Content       []ToolContent   `json:"content,omitempty"`
+	// Set for a subagent run's tool call.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
 
 // ToolContent: A tool call's output.
@@ -498,6 +512,8 @@ type NoticeUpdate struct {
 	SessionUpdate string   `json:"sessionUpdate"`
 	Severity      Severity `json:"severity"`
 	Text          string   `json:"text"`
+	// Set for a subagent run's notice.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
 
 // PermissionUpdate: A permission question's answer.
@@ -505,7 +521,7 @@ type PermissionUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
 	ToolCallID    string `json:"toolCallId"`
 	Outcome       string `json:"outcome"`
-	// user, host, or the plugin id.
+	// user, host, hook (a PermissionRequest hook), or the plugin id.
 	By string `json:"by"`
 }
 

@@ -230,15 +230,20 @@ export const THINKING = 'Thinking…';
 const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
 
 export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<string, string>): void {
+	// A subagent run's text is its own: only its answer, as the tool result
+	// of the call that started it, reaches the session's. Its progress
+	// shows, with its tool calls and notices named after it.
+	const sub = 'subagent' in u && u.subagent ? u.subagent : undefined;
 	switch (u.sessionUpdate) {
 		case 'agent_message_chunk':
-			if (u.content?.type === 'text' && u.content.text) sink.markdown(u.content.text);
+			if (sub) sink.progress(noIcons(`${sub.name} is working…`));
+			else if (u.content?.type === 'text' && u.content.text) sink.markdown(u.content.text);
 			return;
 		case 'agent_thought_chunk':
-			sink.progress(THINKING);
+			sink.progress(sub ? noIcons(`${sub.name} is thinking…`) : THINKING);
 			return;
 		case 'tool_call': {
-			const title = u.title || u.toolCallId;
+			const title = (sub ? `${sub.name} › ` : '') + (u.title || u.toolCallId);
 			tools.set(u.toolCallId, title);
 			sink.progress(noIcons(`Running ${title}`));
 			sink.line(`\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
@@ -260,7 +265,7 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		}
 		case 'notice': {
 			const icon = u.severity === 'error' ? '$(error)' : u.severity === 'warn' ? '$(warning)' : '$(info)';
-			sink.line(`\n\n${icon} ${escapeMarkdown(u.text)}\n\n`);
+			sink.line(`\n\n${icon} ${escapeMarkdown((sub ? `${sub.name}: ` : '') + u.text)}\n\n`);
 			return;
 		}
 		case 'permission': {

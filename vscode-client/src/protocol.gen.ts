@@ -509,6 +509,18 @@ export interface TextContent {
 export interface ChunkUpdate {
 	sessionUpdate: 'user_message_chunk' | 'agent_message_chunk' | 'agent_thought_chunk';
 	content: TextContent;
+	/** Set when a subagent run wrote it, not the session's own turn. */
+	subagent?: SubagentRef;
+}
+
+/** The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to. */
+export interface SubagentRef {
+	/** The run within the session; its tool call ids start with this id and a /. */
+	id: string;
+	/** Its slash name, e.g. kit:agent:reviewer. */
+	name: string;
+	/** The session's run_skill call that started it; absent when the user typed its command. */
+	parentToolCallId?: string;
 }
 
 /** A tool call (tool_call) or a change of it (tool_call_update). */
@@ -520,6 +532,8 @@ export interface ToolCallUpdate {
 	status: ToolStatus;
 	rawInput?: unknown;
 	content?: ToolContent[];
+	/** Set for a subagent run's tool call. */
+	subagent?: SubagentRef;
 }
 
 /** A tool call's output. */
@@ -539,6 +553,8 @@ export interface NoticeUpdate {
 	sessionUpdate: 'notice';
 	severity: Severity;
 	text: string;
+	/** Set for a subagent run's notice. */
+	subagent?: SubagentRef;
 }
 
 /** A permission question's answer. */
@@ -546,7 +562,7 @@ export interface PermissionUpdate {
 	sessionUpdate: 'permission';
 	toolCallId: string;
 	outcome: 'allowed' | 'denied' | 'cancelled';
-	/** user, host, or the plugin id. */
+	/** user, host, hook (a PermissionRequest hook), or the plugin id. */
 	by: string;
 }
 

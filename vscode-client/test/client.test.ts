@@ -200,6 +200,9 @@ describe('chat participant', () => {
 			assert.deepEqual(perm, { outcome: { outcome: 'selected', optionId: 'allow' } });
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'permission', toolCallId: 'call-2', outcome: 'allowed', by: 'user' }));
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'notice', severity: 'warn', text: 'extension x failed at tool.before' }));
+			const subagent = { id: 'sub1.1', name: 'kit:agent:reviewer', parentToolCallId: 'call-1' };
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'SUBAGENT TEXT' }, subagent }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'sub1.1/c', title: 'grep TODO', kind: 'search', status: 'pending', subagent }));
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello ' } }));
 			await c.sendNotification('rx/session/update', { sessionId: 'other', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'NOT MINE' } } });
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '**world**' } }));
@@ -220,6 +223,10 @@ describe('chat participant', () => {
 		assert.match(text, /\$\(warning\) extension x failed at tool\\\.before/);
 		assert.ok(text.endsWith('Hello **world**'), text);
 		assert.doesNotMatch(text, /NOT MINE/);
+		// A subagent's text stays out of the answer; its tool calls are named after it.
+		assert.doesNotMatch(text, /SUBAGENT TEXT/);
+		assert.ok(stream.parts.some((p) => p.kind === 'progress' && p.value === 'kit:agent:reviewer is working…'));
+		assert.match(text, /\$\(tools\) kit:agent:reviewer › grep TODO/);
 		const modal = fake.events.find((e) => e.type === 'message' && e.options?.modal) as { buttons: string[] };
 		assert.deepEqual(modal.buttons, ['Allow', 'Deny']);
 		// Model output is Markdown without theme icons; our lines have them.

@@ -133,11 +133,16 @@ func genGo(m *Model) ([]byte, error) {
 			if p.Doc != "" {
 				w("\t// %s\n", p.Doc)
 			}
-			tag := p.Name
+			tag, typ := p.Name, m.goType(p.typ)
 			if p.Optional {
 				tag += ",omitempty"
+				// omitempty never omits a struct: an optional one is a
+				// pointer.
+				if p.typ.Kind == "ref" && m.structs[p.typ.Name] != nil && !strings.HasPrefix(typ, "*") {
+					typ = "*" + typ
+				}
 			}
-			w("\t%s %s `json:%q`\n", goName(p.Name), m.goType(p.typ), tag)
+			w("\t%s %s `json:%q`\n", goName(p.Name), typ, tag)
 		}
 		w("}\n\n")
 	}

@@ -141,14 +141,16 @@ end
 local function on_tool_call(chat, u)
   local id = text.line(u.toolCallId)
   local t = chat.tools[id]
+  -- A subagent run's tool calls are named after it.
+  local prefix = type(u.subagent) == "table" and (text.line(u.subagent.name) .. " › ") or ""
   if not t then
-    t = { title = text.line(u.title), kind = text.line(u.kind), status = text.line(u.status or "pending"), preview = 0 }
+    t = { title = prefix .. text.line(u.title), kind = text.line(u.kind), status = text.line(u.status or "pending"), preview = 0 }
     chat.tools[id] = t
     local row = out(chat, { tool_line(t) }, "RxBridgeChatTool")
     t.mark = mark(chat, row)
     return
   end
-  if u.title then t.title = text.line(u.title) end
+  if u.title then t.title = prefix .. text.line(u.title) end
   if u.kind then t.kind = text.line(u.kind) end
   if u.status then t.status = text.line(u.status) end
   local row = mark_row(chat, t.mark)
@@ -187,6 +189,18 @@ function M.on_update(client_id, params)
     return
   end
   local kind = u.sessionUpdate
+  local sub = type(u.subagent) == "table" and u.subagent or nil
+  if sub and (kind == "agent_message_chunk" or kind == "agent_thought_chunk") then
+    -- A subagent run's text is its own: only its answer, as the result of
+    -- the call that started it, reaches the session. One line says it runs.
+    chat.subagents = chat.subagents or {}
+    local id = text.line(sub.id)
+    if not chat.cancelled and not chat.subagents[id] then
+      chat.subagents[id] = true
+      out(chat, { "  🧬 " .. text.line(sub.name) .. " is working…" }, "RxBridgeChatNotice")
+    end
+    return
+  end
   if kind == "agent_message_chunk" or kind == "agent_thought_chunk" then
     if chat.cancelled then
       return
@@ -206,7 +220,7 @@ function M.on_update(client_id, params)
       chat.tokens = (chat.tokens or 0) + u.usage.totalTokens
     end
   elseif kind == "notice" then
-    out(chat, { "! " .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
+    out(chat, { "! " .. (sub and (text.line(sub.name) .. ": ") or "") .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
   elseif kind == "permission" then
     if u.by ~= "user" then
       out(chat, { ("  permission %s by %s"):format(text.line(u.outcome), text.line(u.by)) }, "RxBridgeChatPermission")

@@ -151,6 +151,14 @@ local function stream_turn(id, session_id, prompt)
       run_words(1, "")
     end
   end
+  if prompt:find("subagent", 1, true) then
+    local subagent = { id = "sub1.1", name = "kit:agent:reviewer", parentToolCallId = "call-1" }
+    update({ sessionUpdate = "agent_message_chunk", content = { type = "text", text = "SUBAGENT TEXT" }, subagent = subagent })
+    update({ sessionUpdate = "agent_message_chunk", content = { type = "text", text = "MORE SUBAGENT TEXT" }, subagent = subagent })
+    update({ sessionUpdate = "tool_call", toolCallId = "sub1.1/c", title = "grep TODO", kind = "search", status = "pending",
+      subagent = subagent })
+    update({ sessionUpdate = "tool_call_update", toolCallId = "sub1.1/c", status = "completed", subagent = subagent })
+  end
   if prompt:find("tool", 1, true) then
     update({ sessionUpdate = "tool_call", toolCallId = "call-1", title = "read_file README.md", kind = "read", status = "pending",
       rawInput = { path = "README.md" } })

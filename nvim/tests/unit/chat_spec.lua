@@ -36,6 +36,15 @@ T.test("a turn streams into the buffer with its tool call inline, above the prom
   T.contains(text, "> hello tool there\n⚙ read_file README.md (read) [completed]\n    # rx-bridge\n    line 2\n    line 3\n    … 2 more lines\nhello tool there\n— end_turn · 6 tokens\n> ")
 end)
 
+T.test("a subagent run shows one working line and its tool calls named after it, not its text", function()
+  type_prompt("a subagent here")
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("a subagent here\n— end_turn", 1, true) ~= nil end,
+    "the turn to end")
+  local text = T.buf_text(chat.buf)
+  T.contains(text, "> a subagent here\n  🧬 kit:agent:reviewer is working…\n⚙ kit:agent:reviewer › grep TODO (search) [completed]\n")
+  T.eq(nil, text:find("SUBAGENT TEXT", 1, true), "the subagent's own text stays out of the chat")
+end)
+
 T.test("a permission question is asked inline and answered", function()
   local n = #T.ui.select
   T.answers.select = { "Allow" }
