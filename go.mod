@@ -18,6 +18,7 @@ require (
 )
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
