@@ -7,9 +7,9 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix dist dist-check nvim-test wine-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
-test: check gotest wine-test vscode-test nvim-test
+test: check gotest wine-test acp-test vscode-test nvim-test
 
 check: fmt-check vet staticcheck cross
 
@@ -122,6 +122,17 @@ dist-check: dist
 # This machine's VS Code package only: dist/rx-bridge-linux-x64.vsix.
 vsix:
 	$(MAKE) dist DIST_TARGETS=linux/amd64
+
+# The ACP front end against a client nobody here wrote: the ACP project's
+# TypeScript SDK (@agentclientprotocol/sdk from npm, acp/test/) drives a
+# real `rx-bridge acp` with examples/echo-provider and examples/hello
+# installed in a temporary home.
+ACP_DEPS := acp/test/node_modules/.package-lock.json
+$(ACP_DEPS): acp/test/package.json acp/test/package-lock.json
+	cd acp/test && npm ci --no-audit --no-fund --loglevel=error
+acp-test: examples $(ACP_DEPS)
+	$(GO) build -o $(BIN)/rx-bridge ./cmd/rx-bridge
+	cd acp/test && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm test
 
 # The Neovim plugin (nvim/): headless tests against a scripted bridge and
 # the real `rx-bridge serve` with examples/hello and examples/echo-provider;

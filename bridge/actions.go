@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -13,7 +12,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/pluginrt"
 )
 
 // actionList is the bound generation's UI actions and slash commands
@@ -21,19 +20,23 @@ import (
 // action before a command of the same name.
 func (s *Server) actionList() rxproto.ActionList {
 	gen, list := s.hub.Actions()
-	out := rxproto.ActionList{Generation: gen, Actions: make([]rxproto.Action, 0, len(list))}
-	for _, a := range list {
-		out.Actions = append(out.Actions, rxproto.Action{Name: a.Name(), Kind: rxproto.ActionKindAction, Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
-	}
+	var slash []pluginrt.Slash
 	if snap := s.rt.set.Current(); snap.ID == gen {
-		for _, c := range snap.Slash() {
-			out.Actions = append(out.Actions, rxproto.Action{
-				Name: "/" + c.Name, Kind: rxproto.ActionKindCommand, Plugin: c.Plugin, ActionID: c.Name,
-				Source: rxproto.CommandSource(c.Source), Description: redact.String(c.Description), ArgumentHint: redact.String(c.ArgHint),
-			})
-		}
+		slash = snap.Slash()
 	}
-	slices.SortStableFunc(out.Actions, func(a, b rxproto.Action) int { return strings.Compare(a.Name, b.Name) })
+	cmds := pluginrt.Commands(list, slash)
+	out := rxproto.ActionList{Generation: gen, Actions: make([]rxproto.Action, 0, len(cmds))}
+	for _, c := range cmds {
+		if a := c.Action; a != nil {
+			out.Actions = append(out.Actions, rxproto.Action{Name: c.Name, Kind: rxproto.ActionKindAction, Plugin: a.Plugin, ActionID: a.ActionID, Label: a.Label})
+			continue
+		}
+		sl := c.Slash
+		out.Actions = append(out.Actions, rxproto.Action{
+			Name: c.Name, Kind: rxproto.ActionKindCommand, Plugin: sl.Plugin, ActionID: sl.Name,
+			Source: rxproto.CommandSource(sl.Source), Description: sl.Description, ArgumentHint: sl.ArgHint,
+		})
+	}
 	return out
 }
 

@@ -37,7 +37,8 @@ var layerRules = map[string][]string{
 	"agent":         {"providers", "exthost", "slots", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
 	"pluginrt":      {"providers", "exthost", "manifest", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
 	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
-	"cmd":           {"bridge", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact", "proctree"},
+	"acp":           {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
+	"cmd":           {"bridge", "acp", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact", "proctree"},
 	"examples":      {"sdk", "extproto", "manifest"},
 }
 

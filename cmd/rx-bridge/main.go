@@ -40,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runHook(args[1:], stdout, stderr, os.Getenv)
 	case "chat":
 		return runChat(args[1:], os.Stdin, stdout, stderr, os.Getenv)
+	case "acp":
+		return runACP(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -65,6 +67,9 @@ commands:
                      an agent session on the terminal (rx-bridge chat -h)
   serve [--workspace DIR] [--home DIR]
                      speak LSP on stdin/stdout: what an editor launches
+  acp [--workspace DIR] [--model REF] [--home DIR]
+                     speak the Agent Client Protocol on stdin/stdout: what
+                     Zed, JetBrains, codecompanion.nvim and avante.nvim launch
   demo               play an editor against serve with the example plugins
 `)
 }

@@ -1,0 +1,279 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/redact"
+)
+
+var _ acpsdk.Agent = (*server)(nil)
+var _ acpsdk.AgentLoader = (*server)(nil)
+
+// Initialize stores the client's capabilities for the sessions opened
+// later and advertises what this front end implements.
+func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	return acpsdk.InitializeResponse{
+		ProtocolVersion: ProtocolVersion,
+		AgentCapabilities: acpsdk.AgentCapabilities{
+			LoadSession: true,
+			SessionCapabilities: acpsdk.SessionCapabilities{
+				List:   &acpsdk.SessionListCapabilities{},
+				Resume: &acpsdk.SessionResumeCapabilities{},
+				Close:  &acpsdk.SessionCloseCapabilities{},
+			},
+			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AgentInfo:   &acpsdk.Implementation{Name: "rx-bridge", Version: s.opts.Version},
+		AuthMethods: []acpsdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate has nothing to do: providers are configured in the home's
+// config.toml. No method is advertised, so every id is unknown.
+func (s *server) Authenticate(_ context.Context, p acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
+	return acpsdk.AuthenticateResponse{}, rpcError(codeInvalidParams, "authenticate: unknown methodId %s", p.MethodId)
+}
+
+// cwd is a session's workspace: the client's cwd (absolute), else the
+// --workspace.
+func (s *server) cwd(method, cwd string) (string, error) {
+	if cwd == "" {
+		return s.opts.Workspace, nil
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", rpcError(codeInvalidParams, "%s: cwd must be an absolute path", method)
+	}
+	return cwd, nil
+}
+
+// NewSession starts an agent session in the client's cwd on the
+// --model (else the workspace's or config's); the command list follows
+// the result.
+func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+	cwd, err := s.cwd("session/new", p.Cwd)
+	if err != nil {
+		return acpsdk.NewSessionResponse{}, err
+	}
+	as, err := s.agent.New(ctx, cwd, s.opts.Model)
+	if err != nil {
+		return acpsdk.NewSessionResponse{}, rpcError(codeInternal, "session/new: %v", err)
+	}
+	s.register(as)
+	id := as.ID()
+	s.out.after(`"sessionId":"`+id+`"`, func() { s.advertise(id) })
+	models, opts := s.modelState(as.Model())
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, ConfigOptions: opts}, nil
+}
+
+func (s *server) register(as *agent.Session) *session {
+	ss := &session{s: as, grants: map[string]bool{}}
+	s.mu.Lock()
+	s.sessions[as.ID()] = ss
+	s.mu.Unlock()
+	return ss
+}
+
+// validID is what a stored session id may look like (the reference's
+// rule: no path separators, no "." or "..").
+var validID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+func checkID(method string, id acpsdk.SessionId) error {
+	switch v := string(id); {
+	case v == "":
+		return rpcError(codeInvalidParams, "%s: missing sessionId", method)
+	case v == "." || v == ".." || strings.TrimSpace(v) != v || !validID.MatchString(v):
+		return rpcError(codeInvalidParams, "%s: invalid sessionId", method)
+	}
+	return nil
+}
+
+// open loads stored session id; replay says whether its history is sent
+// as session/update notifications (load) or not (resume). A session open
+// in this connection is closed and loaded again.
+func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool) (*session, error) {
+	if err := checkID(method, id); err != nil {
+		return nil, err
+	}
+	if ss, ok := s.session(id); ok {
+		s.forget(string(id))
+		if err := ss.s.Close(ctx); err != nil {
+			s.log.Warn(redact.String(err.Error()))
+		}
+	}
+	s.mu.Lock()
+	s.replaying[string(id)] = replay
+	s.mu.Unlock()
+	as, err := s.agent.Load(ctx, string(id))
+	s.mu.Lock()
+	delete(s.replaying, string(id))
+	s.mu.Unlock()
+	if errors.Is(err, agent.ErrNoSession) {
+		return nil, rpcError(codeInvalidParams, "%s: unknown session %s", method, id)
+	}
+	if err != nil {
+		return nil, agentError(method, err)
+	}
+	return s.register(as), nil
+}
+
+// LoadSession replays a stored session (this front end's or the LSP
+// bridge's: they share the transcripts) before its result; the command
+// list follows the replay.
+func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
+	ss, err := s.open(ctx, "session/load", p.SessionId, true)
+	if err != nil {
+		return acpsdk.LoadSessionResponse{}, err
+	}
+	s.advertise(ss.s.ID())
+	models, opts := s.modelState(ss.s.Model())
+	return acpsdk.LoadSessionResponse{Models: models, ConfigOptions: opts}, nil
+}
+
+// ResumeSession opens a stored session without replaying it.
+func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
+	ss, err := s.open(ctx, "session/resume", p.SessionId, false)
+	if err != nil {
+		return acpsdk.ResumeSessionResponse{}, err
+	}
+	s.advertise(ss.s.ID())
+	models, opts := s.modelState(ss.s.Model())
+	return acpsdk.ResumeSessionResponse{Models: models, ConfigOptions: opts}, nil
+}
+
+// ListSessions lists the home's stored sessions (of cwd when given),
+// newest first.
+func (s *server) ListSessions(_ context.Context, p acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
+	if p.Cursor != nil {
+		return acpsdk.ListSessionsResponse{}, rpcError(codeInvalidParams, "session/list: unsupported cursor")
+	}
+	ws := ""
+	if p.Cwd != nil {
+		if !filepath.IsAbs(*p.Cwd) {
+			return acpsdk.ListSessionsResponse{}, rpcError(codeInvalidParams, "session/list: cwd must be an absolute path")
+		}
+		ws = *p.Cwd
+	}
+	infos, err := s.agent.List(ws)
+	if err != nil {
+		return acpsdk.ListSessionsResponse{}, rpcError(codeInternal, "session/list: %v", err)
+	}
+	out := acpsdk.ListSessionsResponse{Sessions: []acpsdk.SessionInfo{}}
+	for _, in := range infos {
+		si := acpsdk.SessionInfo{SessionId: acpsdk.SessionId(in.ID), Cwd: in.Workspace}
+		if in.Title != "" {
+			si.Title = acpsdk.Ptr(in.Title)
+		}
+		if !in.Updated.IsZero() {
+			si.UpdatedAt = acpsdk.Ptr(in.Updated.UTC().Format(time.RFC3339Nano))
+		}
+		out.Sessions = append(out.Sessions, si)
+	}
+	return out, nil
+}
+
+func (s *server) forget(id string) {
+	s.mu.Lock()
+	delete(s.sessions, id)
+	s.mu.Unlock()
+}
+
+// CloseSession cancels the session's turn, waits for it and closes the
+// session; an unknown id is fine.
+func (s *server) CloseSession(ctx context.Context, p acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
+	ss, ok := s.session(p.SessionId)
+	if !ok {
+		return acpsdk.CloseSessionResponse{}, nil
+	}
+	s.forget(string(p.SessionId))
+	if err := ss.s.Close(ctx); err != nil {
+		return acpsdk.CloseSessionResponse{}, rpcError(codeInternal, "session/close: %v", err)
+	}
+	return acpsdk.CloseSessionResponse{}, nil
+}
+
+// Cancel stops the session's running turn; unknown ids are ignored.
+func (s *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
+	if ss, ok := s.session(p.SessionId); ok {
+		ss.s.Cancel()
+	}
+	return nil
+}
+
+// SetSessionMode: this cut has no modes.
+func (s *server) SetSessionMode(_ context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
+	return acpsdk.SetSessionModeResponse{}, rpcError(codeInvalidParams, "session/set_mode: unknown modeId %s", p.ModeId)
+}
+
+// SetSessionConfigOption sets the model (config id "model", alias
+// "models"); a running turn keeps its model and the change applies from
+// the next.
+func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+	const method = "session/set_config_option"
+	v := p.ValueId
+	if v == nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: value must be a string", method)
+	}
+	ss, ok := s.session(v.SessionId)
+	if !ok {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown session %s", method, v.SessionId)
+	}
+	switch v.ConfigId {
+	case "model", "models":
+	default:
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown config option %s", method, v.ConfigId)
+	}
+	if err := ss.s.SetModel(string(v.Value)); err != nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: invalid value %s for model: %v", method, v.Value, err)
+	}
+	_, opts := s.modelState(ss.s.Model())
+	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+}
+
+// modelState is the model selector of a session on model: every model of
+// the running generation's catalog (built-ins and plugin providers'
+// plugin/<plugin>/<provider>/<model> refs), as the legacy models state
+// and as the "model" config option.
+func (s *server) modelState(model string) (*acpsdk.SessionModelState, []acpsdk.SessionConfigOption) {
+	snap, release := s.rt.Acquire()
+	defer release()
+	state := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(model), AvailableModels: []acpsdk.ModelInfo{}}
+	var choices acpsdk.SessionConfigSelectOptionsUngrouped
+	for _, m := range snap.Catalog.Models() {
+		name := m.Descriptor.DisplayName
+		if name == "" {
+			name = m.Ref
+		}
+		name = redact.String(name)
+		state.AvailableModels = append(state.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(m.Ref), Name: name})
+		choices = append(choices, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.Ref), Name: name})
+	}
+	cat := acpsdk.SessionConfigOptionCategoryModel
+	opt := acpsdk.SessionConfigOption{Select: &acpsdk.SessionConfigOptionSelect{
+		Id: "model", Name: "Model", Category: &cat, Type: "select",
+		CurrentValue: acpsdk.SessionConfigValueId(model), Options: acpsdk.SessionConfigSelectOptions{Ungrouped: &choices},
+	}}
+	return state, []acpsdk.SessionConfigOption{opt}
+}
+
+// advertise sends the session's available_commands_update: the running
+// generation's plugin UI actions and slash commands.
+func (s *server) advertise(id string) {
+	snap, release := s.rt.Acquire()
+	cmds := availableCommands(snap.Commands())
+	release()
+	if len(cmds) == 0 {
+		return
+	}
+	s.send(id, acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
+}
