@@ -662,7 +662,7 @@ func TestClaudeKitFixture(t *testing.T) {
 	if want := []string{"PreToolUse claude-kit Bash claude=true", "UserPromptSubmit claude-kit  claude=true"}; !slices.Equal(hooks, want) {
 		t.Errorf("hooks %q, want %q", hooks, want)
 	}
-	roots, warns := plugincontent.Roots([]plugincontent.Package{{Name: pkg.Name, Dir: pkg.Root, Manifest: pkg.Manifest}}, plugincontent.Places{})
+	roots, warns := plugincontent.Roots([]plugincontent.Package{pkg}, plugincontent.Places{})
 	md, lw := plugincontent.Load(roots, plugincontent.Options{})
 	if len(warns)+len(lw) > 0 {
 		t.Errorf("warnings %v %v", warns, lw)
@@ -684,7 +684,7 @@ func TestClaudeKitFixture(t *testing.T) {
 	if want := []string{"reviewer subagent=true [read_file grep glob]", "summarize subagent=false []"}; !slices.Equal(skills, want) {
 		t.Errorf("skills %q", skills)
 	}
-	servers, mw := mcphost.PackageServers(mcphost.Package{Name: pkg.Name, Root: pkg.Root, Manifest: pkg.Manifest})
+	servers, mw := mcphost.PackageServers(pkg, "")
 	if len(mw) > 0 || len(servers) != 1 || servers[0].Name != "everything" || servers[0].Command != "node" || servers[0].AutoStart || !servers[0].Imported ||
 		!slices.Equal(servers[0].Args, []string{"${RX_SERVER_EVERYTHING}", "stdio"}) {
 		t.Errorf("MCP servers %+v %v", servers, mw)

@@ -42,10 +42,7 @@ func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
 // (redact.AddSecrets) first: whatever a variable is called, the sidecar
 // may echo its value on stderr or in any text it sends.
 func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
-	version := r.Version
-	if version == "" {
-		version = m.Version
-	}
+	version := manifest.PackageOf(r, m).Version
 	rt := m.Runtime
 	values := make([]string, 0, len(rt.Env))
 	for _, v := range rt.Env {

@@ -21,18 +21,9 @@ import (
 // for the user.
 const SettingsFile = "settings.json"
 
-// Package is one enabled plugin package whose hooks run.
-type Package struct {
-	// Name is the installed name (the records' name, which may differ
-	// from the manifest's): REASONIX_PLUGIN_NAME and the listing use it.
-	Name string
-	// Root is the installed package directory, absolute.
-	Root string
-	// Version is the installed version ("" leaves
-	// REASONIX_PLUGIN_VERSION unset).
-	Version  string
-	Manifest *manifest.Manifest
-}
+// Package is an installed package (manifest.Package): Name is the
+// installed name, Root the installed root.
+type Package = manifest.Package
 
 // Sources are where a Runner's hooks come from and what they are told.
 type Sources struct {

@@ -89,7 +89,7 @@ func TestLoadMergesInstalledPluginMCP(t *testing.T) {
 			"notes":{"url":"https://notes.example/mcp","headers":{"Authorization":"Bearer ${NOTES_TOKEN}"}},
 			"dup":{"command":"node"}}}}`, map[string]string{})
 	ws := t.TempDir()
-	pkg, warnings := PackageServers(Package{Name: "tools", Root: root, Version: "1.2.0", Workspace: ws, Manifest: m})
+	pkg, warnings := PackageServers(Package{Name: "tools", Root: root, Version: "1.2.0", Manifest: m}, ws)
 	if len(warnings) != 0 || len(pkg) != 3 {
 		t.Fatalf("servers %+v, warnings %v", pkg, warnings)
 	}
@@ -138,7 +138,7 @@ func TestClaudePackageMCPExpandsRootAndDoesNotAutoStart(t *testing.T) {
 			"local":{"type":"local","command":"npx","args":["-y","@acme/mcp"]}}}`,
 	})
 	ws := t.TempDir()
-	servers, warnings := PackageServers(Package{Name: "db", Root: root, Workspace: ws, Manifest: m})
+	servers, warnings := PackageServers(Package{Name: "db", Root: root, Manifest: m}, ws)
 	if len(warnings) != 0 || len(servers) != 3 {
 		t.Fatalf("servers %+v, warnings %v", servers, warnings)
 	}
@@ -221,7 +221,7 @@ func TestClaudePackageMCPDeduplicatesSameConnectionAcrossPackages(t *testing.T) 
 	for i, body := range []string{same, same, `{"mcpServers":{"acme":{"command":"npx","args":["-y","@other/mcp"]}}}`} {
 		name := []string{"alpha", "beta", "gamma"}[i]
 		root, m := writePackage(t, manifest.KindClaude, `{"name":"`+name+`"}`, map[string]string{".mcp.json": body})
-		s, w := PackageServers(Package{Name: name, Root: root, Manifest: m})
+		s, w := PackageServers(Package{Name: name, Root: root, Manifest: m}, "")
 		if len(w) != 0 {
 			t.Fatal(w)
 		}
@@ -244,7 +244,7 @@ func TestLegacyManifestMCPServers(t *testing.T) {
 		"config/servers.json": `{"mcpServers":{"a":{"command":"./bin/a"}}}`,
 		".mcp.json":           `{"a":{"command":"other"},"b":{"url":"http://127.0.0.1:1/mcp"}}`,
 	})
-	servers, warnings := PackageServers(Package{Name: "legacy", Root: root, Manifest: m})
+	servers, warnings := PackageServers(Package{Name: "legacy", Root: root, Manifest: m}, "")
 	if len(servers) != 2 || servers[0].Command != filepath.Join(root, "bin", "a") || servers[1].Name != "b" {
 		t.Errorf("servers = %+v", servers)
 	}
@@ -252,12 +252,12 @@ func TestLegacyManifestMCPServers(t *testing.T) {
 		t.Errorf("warnings = %q", warnings)
 	}
 	root2, m2 := writePackage(t, manifest.KindReasonix, `{"name":"native","mcpServers":{"n":{"command":"x","auto_start":true},"o":{"command":"y","auto_start":false}}}`, map[string]string{})
-	servers, _ = PackageServers(Package{Name: "native", Root: root2, Manifest: m2})
+	servers, _ = PackageServers(Package{Name: "native", Root: root2, Manifest: m2}, "")
 	if len(servers) != 2 || !servers[0].AutoStart || servers[0].Imported || servers[1].AutoStart {
 		t.Errorf("native legacy servers = %+v", servers)
 	}
 	_, m3 := writePackage(t, manifest.KindClaude, `{"name":"escape","mcpServers":"../outside.json"}`, map[string]string{})
-	if _, w := PackageServers(Package{Name: "escape", Root: root, Manifest: m3}); len(w) == 0 || !strings.Contains(w[0], "stay inside the plugin root") {
+	if _, w := PackageServers(Package{Name: "escape", Root: root, Manifest: m3}, ""); len(w) == 0 || !strings.Contains(w[0], "stay inside the plugin root") {
 		t.Errorf("an escaping path: %q", w)
 	}
 }

@@ -17,18 +17,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
-// Package is an installed, enabled plugin package whose MCP servers the
-// session runs.
-type Package struct {
-	// Name is the installed name (the run-time namespace).
-	Name string
-	// Root is the package's absolute installed root.
-	Root    string
-	Version string
-	// Workspace is the session's workspace root (CLAUDE_PROJECT_DIR).
-	Workspace string
-	Manifest  *manifest.Manifest
-}
+// Package is an installed package (manifest.Package): Name is the
+// installed name, Root the installed root.
+type Package = manifest.Package
 
 // ClaudeMCPFile is the Claude Code MCP file a package root may carry.
 const ClaudeMCPFile = ".mcp.json"
@@ -52,7 +43,7 @@ const maxMCPFileBytes = 1 << 20
 // at connect time like any ${VAR}. A relative command path (one with a
 // separator) is then joined onto the root, and the identity variables are
 // added to the environment.
-func PackageServers(p Package) ([]Server, []string) {
+func PackageServers(p Package, workspace string) ([]Server, []string) {
 	var servers []Server
 	var warnings []string
 	seen := map[string]string{}
@@ -62,7 +53,7 @@ func PackageServers(p Package) ([]Server, []string) {
 			return
 		}
 		seen[name] = from
-		servers = append(servers, p.server(name, d, imported))
+		servers = append(servers, packageServer(p, workspace, name, d, imported))
 	}
 	warn := func(format string, args ...any) {
 		warnings = append(warnings, p.Name+": "+fmt.Sprintf(format, args...))
@@ -123,8 +114,8 @@ func PackageServers(p Package) ([]Server, []string) {
 	return servers, warnings
 }
 
-func (p Package) server(name string, d manifest.MCPServer, imported bool) Server {
-	sub := func(v string) string { return substitutePackageVars(v, p.Root, p.Workspace) }
+func packageServer(p Package, workspace, name string, d manifest.MCPServer, imported bool) Server {
+	sub := func(v string) string { return substitutePackageVars(v, p.Root, workspace) }
 	s := Server{
 		Name:        name,
 		Type:        d.Type,
@@ -152,8 +143,8 @@ func (p Package) server(name string, d manifest.MCPServer, imported bool) Server
 	s.Env["REASONIX_PLUGIN_ROOT"] = p.Root
 	s.Env["REASONIX_PLUGIN_NAME"] = p.Name
 	s.Env["CLAUDE_PLUGIN_ROOT"] = p.Root
-	s.Env["CLAUDE_PROJECT_DIR"] = p.Workspace
-	s.Env["REASONIX_WORKSPACE_ROOT"] = p.Workspace
+	s.Env["CLAUDE_PROJECT_DIR"] = workspace
+	s.Env["REASONIX_WORKSPACE_ROOT"] = workspace
 	if p.Version != "" {
 		s.Env["REASONIX_PLUGIN_VERSION"] = p.Version
 	}

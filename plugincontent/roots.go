@@ -12,15 +12,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
-// Package is one enabled, installed plugin whose contents are served.
-type Package struct {
-	// Name is the installed name (the namespace of its commands, skills
-	// and agents), which may differ from Manifest.Name.
-	Name string
-	// Dir is the plugin's root directory.
-	Dir      string
-	Manifest *manifest.Manifest
-}
+// Package is an installed package (manifest.Package): Name is the
+// installed name, Root the installed root.
+type Package = manifest.Package
 
 // Places are the user's and the workspace's own directories whose
 // commands and skills are served beside the plugins'.
@@ -118,14 +112,14 @@ func packagePaths(p Package, warns *[]Warning) map[Kind][]string {
 	for kind, paths := range declared {
 		var rels []string
 		for _, rel := range paths {
-			rels = append(rels, expand(p.Dir, rel)...)
+			rels = append(rels, expand(p.Root, rel)...)
 		}
 		if p.Manifest.Kind == manifest.KindClaude {
 			rels = append(rels, adopt(p, kind, rels, len(paths) > 0, warns)...)
 		}
 		sort.Strings(rels)
 		for _, rel := range slices.Compact(rels) {
-			out[kind] = append(out[kind], filepath.Join(p.Dir, filepath.FromSlash(rel)))
+			out[kind] = append(out[kind], filepath.Join(p.Root, filepath.FromSlash(rel)))
 		}
 	}
 	return out
@@ -181,7 +175,7 @@ func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning)
 	default:
 		return nil
 	}
-	realRoot, err := filepath.EvalSymlinks(p.Dir)
+	realRoot, err := filepath.EvalSymlinks(p.Root)
 	if err != nil {
 		return nil
 	}
@@ -190,7 +184,7 @@ func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning)
 		if slices.Contains(have, c) {
 			continue
 		}
-		dir := filepath.Join(p.Dir, filepath.FromSlash(c))
+		dir := filepath.Join(p.Root, filepath.FromSlash(c))
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil {
 			continue

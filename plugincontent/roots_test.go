@@ -18,7 +18,7 @@ func plugin(t *testing.T, base, name string, files map[string]string) Package {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Package{Name: name, Dir: dir, Manifest: m}
+	return Package{Name: name, Root: dir, Manifest: m}
 }
 
 func rootsOf(roots []Root, kinds ...Kind) []string {
@@ -61,7 +61,7 @@ func TestCommandDirsIncludePluginPackageCommands(t *testing.T) {
 	if len(warns) != 0 {
 		t.Fatalf("warnings: %v", warns)
 	}
-	a, z := claude.Dir, native.Dir
+	a, z := claude.Root, native.Root
 	equal(t, "command roots, lowest priority first", rootsOf(roots, KindCommands, KindPrompts), []string{
 		"commands alpha custom " + filepath.Join(a, ".claude/commands"),
 		"commands alpha custom " + filepath.Join(a, "commands"),
@@ -123,15 +123,15 @@ func TestClaudeConventionDirsAdoptedOnlyWhenTheyHoldContent(t *testing.T) {
 	})
 	outside := writeTree(t, filepath.Join(base, "outside"), map[string]string{"evil.md": "EVIL"})
 	escaping := plugin(t, base, "escaping", map[string]string{".claude-plugin/plugin.json": `{"name":"x"}`})
-	if err := os.Symlink(outside, filepath.Join(escaping.Dir, "commands")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(escaping.Root, "commands")); err != nil {
 		t.Fatal(err)
 	}
 	codex := plugin(t, base, "codex", map[string]string{".codex-plugin/plugin.json": `{"name":"c"}`, "commands/a.md": "A"})
 
 	roots, warns := Roots([]Package{declared, empty, escaping, codex}, Places{})
 	equal(t, "roots", rootsOf(roots, KindCommands, KindSkills, KindAgents), []string{
-		"commands declared custom " + filepath.Join(declared.Dir, "commands"),
-		"skills declared custom " + filepath.Join(declared.Dir, "custom-skills"),
+		"commands declared custom " + filepath.Join(declared.Root, "commands"),
+		"skills declared custom " + filepath.Join(declared.Root, "custom-skills"),
 	})
 	if len(warns) != 1 || warns[0].Plugin != "escaping" || !strings.Contains(warns[0].Msg, "commands escapes the plugin root through a symlink") {
 		t.Fatalf("warnings: %v", warns)

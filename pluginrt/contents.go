@@ -92,11 +92,10 @@ func LoadPackage(home *manifest.Home, r manifest.Record, workspace string) (*Con
 
 func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOptions) (*Contents, []string) {
 	var (
-		warns    []string
-		owners   []string // the plugin each warning names, in parallel
-		mdPkgs   []plugincontent.Package
-		hookPkgs []hookrun.Package
-		servers  []mcphost.Server
+		warns   []string
+		owners  []string // the plugin each warning names, in parallel
+		pkgs    []manifest.Package
+		servers []mcphost.Server
 	)
 	warn := func(plugin, text string) {
 		warns = append(warns, text)
@@ -112,13 +111,9 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 			continue // else PluginsFromHome already warned about it
 		}
 		names[r.Name] = true
-		version := r.Version
-		if version == "" {
-			version = m.Version
-		}
-		mdPkgs = append(mdPkgs, plugincontent.Package{Name: r.Name, Dir: r.Dir(), Manifest: m})
-		hookPkgs = append(hookPkgs, hookrun.Package{Name: r.Name, Root: r.Dir(), Version: version, Manifest: m})
-		ps, w := mcphost.PackageServers(mcphost.Package{Name: r.Name, Root: r.Dir(), Version: version, Workspace: o.Workspace, Manifest: m})
+		p := manifest.PackageOf(r, m)
+		pkgs = append(pkgs, p)
+		ps, w := mcphost.PackageServers(p, o.Workspace)
 		servers = append(servers, ps...)
 		for _, t := range w {
 			warn(r.Name, t)
@@ -139,12 +134,12 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 	if !o.Settings {
 		places.Workspace = "" // the project's own directories are not the package's
 	}
-	roots, rw := plugincontent.Roots(mdPkgs, places)
+	roots, rw := plugincontent.Roots(pkgs, places)
 	md, lw := plugincontent.Load(roots, plugincontent.Options{})
 	for _, w := range append(rw, lw...) {
 		warn(w.Plugin, w.String())
 	}
-	src := hookrun.Sources{Workspace: o.Workspace, Home: home.Dir, Packages: hookPkgs, ProjectSettings: o.ProjectHooks}
+	src := hookrun.Sources{Workspace: o.Workspace, Home: home.Dir, Packages: pkgs, ProjectSettings: o.ProjectHooks}
 	if o.Settings {
 		src.GlobalSettings = append(global, filepath.Join(home.Dir, "settings.json"))
 	}
