@@ -19,9 +19,10 @@ const kindOther tools.Kind = "other"
 
 // toolSet is the tools a round offers the model: the host's (built-ins
 // unless Options.Tools), then the pinned generation's slash_command,
-// run_skill and read_skill (plugincontent) and its MCP servers' tools as
-// they are now (a server that started, failed or changed its list since
-// the last round shows here). A tool of a package never hides a host
+// run_skill and read_skill (plugincontent), its MCP servers' tools and
+// the session's own MCP servers' (Session.SetMCP) as they are now (a
+// server that started, failed or changed its list since the last round
+// shows here). A tool of a package never hides a host
 // tool of the same name.
 func (t *turn) toolSet() *tools.Set {
 	host := t.s.a.opts.Tools
@@ -29,7 +30,7 @@ func (t *turn) toolSet() *tools.Set {
 		return t.sub.tools
 	}
 	md, mcp := t.g.Markdown(), t.g.MCP()
-	if md == nil && mcp == nil {
+	if md == nil && mcp == nil && t.mcp == nil {
 		return host
 	}
 	var list []tools.Tool
@@ -50,6 +51,11 @@ func (t *turn) toolSet() *tools.Set {
 	if mcp != nil {
 		for _, mt := range mcp.Tools() {
 			add(mcpTool{h: mcp, t: mt})
+		}
+	}
+	if t.mcp != nil {
+		for _, mt := range t.mcp.Tools() {
+			add(mcpTool{h: t.mcp, t: mt})
 		}
 	}
 	return tools.NewSet(list...)

@@ -43,7 +43,7 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 // A prompt the editor withdraws (PermissionCancelled) ends the turn as
 // cancelled. The Permission says who decided.
 func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (extproto.HostDecision, Permission, error) {
-	switch mode := t.s.a.opts.Settings.Approval; {
+	switch mode := t.s.Approval(); {
 	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly(), userAuthorized(tool):
 		return extproto.HostAllow, Permission{DecidedBy: DecidedByHost, Mode: string(mode)}, nil
 	}

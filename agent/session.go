@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 )
 
 // Session is one conversation in one workspace. Its methods are safe for
@@ -35,6 +37,12 @@ type Session struct {
 	nextModel string // SetModel during a turn, applied when it ends
 	// syncing carries the result of the last turn's background fsync.
 	syncing chan error
+
+	// effort, approval and mcp are this session's own settings (see
+	// SetEffort, SetApproval, SetMCP); read by a turn as it starts.
+	effort   string
+	approval Approval
+	mcp      *mcphost.Host
 
 	// hookContext is the SessionStart hooks' context for the next prompt.
 	hookContext []string
@@ -128,6 +136,72 @@ func (s *Session) commitModel(ref string) error {
 		return err
 	}
 	return s.log.Sync()
+}
+
+// SetEffort sets the reasoning effort of this session's turns from the
+// next one on ("" for the model's default). The model must declare it.
+func (s *Session) SetEffort(effort string) error {
+	if effort != "" {
+		g, release := s.a.opts.Runtime.Acquire()
+		m, err := g.Models().Lookup(s.Model())
+		release()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(m.Descriptor.Efforts, effort) {
+			return fmt.Errorf("model %s has no effort %q", m.Descriptor.Ref, effort)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.effort = effort
+	return nil
+}
+
+// Effort is the session's reasoning effort ("" for the model's default).
+func (s *Session) Effort() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.effort
+}
+
+// SetApproval sets this session's approval mode, in place of
+// Settings.Approval, from the next permission decision on.
+func (s *Session) SetApproval(mode Approval) error {
+	switch mode {
+	case ApproveAsk, ApproveAuto, ApproveYolo:
+	default:
+		return fmt.Errorf("unknown approval mode %q (ask, auto or yolo)", mode)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.approval = mode
+	return nil
+}
+
+// Approval is the session's approval mode.
+func (s *Session) Approval() Approval {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.approval != "" {
+		return s.approval
+	}
+	return s.a.opts.Settings.Approval
+}
+
+// SetMCP gives the session's turns the tools of h (the session's own MCP
+// servers, e.g. an ACP client's) beside the runtime's; nil removes them.
+// The caller owns h and closes it after the session.
+func (s *Session) SetMCP(h *mcphost.Host) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mcp = h
+}
+
+func (s *Session) sessionMCP() *mcphost.Host {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mcp
 }
 
 // Cancel stops the running turn, if any; Prompt then returns with

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/providers"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
@@ -18,8 +19,10 @@ type turn struct {
 	models Models
 	model  providers.Model
 	effort string
-	n      int
-	steps  int
+	// mcp is the session's own MCP host (Session.SetMCP), nil for none.
+	mcp   *mcphost.Host
+	n     int
+	steps int
 	// tools are this round's tools (toolSet); sub is set in a
 	// subagent's turn, current names the parent's tool call running now
 	// and subs counts the subagent runs started.
@@ -61,7 +64,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 }
 
 func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, error) {
-	t := &turn{s: s, g: g, models: g.Models(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps, tools: s.a.opts.Tools}
+	t := &turn{s: s, g: g, models: g.Models(), effort: s.Effort(), mcp: s.sessionMCP(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps, tools: s.a.opts.Tools}
 	s.jmu.Lock()
 	s.j.gen = g
 	s.jmu.Unlock()
