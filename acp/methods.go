@@ -11,6 +11,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -33,6 +34,7 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 				Close:  &acpsdk.SessionCloseCapabilities{},
 			},
 			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AgentInfo:   &acpsdk.Implementation{Name: "rx-bridge", Version: s.opts.Version},
 		AuthMethods: []acpsdk.AuthMethod{},
@@ -65,19 +67,25 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
+	servers, err := mcpServers(p.McpServers, cwd)
+	if err != nil {
+		return acpsdk.NewSessionResponse{}, rpcError(codeInvalidParams, "session/new: %v", err)
+	}
 	as, err := s.agent.New(ctx, cwd, s.opts.Model)
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, rpcError(codeInternal, "session/new: %v", err)
 	}
-	s.register(as)
+	s.register(ctx, as, servers)
 	id := as.ID()
 	s.out.after(`"sessionId":"`+id+`"`, func() { s.advertise(id) })
 	models, opts := s.modelState(as.Model())
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, ConfigOptions: opts}, nil
 }
 
-func (s *server) register(as *agent.Session) *session {
-	ss := &session{s: as, grants: map[string]bool{}}
+// register keeps as as an open session and starts the client's MCP
+// servers for it.
+func (s *server) register(ctx context.Context, as *agent.Session, servers []mcphost.Server) *session {
+	ss := &session{s: as, grants: map[string]bool{}, mcp: s.startMCP(ctx, as, servers)}
 	s.mu.Lock()
 	s.sessions[as.ID()] = ss
 	s.mu.Unlock()
@@ -101,13 +109,13 @@ func checkID(method string, id acpsdk.SessionId) error {
 // open loads stored session id; replay says whether its history is sent
 // as session/update notifications (load) or not (resume). A session open
 // in this connection is closed and loaded again.
-func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool) (*session, error) {
+func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool, mcps []acpsdk.McpServer) (*session, error) {
 	if err := checkID(method, id); err != nil {
 		return nil, err
 	}
 	if ss, ok := s.session(id); ok {
 		s.forget(string(id))
-		if err := ss.s.Close(ctx); err != nil {
+		if err := ss.close(ctx); err != nil {
 			s.log.Warn(redact.String(err.Error()))
 		}
 	}
@@ -124,14 +132,19 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 	if err != nil {
 		return nil, agentError(method, err)
 	}
-	return s.register(as), nil
+	servers, err := mcpServers(mcps, as.Workspace())
+	if err != nil {
+		_ = as.Close(ctx)
+		return nil, rpcError(codeInvalidParams, "%s: %v", method, err)
+	}
+	return s.register(ctx, as, servers), nil
 }
 
 // LoadSession replays a stored session (this front end's or the LSP
 // bridge's: they share the transcripts) before its result; the command
 // list follows the replay.
 func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
-	ss, err := s.open(ctx, "session/load", p.SessionId, true)
+	ss, err := s.open(ctx, "session/load", p.SessionId, true, p.McpServers)
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
@@ -142,7 +155,7 @@ func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 
 // ResumeSession opens a stored session without replaying it.
 func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
-	ss, err := s.open(ctx, "session/resume", p.SessionId, false)
+	ss, err := s.open(ctx, "session/resume", p.SessionId, false, p.McpServers)
 	if err != nil {
 		return acpsdk.ResumeSessionResponse{}, err
 	}
@@ -196,7 +209,7 @@ func (s *server) CloseSession(ctx context.Context, p acpsdk.CloseSessionRequest)
 		return acpsdk.CloseSessionResponse{}, nil
 	}
 	s.forget(string(p.SessionId))
-	if err := ss.s.Close(ctx); err != nil {
+	if err := ss.close(ctx); err != nil {
 		return acpsdk.CloseSessionResponse{}, rpcError(codeInternal, "session/close: %v", err)
 	}
 	return acpsdk.CloseSessionResponse{}, nil

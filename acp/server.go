@@ -78,6 +78,9 @@ type server struct {
 // granted in it.
 type session struct {
 	s *agent.Session
+	// mcp runs the MCP servers the client passed for this session (nil
+	// for none); closed with the session.
+	mcp *mcphost.Host
 
 	mu     sync.Mutex
 	grants map[string]bool // tools allowed for the rest of the session
@@ -204,10 +207,20 @@ func (s *server) mcpNotice(n mcphost.Notice) {
 	}
 }
 
-// close ends every session (session.end), then the hub and the runtime.
+// close ends every session (session.end) and stops their MCP servers,
+// then the hub and the runtime.
 func (s *server) close() {
 	if err := s.agent.Close(context.Background()); err != nil {
 		s.log.Warn(redact.String(err.Error()))
+	}
+	s.mu.Lock()
+	open := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		open = append(open, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range open {
+		ss.stopMCP()
 	}
 	s.hub.Close()
 	s.rt.Close()
