@@ -62,9 +62,13 @@ func TestMcpSpecsRejectsUnsupportedTransport(t *testing.T) {
 type testClient struct {
 	mu      sync.Mutex
 	updates []acpsdk.SessionUpdate
+	asked   int // permission requests
 }
 
 func (c *testClient) RequestPermission(_ context.Context, p acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked++
+	c.mu.Unlock()
 	for _, o := range p.Options {
 		if o.Kind == acpsdk.PermissionOptionKindAllowOnce {
 			return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil

@@ -78,7 +78,7 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	s.register(ctx, as, servers)
 	id := as.ID()
 	s.out.after(`"sessionId":"`+id+`"`, func() { s.advertise(id) })
-	models, opts := s.modelState(as.Model())
+	models, opts := s.configState(as)
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, ConfigOptions: opts}, nil
 }
 
@@ -149,7 +149,7 @@ func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 		return acpsdk.LoadSessionResponse{}, err
 	}
 	s.advertise(ss.s.ID())
-	models, opts := s.modelState(ss.s.Model())
+	models, opts := s.configState(ss.s)
 	return acpsdk.LoadSessionResponse{Models: models, ConfigOptions: opts}, nil
 }
 
@@ -160,7 +160,7 @@ func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionReques
 		return acpsdk.ResumeSessionResponse{}, err
 	}
 	s.advertise(ss.s.ID())
-	models, opts := s.modelState(ss.s.Model())
+	models, opts := s.configState(ss.s)
 	return acpsdk.ResumeSessionResponse{Models: models, ConfigOptions: opts}, nil
 }
 
@@ -226,57 +226,6 @@ func (s *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
 // SetSessionMode: this cut has no modes.
 func (s *server) SetSessionMode(_ context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
 	return acpsdk.SetSessionModeResponse{}, rpcError(codeInvalidParams, "session/set_mode: unknown modeId %s", p.ModeId)
-}
-
-// SetSessionConfigOption sets the model (config id "model", alias
-// "models"); a running turn keeps its model and the change applies from
-// the next.
-func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
-	const method = "session/set_config_option"
-	v := p.ValueId
-	if v == nil {
-		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: value must be a string", method)
-	}
-	ss, ok := s.session(v.SessionId)
-	if !ok {
-		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown session %s", method, v.SessionId)
-	}
-	switch v.ConfigId {
-	case "model", "models":
-	default:
-		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown config option %s", method, v.ConfigId)
-	}
-	if err := ss.s.SetModel(string(v.Value)); err != nil {
-		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: invalid value %s for model: %v", method, v.Value, err)
-	}
-	_, opts := s.modelState(ss.s.Model())
-	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
-}
-
-// modelState is the model selector of a session on model: every model of
-// the running generation's catalog (built-ins and plugin providers'
-// plugin/<plugin>/<provider>/<model> refs), as the legacy models state
-// and as the "model" config option.
-func (s *server) modelState(model string) (*acpsdk.SessionModelState, []acpsdk.SessionConfigOption) {
-	snap, release := s.rt.Acquire()
-	defer release()
-	state := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(model), AvailableModels: []acpsdk.ModelInfo{}}
-	var choices acpsdk.SessionConfigSelectOptionsUngrouped
-	for _, m := range snap.Catalog.Models() {
-		name := m.Descriptor.DisplayName
-		if name == "" {
-			name = m.Ref
-		}
-		name = redact.String(name)
-		state.AvailableModels = append(state.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(m.Ref), Name: name})
-		choices = append(choices, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.Ref), Name: name})
-	}
-	cat := acpsdk.SessionConfigOptionCategoryModel
-	opt := acpsdk.SessionConfigOption{Select: &acpsdk.SessionConfigOptionSelect{
-		Id: "model", Name: "Model", Category: &cat, Type: "select",
-		CurrentValue: acpsdk.SessionConfigValueId(model), Options: acpsdk.SessionConfigSelectOptions{Ungrouped: &choices},
-	}}
-	return state, []acpsdk.SessionConfigOption{opt}
 }
 
 // advertise sends the session's available_commands_update: the running
