@@ -82,16 +82,17 @@ func headers(s *mcphost.Server, hs []acpsdk.HttpHeader) error {
 // go to this session only. Each server gets the reference's readiness
 // probe (mcpProbe) so the first prompt sees its tools; one that is not
 // ready by then keeps starting and its notice says how it ends.
-func (s *server) startMCP(ctx context.Context, as *agent.Session, servers []mcphost.Server) *mcphost.Host {
+func (s *server) startMCP(ctx context.Context, as *agent.Session, servers []mcphost.Server) (*mcphost.Host, *noticeGate) {
 	if len(servers) == 0 {
-		return nil
+		return nil, nil
 	}
 	id := as.ID()
+	gate := &noticeGate{send: func(text string) { s.send(id, acpsdk.UpdateAgentMessageText(text)) }}
 	h := mcphost.New(servers, mcphost.Options{Workspace: as.Workspace(), OnNotice: func(n mcphost.Notice) {
 		if n.Text == "" {
 			return
 		}
-		s.send(id, acpsdk.UpdateAgentMessageText(noticeText(agent.Notice{Kind: agent.NoticeMCP, Plugin: n.Server, Text: redact.String(n.Text)})))
+		gate.notice(noticeText(agent.Notice{Kind: agent.NoticeMCP, Plugin: n.Server, Text: redact.String(n.Text)}))
 	}})
 	as.SetMCP(h)
 	ctx, cancel := context.WithTimeout(ctx, mcpProbe)
@@ -101,7 +102,39 @@ func (s *server) startMCP(ctx context.Context, as *agent.Session, servers []mcph
 		wg.Go(func() { _, _ = h.Connect(ctx, sv.Name) })
 	}
 	wg.Wait()
-	return h
+	return h, gate
+}
+
+// noticeGate holds a session's MCP notices until the client knows the
+// session (its session/new result is written), then sends them in order.
+type noticeGate struct {
+	send func(text string)
+	mu   sync.Mutex
+	live bool
+	held []string
+}
+
+func (g *noticeGate) notice(text string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.live {
+		g.held = append(g.held, text)
+		return
+	}
+	g.send(text)
+}
+
+// open sends the held notices and lets later ones through.
+func (g *noticeGate) open() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, t := range g.held {
+		g.send(t)
+	}
+	g.live, g.held = true, nil
 }
 
 // mcpProbe bounds the wait for a client's MCP servers at session start

@@ -184,8 +184,12 @@ func TestSessionMCPServerToolCall(t *testing.T) {
 			out = append(out, c.Content.Text.Text)
 		}
 	}
-	if text := strings.Join(out, ""); !strings.Contains(text, "HELLO!") {
+	text := strings.Join(out, "")
+	if !strings.Contains(text, "HELLO!") {
 		t.Errorf("the model did not get the MCP tool's result: %q", text)
+	}
+	if !strings.Contains(text, "[mcp] MCP server probe: ") {
+		t.Errorf("the server's start notice did not reach the session: %q", text)
 	}
 	if _, err := e.conn.CloseSession(ctxT(t), acpsdk.CloseSessionRequest{SessionId: sess.SessionId}); err != nil {
 		t.Fatal(err)

@@ -75,9 +75,9 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, rpcError(codeInternal, "session/new: %v", err)
 	}
-	s.register(ctx, as, servers)
+	ss := s.register(ctx, as, servers)
 	id := as.ID()
-	s.out.after(`"sessionId":"`+id+`"`, func() { s.advertise(id) })
+	s.out.after(`"sessionId":"`+id+`"`, func() { ss.notices.open(); s.advertise(id) })
 	models, opts := s.configState(as)
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, ConfigOptions: opts}, nil
 }
@@ -85,7 +85,8 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 // register keeps as as an open session and starts the client's MCP
 // servers for it.
 func (s *server) register(ctx context.Context, as *agent.Session, servers []mcphost.Server) *session {
-	ss := &session{s: as, grants: map[string]bool{}, mcp: s.startMCP(ctx, as, servers)}
+	h, gate := s.startMCP(ctx, as, servers)
+	ss := &session{s: as, grants: map[string]bool{}, mcp: h, notices: gate}
 	s.mu.Lock()
 	s.sessions[as.ID()] = ss
 	s.mu.Unlock()
@@ -137,7 +138,10 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 		_ = as.Close(ctx)
 		return nil, rpcError(codeInvalidParams, "%s: %v", method, err)
 	}
-	return s.register(ctx, as, servers), nil
+	ss := s.register(ctx, as, servers)
+	// load and resume: updates before the result are the norm (replay).
+	ss.notices.open()
+	return ss, nil
 }
 
 // LoadSession replays a stored session (this front end's or the LSP

@@ -80,7 +80,8 @@ type session struct {
 	s *agent.Session
 	// mcp runs the MCP servers the client passed for this session (nil
 	// for none); closed with the session.
-	mcp *mcphost.Host
+	mcp     *mcphost.Host
+	notices *noticeGate // the MCP host's notices to the client; nil without mcp
 
 	mu     sync.Mutex
 	grants map[string]bool // tools allowed for the rest of the session
