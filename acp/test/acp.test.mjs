@@ -208,3 +208,20 @@ test('session/list lists the session; session/load replays it before its result'
 	const again = await agent().request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hello again' }] });
 	assert.equal(again.stopReason, 'end_turn');
 });
+
+test('session/set_config_option sets tool_approval (config_option_update; yolo asks nothing)', async () => {
+	const s = await agent().request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+	const approval = s.configOptions.find((o) => o.id === 'tool_approval');
+	assert.equal(approval.currentValue, 'ask');
+	assert.deepEqual(approval.options.map((o) => o.value), ['ask', 'auto', 'yolo']);
+	assert.ok(!s.configOptions.find((o) => o.id === 'effort'), 'the echo models declare no effort');
+	const from = updates.length;
+	const res = await agent().request(acp.methods.agent.session.setConfigOption, { sessionId: s.sessionId, configId: 'tool_approval', value: 'yolo' });
+	assert.equal(res.configOptions.find((o) => o.id === 'tool_approval').currentValue, 'yolo');
+	await until(() => updates.slice(from).find((u) => u.sessionId === s.sessionId && u.update.sessionUpdate === 'config_option_update'), 'config_option_update');
+	onPermission = null;
+	const asked = permissions.length;
+	const turn = await agent().request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'call read_file {"path": "a.txt"}' }] });
+	assert.equal(turn.stopReason, 'end_turn');
+	assert.equal(permissions.length, asked, 'yolo asked for permission');
+});
