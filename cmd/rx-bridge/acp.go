@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/rx-bridge/rx-bridge/acp"
-	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -26,40 +24,16 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	flags.SetOutput(stderr)
 	workspace := flags.String("workspace", "", "workspace `dir` of sessions whose client names no cwd, and the plugins' (default: the current directory)")
 	model := flags.String("model", "", "model `ref` of new sessions (default: the workspace's, else config.toml's)")
-	homeFlag := flags.String("home", "", "bridge home (default $RX_BRIDGE_HOME, else the system default)")
-	verbose := flags.Bool("v", false, "log debug diagnostics to stderr")
-	if err := flags.Parse(args); err != nil {
-		return exitUsage
+	fe, code, ok := parseFrontEnd(flags, args, stderr, getenv)
+	if !ok {
+		return code
 	}
-	if flags.NArg() != 0 {
-		fmt.Fprintf(stderr, "rx-bridge acp: unexpected argument %q\n", flags.Arg(0))
-		return exitUsage
-	}
-	home := *homeFlag
-	explicit := home != "" || getenv(manifest.HomeEnv) != ""
-	if home == "" {
-		h, err := manifest.ResolveHome(getenv)
-		if err != nil {
-			fmt.Fprintf(stderr, "rx-bridge acp: %v\n", err)
-			return 1
-		}
-		home = h
-	}
-	home, err := filepath.Abs(home)
-	if err != nil {
-		fmt.Fprintf(stderr, "rx-bridge acp: %v\n", err)
-		return 1
-	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: fe.level, ReplaceAttr: redactAttr}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = acp.Serve(ctx, stdin, stdout, acp.Options{
-		Home:      home,
-		UserHome:  manifest.UserDirsHome(getenv, explicit, os.UserHomeDir),
+	err := acp.Serve(ctx, stdin, stdout, acp.Options{
+		Home:      fe.home,
+		UserHome:  fe.userHome,
 		Workspace: *workspace,
 		Model:     *model,
 		Version:   bridgeVersion(),
