@@ -86,7 +86,7 @@ func hostPlatform() platform {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, p, "-c", "true")
-			ownTree(cmd, "")
+			noWindow(cmd)
 			ok := cmd.Run() == nil
 			bashProbe.Store(p, ok)
 			return ok
