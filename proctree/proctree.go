@@ -27,8 +27,6 @@ package proctree
 import (
 	"errors"
 	"os"
-	"strconv"
-	"strings"
 )
 
 // ErrUnavailable is wrapped by every error of Start that means the tree
@@ -42,6 +40,7 @@ type Tree struct {
 	pid    int
 	done   chan struct{} // closed once the whole tree is gone and reaped
 	status string        // set before done closes
+	code   int           // the exit code, -1 for none; set before done closes
 }
 
 // Command is a program to start: Path (absolute) with Args (not
@@ -98,14 +97,7 @@ func (t *Tree) ExitCode() int {
 	default:
 		return -1
 	}
-	// status is os.ProcessState.String() of the program: "exit status N"
-	// for an exit, anything else for a signal.
-	if n, ok := strings.CutPrefix(t.status, "exit status "); ok {
-		if code, err := strconv.Atoi(n); err == nil {
-			return code
-		}
-	}
-	return -1
+	return t.code
 }
 
 // Pid is the program's process id, for diagnostics.

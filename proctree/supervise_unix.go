@@ -99,11 +99,16 @@ func start(c Command) (*Tree, error) {
 		return nil, err
 	}
 	go func() {
-		last, _ := rd.ReadString('\n') // "exit <state>", then EOF as it exits
+		last, _ := rd.ReadString('\n') // "exit <code> <state>", then EOF as it exits
 		waitErr := cmd.Wait()
 		_ = repR.Close()
 		t.Kill() // release the lifeline
-		if state, ok := strings.CutPrefix(strings.TrimSpace(last), "exit "); ok {
+		t.code = -1
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(last), "exit "); ok {
+			code, state, _ := strings.Cut(rest, " ")
+			if n, err := strconv.Atoi(code); err == nil {
+				t.code = n
+			}
 			t.status = state
 		} else if waitErr != nil {
 			t.status = "supervisor " + waitErr.Error()
@@ -127,7 +132,7 @@ func init() {
 // supervise runs argv (the program) on the inherited stdio and owns its
 // tree: fd 3 is the lifeline (its end, EOF or a byte, means "end the
 // tree"), fd 4 the report to the owner: "pid N" or "error MSG" at start,
-// "exit STATE" at the end. It returns once no descendant is left.
+// "exit CODE STATE" at the end. It returns once no descendant is left.
 func supervise(argv []string) int {
 	// init runs on the main thread, which lives as long as the process:
 	// on Linux the program's parent-death signal fires only when the
@@ -182,7 +187,7 @@ func supervise(argv []string) int {
 	// reused before the group is killed.
 	w.watch(pid, lost, stop)
 	w.end(pid, cmd)
-	fmt.Fprintf(report, "exit %s\n", cmd.ProcessState)
+	fmt.Fprintf(report, "exit %d %s\n", cmd.ProcessState.ExitCode(), cmd.ProcessState)
 	return 0
 }
 

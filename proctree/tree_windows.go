@@ -92,7 +92,7 @@ func start(c Command) (*Tree, error) {
 	go func() {
 		_ = cmd.Wait()
 		t.sys.end()
-		t.status = cmd.ProcessState.String()
+		t.status, t.code = cmd.ProcessState.String(), cmd.ProcessState.ExitCode()
 		close(t.done)
 	}()
 	return t, nil
