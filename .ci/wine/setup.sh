@@ -24,21 +24,8 @@ PREFIX="$CACHE/prefix"
 mkdir -p "$CACHE"
 log() { echo "wine-setup: $*" >&2; }
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-	log "apt-get install ${missing[*]}"
-	SUDO=""
-	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}"; } >"$CACHE/apt.log" 2>&1; then
-		tail -40 "$CACHE/apt.log" >&2
-		log "apt-get install failed (full log: $CACHE/apt.log)"
-		exit 1
-	fi
-fi
+. "$HERE/../apt-need.sh"
+apt_need "$CACHE/apt.log" "${APT_PACKAGES[@]}" || exit 1
 
 export WINEPREFIX="$PREFIX" WINEARCH=win64 WINEDEBUG=-all
 if [ ! -f "$PREFIX/system.reg" ]; then

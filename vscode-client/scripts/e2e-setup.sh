@@ -17,21 +17,8 @@ APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config c
 mkdir -p "$CACHE"
 log() { echo "e2e-setup: $*" >&2; }
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-	log "apt-get install ${missing[*]}"
-	SUDO=""
-	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}"; } >"$CACHE/apt.log" 2>&1; then
-		tail -40 "$CACHE/apt.log" >&2
-		log "apt-get install failed (full log: $CACHE/apt.log)"
-		exit 1
-	fi
-fi
+. "$(dirname "$0")/../../.ci/apt-need.sh"
+apt_need "$CACHE/apt.log" "${APT_PACKAGES[@]}" || exit 1
 [ -x "$CHROMIUM" ] || { log "$CHROMIUM is missing after installing the chromium package"; exit 1; }
 
 # This script usually runs from inside `npm run e2e`, under the machine's
