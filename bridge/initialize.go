@@ -158,7 +158,7 @@ func (s *Server) initializeResult() (*protocol.InitializeResult, error) {
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: new(true), Change: &change},
 			// The plugins' UI actions, in every document (codeactions.go).
 			CodeActionProvider: &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{codeActionKind}},
-			Experimental:     experimental,
+			Experimental:       experimental,
 		},
 		ServerInfo: protocol.ServerInfo{Name: "rx-bridge", Version: protocol.NewOptional(s.opts.Version)},
 	}
