@@ -67,7 +67,7 @@ type server struct {
 	caps     acpsdk.ClientCapabilities
 	sessions map[string]*session
 	// replaying holds the sessions whose stored updates are being
-	// replayed (session/load) or skipped (session/resume).
+	// replayed (session/load).
 	replaying map[string]bool
 	// focus is the session the plugins' UI goes to: the one that last
 	// started a prompt (one runtime serves every session).
@@ -85,6 +85,9 @@ type session struct {
 
 	mu     sync.Mutex
 	grants map[string]bool // tools allowed for the rest of the session
+	// lastUsage is the provider's usage of the running turn's last
+	// round (nil for none yet), for usage_update.
+	lastUsage *extproto.ProviderUsage
 }
 
 func (s *session) granted(tool string) bool {
@@ -123,7 +126,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		return err
 	}
 	defer s.close()
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, in)
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, newMethodRouter(in))
 	s.conn.SetLogger(s.log)
 	close(s.ready)
 	select {
@@ -243,14 +246,12 @@ func (s *server) clientCaps() acpsdk.ClientCapabilities {
 // notifications.
 func (s *server) onUpdate(id string, u agent.Update) {
 	s.mu.Lock()
-	replay, known := s.replaying[id]
+	replay := s.replaying[id]
 	s.mu.Unlock()
-	if known && !replay {
-		return // session/resume: the stored updates are not shown
-	}
 	for _, up := range mapUpdate(u, replay) {
 		s.send(id, up)
 	}
+	s.observeUsage(id, u, replay)
 }
 
 func (s *server) send(id string, up acpsdk.SessionUpdate) {
