@@ -474,23 +474,24 @@ type ChunkUpdate struct {
 
 // SubagentRef: The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to.
 type SubagentRef struct {
-	// The run within the session; its tool call ids start with this id and a /.
+	// The run within the session.
 	ID string `json:"id"`
 	// Its slash name, e.g. kit:agent:reviewer.
 	Name string `json:"name"`
-	// The session's run_skill call that started it; absent when the user typed its command.
+	// The toolCallId of the session's run_skill call that started it; absent when the user typed its command.
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // ToolCallUpdate: A tool call (tool_call) or a change of it (tool_call_update).
 type ToolCallUpdate struct {
-	SessionUpdate string          `json:"sessionUpdate"`
-	ToolCallID    string          `json:"toolCallId"`
-	Title         string          `json:"title,omitempty"`
-	Kind          ToolKind        `json:"kind,omitempty"`
-	Status        ToolStatus      `json:"status"`
-	RawInput      json.RawMessage `json:"rawInput,omitempty"`
-	Content       []ToolContent   `json:"content,omitempty"`
+	SessionUpdate string `json:"sessionUpdate"`
+	// The call's key, unique within the session and the same when the session is loaded; not the model's own id, which providers may reuse (call-1 every round).
+	ToolCallID string          `json:"toolCallId"`
+	Title      string          `json:"title,omitempty"`
+	Kind       ToolKind        `json:"kind,omitempty"`
+	Status     ToolStatus      `json:"status"`
+	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+	Content    []ToolContent   `json:"content,omitempty"`
 	// Set for a subagent run's tool call.
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
@@ -519,8 +520,9 @@ type NoticeUpdate struct {
 // PermissionUpdate: A permission question's answer.
 type PermissionUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
-	ToolCallID    string `json:"toolCallId"`
-	Outcome       string `json:"outcome"`
+	// The call's key (ToolCallUpdate.toolCallId).
+	ToolCallID string `json:"toolCallId"`
+	Outcome    string `json:"outcome"`
 	// user, host, hook (a PermissionRequest hook), or the plugin id.
 	By string `json:"by"`
 }
@@ -534,6 +536,7 @@ type PermissionRequest struct {
 
 // PermissionToolCall: The call asked about.
 type PermissionToolCall struct {
+	// The call's key (ToolCallUpdate.toolCallId).
 	ToolCallID string          `json:"toolCallId"`
 	Title      string          `json:"title"`
 	Kind       ToolKind        `json:"kind"`

@@ -515,17 +515,18 @@ export interface ChunkUpdate {
 
 /** The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to. */
 export interface SubagentRef {
-	/** The run within the session; its tool call ids start with this id and a /. */
+	/** The run within the session. */
 	id: string;
 	/** Its slash name, e.g. kit:agent:reviewer. */
 	name: string;
-	/** The session's run_skill call that started it; absent when the user typed its command. */
+	/** The toolCallId of the session's run_skill call that started it; absent when the user typed its command. */
 	parentToolCallId?: string;
 }
 
 /** A tool call (tool_call) or a change of it (tool_call_update). */
 export interface ToolCallUpdate {
 	sessionUpdate: 'tool_call' | 'tool_call_update';
+	/** The call's key, unique within the session and the same when the session is loaded; not the model's own id, which providers may reuse (call-1 every round). */
 	toolCallId: string;
 	title?: string;
 	kind?: ToolKind;
@@ -560,6 +561,7 @@ export interface NoticeUpdate {
 /** A permission question's answer. */
 export interface PermissionUpdate {
 	sessionUpdate: 'permission';
+	/** The call's key (ToolCallUpdate.toolCallId). */
 	toolCallId: string;
 	outcome: 'allowed' | 'denied' | 'cancelled';
 	/** user, host, hook (a PermissionRequest hook), or the plugin id. */
@@ -575,6 +577,7 @@ export interface PermissionRequest {
 
 /** The call asked about. */
 export interface PermissionToolCall {
+	/** The call's key (ToolCallUpdate.toolCallId). */
 	toolCallId: string;
 	title: string;
 	kind: ToolKind;
