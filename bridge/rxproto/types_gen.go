@@ -47,6 +47,8 @@ const (
 	MethodSessionClose = "rx/session/close"
 	// MethodSessionDelete (request C→S): Deletes a stored session (§5).
 	MethodSessionDelete = "rx/session/delete"
+	// MethodSessionRename (request C→S): Gives a stored session the title its listings show (§5).
+	MethodSessionRename = "rx/session/rename"
 	// MethodSessionUpdate (notification S→C): One update of a session (§5.1).
 	MethodSessionUpdate = "rx/session/update"
 	// MethodSessionRequestPermission (request S→C): Asks whether a tool call may run (§5.2).
@@ -54,7 +56,7 @@ const (
 )
 
 // ClientRequests are the rx/ requests a client sends.
-var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete}
+var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename}
 
 // ClientNotifications are the rx/ notifications a client sends.
 var ClientNotifications = []string{MethodSessionCancel}
@@ -418,6 +420,12 @@ type SessionRef struct {
 // SessionParams: Names a session.
 type SessionParams struct {
 	SessionID string `json:"sessionId"`
+}
+
+// RenameParams: rx/session/rename; an empty title gives the session its first prompt's title back.
+type RenameParams struct {
+	SessionID string `json:"sessionId"`
+	Title     string `json:"title"`
 }
 
 // SetModelParams: rx/session/setModel.

@@ -21,6 +21,7 @@ export const Method = {
 	sessionLoad: 'rx/session/load',
 	sessionClose: 'rx/session/close',
 	sessionDelete: 'rx/session/delete',
+	sessionRename: 'rx/session/rename',
 	sessionUpdate: 'rx/session/update',
 	sessionRequestPermission: 'rx/session/requestPermission',
 } as const;
@@ -45,6 +46,7 @@ export interface Requests {
 	'rx/session/load': { params: SessionParams; result: SessionRef };
 	'rx/session/close': { params: SessionParams; result: Empty };
 	'rx/session/delete': { params: SessionParams; result: Empty };
+	'rx/session/rename': { params: RenameParams; result: Empty };
 	'rx/session/requestPermission': { params: PermissionRequest; result: PermissionResult };
 }
 
@@ -459,6 +461,12 @@ export interface SessionRef {
 /** Names a session. */
 export interface SessionParams {
 	sessionId: string;
+}
+
+/** rx/session/rename; an empty title gives the session its first prompt's title back. */
+export interface RenameParams {
+	sessionId: string;
+	title: string;
 }
 
 /** rx/session/setModel. */
