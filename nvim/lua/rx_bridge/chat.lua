@@ -700,6 +700,66 @@ function M.open(model, on_open)
   end)
 end
 
+--- Reopens stored session session_id (from :Rx sessions) in a chat:
+--- the bridge replays it into the new buffer, then it goes on as any
+--- chat. A session already open in a chat here is shown instead. Calls
+--- on_open(chat) once the replay is done (tests).
+function M.resume(session_id, model, on_open)
+  set_hl()
+  async.run(function()
+    local actions = require("rx_bridge.actions")
+    local c, st = actions.ready({ generation = false })
+    if not c then
+      return
+    end
+    local open = M.chats[key(c.id, session_id)]
+    if open and valid(open) then
+      local win = vim.fn.bufwinid(open.buf)
+      if win ~= -1 then
+        vim.api.nvim_set_current_win(win)
+      else
+        open_window(open.buf)
+      end
+      if on_open then
+        on_open(open)
+      end
+      return
+    end
+    if st.generation == 0 then
+      require("rx_bridge.state").wait_generation(st, 15000)
+    end
+    local chat = {
+      n = counter + 1,
+      client_id = c.id,
+      session_id = session_id,
+      model = model or "",
+      tools = {},
+      busy = false,
+      queue = {},
+    }
+    -- Registered before the load: its replay arrives as updates first.
+    M.chats[key(c.id, session_id)] = chat
+    local buf = create_buffer(chat)
+    open_window(buf)
+    local err, res = async.request(c, "rx/session/load", { sessionId = session_id })
+    if err then
+      M.chats[key(c.id, session_id)] = nil
+      out(chat, { "— cannot resume this session: " .. actions.err_text(err) }, "RxBridgeChatError")
+      chat.client_id = nil
+      return
+    end
+    if type(res) == "table" and type(res.model) == "string" then
+      chat.model = res.model
+    end
+    out(chat, { "— resumed; the conversation goes on from here", "" }, "RxBridgeChatMeta")
+    vim.cmd("startinsert")
+    log.add("info", "chat", ("resumed session %s on %s"):format(text.line(session_id), text.line(chat.model)))
+    if on_open then
+      on_open(chat)
+    end
+  end)
+end
+
 --- The chat shown in buffer buf, if any.
 function M.for_buffer(buf)
   for _, chat in pairs(M.chats) do

@@ -20,9 +20,12 @@ local subcommands = {
   cards = function()
     require("rx_bridge.card").pick()
   end,
+  sessions = function()
+    require("rx_bridge.sessions").pick()
+  end,
 }
 
-M.subcommand_names = { "actions", "cards", "log", "models", "plugins", "reload" }
+M.subcommand_names = { "actions", "cards", "log", "models", "plugins", "reload", "sessions" }
 
 --- key=value words to an args object (string values only).
 local function parse_args(words)

@@ -1,0 +1,117 @@
+-- :Rx sessions against the real `rx-bridge serve`: a chat's session is
+-- listed, renamed, resumed in a new chat (its conversation replayed, the
+-- agent going on with its history) and deleted.
+local T = require("tests.helpers")
+
+local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
+local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
+local SMALL = "plugin/echo-provider/echo/small"
+local tmp = assert(os.getenv("RX_TEST_TMP"))
+
+local home = tmp .. "/home"
+do
+  local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/echo-provider", "--yes" },
+    { env = { RX_BRIDGE_HOME = home }, text = true }):wait()
+  assert(r.code == 0, "install: " .. r.stdout .. r.stderr)
+  local f = assert(io.open(home .. "/config.toml", "w"))
+  f:write(('model = "%s"\n'):format(SMALL))
+  f:close()
+end
+
+T.capture_notify()
+T.stub_ui()
+T.setup({ cmd = { bin, "serve", "--home", home } })
+local client = T.start()
+local chat_mod = require("rx_bridge.chat")
+local sessions = require("rx_bridge.sessions")
+
+local function list()
+  local res = T.request(client, "rx/session/list", vim.empty_dict())
+  return res.sessions
+end
+
+local function type_prompt(chat, s)
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
+end
+
+local function wait_answer(chat, sub)
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find(sub, 1, true) ~= nil end, "the answer " .. sub, 30000)
+end
+
+local first, session_id
+
+T.test("a chat's session is stored and listed", function()
+  vim.cmd("RxChat")
+  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
+  first = select(2, next(chat_mod.chats))
+  session_id = first.session_id
+  vim.cmd("stopinsert")
+  type_prompt(first, "remember the word walrus")
+  wait_answer(first, "\nremember the word walrus")
+  local l = list()
+  T.eq(1, #l)
+  T.eq("remember the word walrus", l[1].title)
+  vim.cmd("stopinsert")
+  vim.cmd("bwipeout! " .. first.buf)
+  T.wait(function() return next(chat_mod.chats) == nil end, "the chat to close")
+end)
+
+T.test(":Rx sessions renames it", function()
+  local n = #T.ui.select
+  T.answers.select = { 1, "Rename" }
+  T.answers.input = { "Walrus talk" }
+  local done = false
+  sessions.pick(function() done = true end)
+  T.wait(function() return done end, "the rename", 15000)
+  T.contains(T.ui.select[n + 1].shown[1], "remember the word walrus · " .. SMALL)
+  T.eq("remember the word walrus", T.ui.input[#T.ui.input].default)
+  T.eq("Walrus talk", list()[1].title)
+  T.ok(T.find_note('session renamed to "Walrus talk"'), vim.inspect(T.notes))
+end)
+
+T.test(":Rx sessions resumes it in a chat: the conversation is replayed and goes on", function()
+  local n = #T.ui.select
+  T.answers.select = { 1, "Resume in a chat" }
+  local resumed
+  sessions.pick(function() resumed = select(2, next(chat_mod.chats)) end)
+  T.wait(function() return resumed ~= nil end, "the resumed chat", 15000)
+  T.contains(T.ui.select[n + 1].shown[1], "Walrus talk")
+  T.eq(session_id, resumed.session_id)
+  local text = T.buf_text(resumed.buf)
+  T.contains(text, "remember the word walrus", "the replayed prompt")
+  T.contains(text, "— resumed")
+  vim.cmd("stopinsert")
+  type_prompt(resumed, "and now?")
+  wait_answer(resumed, "\nand now?")
+  -- The transcript now holds both turns: the agent had its history.
+  local r = vim.system({ "grep", "-c", '"sessionUpdate":"user_message_chunk"', home .. "/sessions/" .. session_id .. ".jsonl" }, { text = true }):wait()
+  T.eq("2", vim.trim(r.stdout), "user messages in the transcript")
+  -- Resuming a session open in a chat shows that chat.
+  T.answers.select = { 1, "Resume in a chat" }
+  local again
+  sessions.pick(function(c) again = true end)
+  T.wait(function() return again end, "the second resume", 15000)
+  T.eq(resumed.buf, vim.api.nvim_get_current_buf())
+  vim.cmd("stopinsert")
+  vim.cmd("bwipeout! " .. resumed.buf)
+  T.wait(function() return next(chat_mod.chats) == nil end, "the chat to close")
+end)
+
+T.test(":Rx sessions deletes it after asking", function()
+  T.answers.select = { 1, "Delete", "Keep" }
+  local done = false
+  sessions.pick(function() done = true end)
+  T.wait(function() return done end, "kept", 15000)
+  T.eq(1, #list(), "kept when the answer is Keep")
+  done = false
+  T.answers.select = { 1, "Delete", "Delete" }
+  sessions.pick(function() done = true end)
+  T.wait(function() return done end, "the delete", 15000)
+  T.eq({}, list())
+  T.notes = {}
+  vim.cmd("Rx sessions")
+  T.wait(function() return T.find_note("no stored session") ~= nil end, "the empty list's message")
+end)
+
+T.run()
