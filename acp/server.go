@@ -72,6 +72,9 @@ type server struct {
 	// focus is the session the plugins' UI goes to: the one that last
 	// started a prompt (one runtime serves every session).
 	focus string
+	// shownText is the text each surface last showed, by session, plugin
+	// and surface id (clientUI.showSurface).
+	shownText map[string]string
 }
 
 // session is one ACP session: an agent session and what the client
@@ -85,6 +88,12 @@ type session struct {
 
 	mu     sync.Mutex
 	grants map[string]bool // tools allowed for the rest of the session
+
+	// advertised is the command list last sent (JSON); opened says the
+	// list that follows the opening response went out. Under advertMu.
+	advertMu   sync.Mutex
+	advertised string
+	opened     bool
 }
 
 func (s *session) granted(tool string) bool {
@@ -102,6 +111,12 @@ func (s *session) grant(tool string) {
 // Serve runs an ACP agent on in and out until in ends or ctx is done,
 // then closes every session and the plugin runtime.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	return serve(ctx, in, out, opts, nil)
+}
+
+// serve is Serve; started, if set, gets the server once it is connected
+// (tests reach the runtime through it).
+func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, started func(*server)) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +133,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	}
 	opts.Workspace = ws
 	s := &server{opts: opts, log: opts.Logger, ctx: ctx, out: &frameWriter{w: out}, ready: make(chan struct{}),
-		sessions: map[string]*session{}, replaying: map[string]bool{}}
+		sessions: map[string]*session{}, replaying: map[string]bool{}, shownText: map[string]string{}}
 	if err := s.start(ctx); err != nil {
 		return err
 	}
@@ -126,6 +141,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.conn = acpsdk.NewAgentSideConnection(s, s.out, in)
 	s.conn.SetLogger(s.log)
 	close(s.ready)
+	if started != nil {
+		started(s)
+	}
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
@@ -162,6 +180,7 @@ func (s *server) start(ctx context.Context) error {
 			return func(snap *pluginrt.Snapshot, err error) {
 				if err == nil {
 					s.hub.Bind(snap.ID, snap.Actions)
+					go s.readvertise()
 				}
 			}, nil
 		},
@@ -205,6 +224,9 @@ func (s *server) mcpNotice(n mcphost.Notice) {
 		a.MCPNotice(n)
 	} else if n.Error {
 		s.log.Warn("MCP server " + n.Server + ": " + n.Text)
+	}
+	if n.ToolsChanged && a != nil {
+		go s.readvertise()
 	}
 }
 
