@@ -252,13 +252,13 @@ func TestInitializeAdvertisesExtensionSurface(t *testing.T) {
 func TestClientExtensionSurfaceSupportedParsing(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]bool{
-		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":true}}}}`:       true,
-		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":"true"}}}}`:     false,
-		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":false}}}}`:      false,
-		`{"_meta":{"reasonix.io":{"extensionSurface":true}}}`:                     false,
-		`{"_meta":{"reasonix.io":true}}`:                                          false,
-		`{"_meta":{"extensionSurface":{"supported":true}}}`:                       false,
-		`{}`:                                                                      false,
+		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":true}}}}`:   true,
+		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":"true"}}}}`: false,
+		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":false}}}}`:  false,
+		`{"_meta":{"reasonix.io":{"extensionSurface":true}}}`:                 false,
+		`{"_meta":{"reasonix.io":true}}`:                                      false,
+		`{"_meta":{"extensionSurface":{"supported":true}}}`:                   false,
+		`{}`: false,
 		`{"_meta":{"reasonix.io":{"extensionSurface":{"supported":true,"x":1}}}}`: true,
 	} {
 		var caps acpsdk.ClientCapabilities
