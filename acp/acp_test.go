@@ -60,7 +60,7 @@ func TestToolKindFor(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[tools.Kind]acpsdk.ToolKind{
 		tools.KindRead: "read", tools.KindEdit: "edit", tools.KindSearch: "search", tools.KindExecute: "execute",
-		"": "other", "think": "other",
+		"": "other", "think": "think", "fetch": "other",
 	} {
 		if got := toolKind(in); got != want {
 			t.Errorf("toolKind(%q) = %q, want %q", in, got, want)

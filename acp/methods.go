@@ -33,6 +33,7 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 				List:   &acpsdk.SessionListCapabilities{},
 				Resume: &acpsdk.SessionResumeCapabilities{},
 				Close:  &acpsdk.SessionCloseCapabilities{},
+				// delete: added to the result on the wire (route.go).
 			},
 			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
@@ -81,7 +82,7 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	id := as.ID()
 	s.out.after(func() { ss.notices.open(); s.advertise(id) }, `"sessionId":"`+id+`"`)
 	models, opts := s.configState(as)
-	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, ConfigOptions: opts}, nil
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, Modes: modeState(as), ConfigOptions: opts}, nil
 }
 
 // register keeps as as an open session and starts the client's MCP
@@ -110,8 +111,10 @@ func checkID(method string, id acpsdk.SessionId) error {
 }
 
 // open loads stored session id; replay says whether its history is sent
-// as session/update notifications (load) or not (resume). A session open
-// in this connection is closed and loaded again.
+// as session/update notifications (load) or not (resume: only what the
+// load itself says, such as a stored model that fell back). Its settings
+// (model, effort, tool approval, mode) are the stored ones. A session
+// open in this connection is closed and loaded again.
 func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool, mcps []acpsdk.McpServer) (*session, error) {
 	if err := checkID(method, id); err != nil {
 		return nil, err
@@ -122,13 +125,19 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 			s.log.Warn(redact.String(err.Error()))
 		}
 	}
-	s.mu.Lock()
-	s.replaying[string(id)] = replay
-	s.mu.Unlock()
-	as, err := s.agent.Load(ctx, string(id))
-	s.mu.Lock()
-	delete(s.replaying, string(id))
-	s.mu.Unlock()
+	load := s.agent.Resume
+	if replay {
+		load = s.agent.Load
+		s.mu.Lock()
+		s.replaying[string(id)] = true
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.replaying, string(id))
+			s.mu.Unlock()
+		}()
+	}
+	as, err := load(ctx, string(id))
 	if errors.Is(err, agent.ErrNoSession) {
 		return nil, rpcError(codeInvalidParams, "%s: unknown session %s", method, id)
 	}
@@ -156,7 +165,7 @@ func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 	}
 	s.advertiseAfter(ss.s.ID())
 	models, opts := s.configState(ss.s)
-	return acpsdk.LoadSessionResponse{Models: models, ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
+	return acpsdk.LoadSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
 }
 
 // ResumeSession opens a stored session without replaying it.
@@ -167,7 +176,7 @@ func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionReques
 	}
 	s.advertiseAfter(ss.s.ID())
 	models, opts := s.configState(ss.s)
-	return acpsdk.ResumeSessionResponse{Models: models, ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
+	return acpsdk.ResumeSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
 }
 
 // ListSessions lists the home's stored sessions (of cwd when given),
@@ -227,11 +236,6 @@ func (s *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
 		ss.s.Cancel()
 	}
 	return nil
-}
-
-// SetSessionMode: this cut has no modes.
-func (s *server) SetSessionMode(_ context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
-	return acpsdk.SetSessionModeResponse{}, rpcError(codeInvalidParams, "session/set_mode: unknown modeId %s", p.ModeId)
 }
 
 // advertise sends the session's available_commands_update: the running

@@ -67,7 +67,7 @@ type server struct {
 	caps     acpsdk.ClientCapabilities
 	sessions map[string]*session
 	// replaying holds the sessions whose stored updates are being
-	// replayed (session/load) or skipped (session/resume).
+	// replayed (session/load).
 	replaying map[string]bool
 	// focus is the session the plugins' UI goes to: the one that last
 	// started a prompt (one runtime serves every session).
@@ -88,6 +88,9 @@ type session struct {
 
 	mu     sync.Mutex
 	grants map[string]bool // tools allowed for the rest of the session
+	// lastUsage is the provider's usage of the running turn's last
+	// round (nil for none yet), for usage_update.
+	lastUsage *extproto.ProviderUsage
 
 	// advertised is the command list last sent (JSON); opened says the
 	// list that follows the opening response went out. Under advertMu.
@@ -138,7 +141,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		return err
 	}
 	defer s.close()
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, in)
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, newMethodRouter(in))
 	s.conn.SetLogger(s.log)
 	close(s.ready)
 	if started != nil {
@@ -265,14 +268,12 @@ func (s *server) clientCaps() acpsdk.ClientCapabilities {
 // notifications.
 func (s *server) onUpdate(id string, u agent.Update) {
 	s.mu.Lock()
-	replay, known := s.replaying[id]
+	replay := s.replaying[id]
 	s.mu.Unlock()
-	if known && !replay {
-		return // session/resume: the stored updates are not shown
-	}
 	for _, up := range mapUpdate(u, replay) {
 		s.send(id, up)
 	}
+	s.observeUsage(id, u, replay)
 }
 
 func (s *server) send(id string, up acpsdk.SessionUpdate) {

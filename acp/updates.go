@@ -44,7 +44,11 @@ func mapUpdate(u agent.Update, replay bool) []acpsdk.SessionUpdate {
 		}
 	case agent.UpdateToolCall:
 		if u.ToolCall != nil {
-			return []acpsdk.SessionUpdate{toolCallStart(*u.ToolCall)}
+			out := []acpsdk.SessionUpdate{toolCallStart(*u.ToolCall)}
+			if plan := planUpdate(u.ToolCall.Name, u.ToolCall.Arguments); plan != nil {
+				out = append(out, *plan)
+			}
+			return out
 		}
 	case agent.UpdateToolCallUpdate:
 		if u.ToolCall != nil {
@@ -80,7 +84,7 @@ func noticeText(n agent.Notice) string {
 // a tool without one is "other".
 func toolKind(k tools.Kind) acpsdk.ToolKind {
 	switch k {
-	case tools.KindRead, tools.KindEdit, tools.KindSearch, tools.KindExecute:
+	case tools.KindRead, tools.KindEdit, tools.KindSearch, tools.KindExecute, tools.KindThink:
 		return acpsdk.ToolKind(k)
 	}
 	return acpsdk.ToolKindOther

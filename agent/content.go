@@ -176,6 +176,9 @@ func (mcpTool) userAuthorized() bool { return true }
 type authorized interface{ userAuthorized() bool }
 
 func userAuthorized(tool tools.Tool) bool {
+	if tools.NoApproval(tool) {
+		return true
+	}
 	a, ok := tool.(authorized)
 	return ok && a.userAuthorized()
 }

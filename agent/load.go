@@ -16,13 +16,27 @@ const interruptedReason = "not run: the process ended during this turn"
 
 // Load reopens a stored session and replays it: every stored update goes
 // to OnUpdate in order (streamed chunks as the merged runs the transcript
-// keeps) before Load returns, and the history, model, turn count and
-// usage are exactly what the session had. session.load runs first: a
+// keeps) before Load returns, and the history, model, turn count, usage
+// and own settings (effort, approval, mode) are exactly what the session
+// had — but a stored model the catalog no longer has falls back to the
+// default model, and an effort the model does not take to the model's
+// own, each with a warning notice. session.load runs first: a
 // block refuses the load, a failure is only a warning. A turn the
 // process did not live to finish is marked interrupted (its open tool
 // calls answered, a turn_end added) and nothing before it is lost; a
 // torn last line is dropped and reported as a notice.
 func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
+	return a.load(ctx, id, true)
+}
+
+// Resume reopens a stored session as Load does, but without showing its
+// stored updates: OnUpdate gets only what the load itself says (the
+// notices of a torn line, an interrupted turn, a setting that fell back).
+func (a *Agent) Resume(ctx context.Context, id string) (*Session, error) {
+	return a.load(ctx, id, false)
+}
+
+func (a *Agent) load(ctx context.Context, id string, show bool) (*Session, error) {
 	if _, open := a.Session(id); open {
 		return nil, fmt.Errorf("%w: %s", ErrSessionOpen, id)
 	}
@@ -43,7 +57,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 		_ = log.Close()
 		return nil, fmt.Errorf("extension %s refused to load the session: %s", out.BlockedBy, out.Reason)
 	}
-	if f := a.opts.OnUpdate; f != nil {
+	if f := a.opts.OnUpdate; f != nil && show {
 		for _, u := range updates {
 			f(id, u)
 		}
@@ -61,6 +75,7 @@ func (a *Agent) Load(ctx context.Context, id string) (*Session, error) {
 		t.notice(NoticeInterrupted, "", "", fmt.Sprintf("turn %d was interrupted: the process ended before it finished", t.n))
 		t.emit(Update{Kind: UpdateTurnEnd, End: &TurnEnd{Interrupted: true, Error: "interrupted: the process ended during this turn"}})
 	}
+	a.restore(s)
 	a.sessionStartHooks(ctx, s)
 	s.j.flush()
 	err = errors.Join(s.j.failure(), log.Sync())

@@ -8,13 +8,17 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-// permit decides whether a tool call may run: first the host's verdict
+// permit decides whether a tool call may run: plan mode refuses what is
+// not read-only without asking anyone; then the host's verdict
 // from the approval mode (asking the editor when the mode says so), then
 // permission.decision's chain and its slot owner, whose verdict is final.
 // An extension allow over a host deny is audited by exthost and shown as
 // an audit notice. It returns the text the model gets when the answer is
 // no. args are the call's arguments as the tool gets them.
 func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (allowed bool, refusal string, err error) {
+	if refusal := t.s.planRefusal(tc.Name, tool); refusal != "" {
+		return false, refusal, nil
+	}
 	host, by, err := t.hostVerdict(ctx, tc, args, tool)
 	if err != nil {
 		return false, "", err

@@ -23,7 +23,7 @@ const (
 	recUpdate     recordType = "update"     // an update as shown (chunks merged)
 	recMessage    recordType = "message"    // a message joins the model history
 	recUsage      recordType = "usage"      // a round's provider-reported usage
-	recModel      recordType = "model"      // SetModel
+	recModel      recordType = "model"      // a settings change (SetModel, SetEffort, …)
 	recCompaction recordType = "compaction" // older messages became a summary
 )
 
@@ -37,6 +37,7 @@ type record struct {
 	Message    *extproto.ProviderMessage `json:"message,omitempty"`
 	Usage      *extproto.ProviderUsage   `json:"usage,omitempty"`
 	Model      string                    `json:"model,omitempty"`
+	Settings   *storedSettings           `json:"settings,omitempty"`
 	Compaction *compactionRecord         `json:"compaction,omitempty"`
 }
 
@@ -66,6 +67,8 @@ type state struct {
 	open bool
 	// usage sums the provider-reported usage of every round.
 	usage extproto.ProviderUsage
+	// settings are the session's own settings as last stored.
+	settings storedSettings
 }
 
 // apply folds one record into the state.
@@ -97,6 +100,9 @@ func (st *state) apply(r *record) error {
 		addUsage(&st.usage, r.Usage)
 	case recModel:
 		st.model = r.Model
+		if r.Settings != nil {
+			st.settings = *r.Settings
+		}
 	case recCompaction:
 		c := r.Compaction
 		if c == nil || c.Replaced < 0 || c.Replaced > len(st.history) {

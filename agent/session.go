@@ -38,11 +38,16 @@ type Session struct {
 	// syncing carries the result of the last turn's background fsync.
 	syncing chan error
 
-	// effort, approval and mcp are this session's own settings (see
-	// SetEffort, SetApproval, SetMCP); read by a turn as it starts.
+	// effort, approval, mode and mcp are this session's own settings
+	// (see SetEffort, SetApproval, SetMode, SetMCP); a turn reads effort
+	// and mcp as it starts, approval and mode at each call. All but mcp
+	// are stored in the transcript; unstored is set when one changed
+	// during a turn and is stored when it ends.
 	effort   string
 	approval Approval
+	mode     Mode
 	mcp      *mcphost.Host
+	unstored bool
 
 	// hookContext is the SessionStart hooks' context for the next prompt.
 	hookContext []string
@@ -122,24 +127,12 @@ func (s *Session) SetModel(ref string) error {
 		s.nextModel = ref
 		return nil
 	}
-	return s.commitModel(ref)
-}
-
-// commitModel records a model change; the caller holds s.mu with no turn
-// running.
-func (s *Session) commitModel(ref string) error {
-	if err := s.waitSyncLocked(); err != nil {
-		return err
-	}
-	s.j.commit(&record{Type: recModel, Model: ref})
-	if err := s.j.failure(); err != nil {
-		return err
-	}
-	return s.log.Sync()
+	return s.commitSettings(ref)
 }
 
 // SetEffort sets the reasoning effort of this session's turns from the
 // next one on ("" for the model's default). The model must declare it.
+// It is stored with the session.
 func (s *Session) SetEffort(effort string) error {
 	if effort != "" {
 		g, release := s.a.opts.Runtime.Acquire()
@@ -154,8 +147,11 @@ func (s *Session) SetEffort(effort string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSessionClosed
+	}
 	s.effort = effort
-	return nil
+	return s.storeLocked()
 }
 
 // Effort is the session's reasoning effort ("" for the model's default).
@@ -166,7 +162,8 @@ func (s *Session) Effort() string {
 }
 
 // SetApproval sets this session's approval mode, in place of
-// Settings.Approval, from the next permission decision on.
+// Settings.Approval, from the next permission decision on. It is stored
+// with the session.
 func (s *Session) SetApproval(mode Approval) error {
 	switch mode {
 	case ApproveAsk, ApproveAuto, ApproveYolo:
@@ -175,8 +172,11 @@ func (s *Session) SetApproval(mode Approval) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSessionClosed
+	}
 	s.approval = mode
-	return nil
+	return s.storeLocked()
 }
 
 // Approval is the session's approval mode.
@@ -233,7 +233,8 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	return ctx, nil
 }
 
-// finish marks the turn over and applies a model change made during it.
+// finish marks the turn over, applies a model change made during it and
+// stores the settings changed during it.
 func (s *Session) finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,7 +243,10 @@ func (s *Session) finish() error {
 	s.running, s.cancel = false, nil
 	if next := s.nextModel; next != "" {
 		s.nextModel = ""
-		return s.commitModel(next)
+		return s.commitSettings(next)
+	}
+	if s.unstored {
+		return s.storeLocked()
 	}
 	return nil
 }

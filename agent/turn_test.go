@@ -67,7 +67,7 @@ func TestFullTurnWithTools(t *testing.T) {
 	}
 	// The second request carries the tool results and the tool schemas.
 	reqs := prov.requests()
-	if len(reqs) != 2 || len(reqs[1].Body.Messages) != 7 || reqs[1].Body.Messages[0].Role != extproto.RoleSystem || len(reqs[1].Body.Tools) != 5 {
+	if len(reqs) != 2 || len(reqs[1].Body.Messages) != 7 || reqs[1].Body.Messages[0].Role != extproto.RoleSystem || len(reqs[1].Body.Tools) != 6 {
 		t.Fatalf("%d requests; the second has %d messages and %d tools", len(reqs), len(reqs[1].Body.Messages), len(reqs[1].Body.Tools))
 	}
 	if s.Usage().TotalTokens != 71 || s.Turns() != 1 {
@@ -128,7 +128,7 @@ func TestCallsThatCannotRun(t *testing.T) {
 	if len(failed) != 3 {
 		t.Fatalf("failed calls %+v", failed)
 	}
-	for i, want := range []string{`unknown tool "no_such_tool"; the tools are apply_edit, list_files, read_file, run_command, search_text`, "the arguments are not a JSON object", `path "../outside" is outside the workspace`} {
+	for i, want := range []string{`unknown tool "no_such_tool"; the tools are apply_edit, list_files, read_file, run_command, search_text, todo_write`, "the arguments are not a JSON object", `path "../outside" is outside the workspace`} {
 		if !strings.HasPrefix(failed[i].Output, want) {
 			t.Errorf("call %d: %q, want %q", i+1, failed[i].Output, want)
 		}

@@ -150,7 +150,13 @@ func (s *Server) executeCommand(ctx context.Context, raw []byte) (any, error) {
 
 func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, error) {
 	var name string
-	if len(args) == 0 || json.Unmarshal(args[0], &name) != nil {
+	if len(args) == 0 {
+		picked, ok, err := s.pickAction(ctx)
+		if err != nil || !ok {
+			return nil, err
+		}
+		name = picked
+	} else if json.Unmarshal(args[0], &name) != nil {
 		return nil, invalidParams(`rx.runAction needs the action name as its first argument, e.g. ["/hello:greet"]`)
 	}
 	var actionArgs map[string]string
@@ -176,7 +182,38 @@ func (s *Server) runAction(ctx context.Context, args []json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
+	if s.client.rx == nil && res.Message != "" {
+		// A plain LSP client drops a command's result: the message is
+		// the action's outcome, so it is shown.
+		t := protocol.MessageTypeInfo
+		if !res.Accepted {
+			t = protocol.MessageTypeWarning
+		}
+		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: t, Message: a.Plugin + ": " + res.Message})
+	}
 	return rxproto.RunActionResult{Accepted: res.Accepted, Message: res.Message}, nil
+}
+
+// pickAction asks which UI action rx.runAction without arguments runs:
+// natively where the editor has a select, else with message buttons.
+// ok is false when there is none or the user dismissed the question;
+// the result is then null.
+func (s *Server) pickAction(ctx context.Context) (name string, ok bool, err error) {
+	var names []string
+	for _, a := range s.actionList().Actions {
+		if a.Kind == rxproto.ActionKindAction {
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) == 0 {
+		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "rx-bridge: no plugin action is available; install a plugin that declares UI actions"})
+		return "", false, nil
+	}
+	i, ok, err := s.hub.Pick(ctx, rxproto.CommandRunAction, "Run which plugin action?", names)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	return names[i], true, nil
 }
 
 func (s *Server) reload(ctx context.Context) (any, error) {

@@ -156,7 +156,9 @@ func (s *Server) initializeResult() (*protocol.InitializeResult, error) {
 	res := &protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: new(true), Change: &change},
-			Experimental:     experimental,
+			// The plugins' UI actions, in every document (codeactions.go).
+			CodeActionProvider: &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{codeActionKind}},
+			Experimental:       experimental,
 		},
 		ServerInfo: protocol.ServerInfo{Name: "rx-bridge", Version: protocol.NewOptional(s.opts.Version)},
 	}

@@ -303,6 +303,7 @@ var requests = map[string]handler{
 	"initialize":               (*Server).initialize, // run synchronously by handle
 	"shutdown":                 (*Server).shutdown,
 	"workspace/executeCommand": (*Server).executeCommand,
+	"textDocument/codeAction":  (*Server).codeAction,
 	"rx/actions":               (*Server).actions,
 	"rx/plugins":               (*Server).plugins,
 	"rx/models":                (*Server).models,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/agent/tools"
 )
 
 // TestPermissionUpdateBy: who decided travels as fields from the agent to
@@ -52,5 +53,19 @@ func TestSubagentUpdates(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: got %s, %v\nwant %s", tc.name, got, err, tc.want)
 		}
+	}
+}
+
+// TestTodoWriteIsAToolCall: the agent's todo_write (kind think, which
+// the editor protocol has no value for) reaches LSP editors as a plain
+// tool call of kind other with its arguments.
+func TestTodoWriteIsAToolCall(t *testing.T) {
+	t.Parallel()
+	tc := &agent.ToolCall{ID: "call_2", Name: "todo_write", Title: "Update the plan (1 items)", Kind: tools.KindThink, Status: agent.ToolPending,
+		Arguments: `{"todos":[{"content":"Ship it","status":"pending"}]}`}
+	got, err := json.Marshal(wireUpdate(agent.Update{Kind: agent.UpdateToolCall, ToolCall: tc}))
+	want := `{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"Update the plan (1 items)","kind":"other","status":"pending","rawInput":{"todos":[{"content":"Ship it","status":"pending"}]}}`
+	if err != nil || string(got) != want {
+		t.Errorf("got %s, %v\nwant %s", got, err, want)
 	}
 }

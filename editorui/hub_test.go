@@ -71,6 +71,9 @@ func TestRequest(t *testing.T) {
 		{name: "big select cannot be shown", params: request(3, "s-1", extproto.RequestSelect, many), want: "cancelled",
 			wantLog: []string{`ShowMessage warn hello asked "pick", which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions`}},
 		{name: "input cannot be shown", kinds: []Kind{KindSelect}, params: request(3, "s-1", extproto.RequestInput, `{"message":"Name?","fields":[]}`), want: "cancelled", wantLog: []string{`hello asked "Name?"`}},
+		{name: "input with a default offers it as a button", params: request(3, "s-1", extproto.RequestInput, `{"message":"Name?","fields":[{"key":"value","kind":"input","default":"Ada"}]}`),
+			choose: func(string, []string) (int, bool) { return 0, true }, want: `{"value":"Ada"}`, wantLog: []string{`ShowMessageRequest info hello: Name? [Use "Ada"]`}},
+		{name: "input with a default dismissed", params: request(3, "s-1", extproto.RequestInput, `{"message":"Name?","fields":[{"key":"value","kind":"input","default":"Ada"}]}`), want: "cancelled"},
 		{name: "native form asks all fields at once", kinds: []Kind{KindForm, KindInput, KindConfirm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": true},
 			want: `{"name":"Ada","ok":true}`, wantLog: []string{`Form hello/q-1 gen=3 title="Profile"`}},
 		{name: "without a native form fields are asked in turn", kinds: []Kind{KindInput, KindConfirm}, params: request(3, "s-1", extproto.RequestInput, twoFields), answer: map[string]any{"name": "Ada", "ok": false},
@@ -227,6 +230,41 @@ func TestFieldByFieldDismissal(t *testing.T) {
 			}
 			if got := values(t, res); got != tt.want {
 				t.Errorf("result = %s, want %s\n%s", got, tt.want, ed.log())
+			}
+		})
+	}
+}
+
+func TestPick(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		kinds   []Kind
+		answer  map[string]any
+		choose  func(string, []string) (int, bool)
+		want    int
+		wantOK  bool
+		wantLog string
+	}{
+		{name: "native select", kinds: []Kind{KindSelect}, answer: map[string]any{"choice": "/b:y"}, want: 1, wantOK: true, wantLog: `Select rx-bridge/rx.runAction gen=3 title="Run which action?"`},
+		{name: "native select, answer not offered", kinds: []Kind{KindSelect}, answer: map[string]any{"choice": "/c:z"}},
+		{name: "native select dismissed", kinds: []Kind{KindSelect}, answer: map[string]any{}},
+		{name: "buttons", choose: func(string, []string) (int, bool) { return 0, true }, want: 0, wantOK: true, wantLog: "ShowMessageRequest info rx-bridge: Run which action? [/a:x /b:y]"},
+		{name: "buttons dismissed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ed := newFake(tt.kinds...)
+			ed.answer = answerWith(tt.answer)
+			ed.choose = tt.choose
+			h := newTestHub(t, ed)
+			got, ok, err := h.Pick(context.Background(), "rx.runAction", "Run which action?", []string{"/a:x", "/b:y"})
+			if err != nil || got != tt.want || ok != tt.wantOK {
+				t.Errorf("Pick = %d, %v, %v; want %d, %v", got, ok, err, tt.want, tt.wantOK)
+			}
+			if !strings.Contains(ed.log(), tt.wantLog) {
+				t.Errorf("editor calls do not contain %q:\n%s", tt.wantLog, ed.log())
 			}
 		})
 	}

@@ -112,6 +112,12 @@ func (h *Hub) askOne(ctx context.Context, p Prompt) (Answer, error) {
 		if ed.Supports(KindInput) {
 			return ed.Input(ctx, p)
 		}
+		// Free text cannot be typed into buttons, but a default can be
+		// taken: the one button a plain editor can offer.
+		var def string
+		if json.Unmarshal(f.Default, &def) == nil && def != "" {
+			return h.choose(ctx, p, []string{useDefault(def)}, func(int) any { return def })
+		}
 	case extproto.FieldMultiselect:
 		if ed.Supports(KindMultiSelect) {
 			return ed.MultiSelect(ctx, p)
@@ -184,3 +190,38 @@ func (h *Hub) redactDefault(raw json.RawMessage) json.RawMessage {
 	}
 	return nil // an object default is not shown
 }
+
+// Pick asks the user to choose one of options, natively where the
+// editor has a select, else with window/showMessageRequest buttons; the
+// question comes from the bridge itself (Origin.Plugin "rx-bridge").
+// ok is false when the user dismissed it.
+func (h *Hub) Pick(ctx context.Context, surfaceID, title string, options []string) (choice int, ok bool, err error) {
+	ed := h.opts.Editor
+	if !ed.Supports(KindSelect) {
+		return ed.ShowMessageRequest(ctx, SeverityInfo, BridgeOrigin+": "+title, options)
+	}
+	p := Prompt{
+		Origin: Origin{Plugin: BridgeOrigin, SurfaceID: surfaceID, SessionID: h.opts.SessionID, Generation: h.Generation()},
+		Kind:   extproto.RequestSelect,
+		Title:  title,
+		Fields: []Field{{Key: "choice", Label: title, Kind: extproto.FieldSelect, Options: options, Required: true}},
+	}
+	a, err := ed.Select(ctx, p)
+	if err != nil || a.Cancelled {
+		return 0, false, err
+	}
+	var v string
+	if json.Unmarshal(a.Values["choice"], &v) != nil {
+		return 0, false, nil
+	}
+	for i, o := range options {
+		if o == v {
+			return i, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// BridgeOrigin is the Origin.Plugin of the questions the bridge asks
+// itself (Hub.Pick).
+const BridgeOrigin = "rx-bridge"

@@ -13,6 +13,10 @@ func cannotShow(plugin string, texts ...string) string {
 	return fmt.Sprintf("%s asked %q, which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions", plugin, first(texts...))
 }
 
+// useDefault is the one button of an input question asked without an
+// input box: take the default.
+func useDefault(def string) string { return fmt.Sprintf("Use %q", def) }
+
 // question is the text of a showMessageRequest fallback.
 func question(plugin string, title, message, label string) string {
 	q := first(label, message, title)

@@ -66,7 +66,8 @@
 //     and capitals are not the majority), a name inside an absolute file
 //     path (/tmp/TestInstall1234567/001, file:///..., ~/...; a URL's path
 //     keeps the rule), and a tagged lower-case hex id (es_0a1b...: a tag
-//     of two or three letters, '_' or '-', 16 or more hex digits). Every
+//     of two or three letters, '_' or '-', 16 or more hex digits), and an
+//     agent session id (20261203T021500-3ef3f3badfc7). Every
 //     other rule still applies to them, so a known token shape or an
 //     environment value inside a path is masked.
 //

@@ -119,6 +119,9 @@ var patternCases = []redactCase{
 	{"opaque/hex-tag-too-long", "stream_0123456789abcdef0123", "****"},
 	{"opaque/hex-tag-upper", "es_0123456789ABCDEF0123", "****"},
 	{"opaque/tagged-not-hex", "es_0123456789abcdefg0123", "****"},
+	{"opaque/session-id-upper-hex", "20261203T021500-3EF3F3BADFC7", "****"},
+	{"opaque/session-id-long", "20261203T021500-3ef3f3badfc7aa", "****"},
+	{"opaque/session-id-letters-in-time", "2026120XT021500-3ef3f3badfc7", "****"},
 	{"opaque/url-path", "POST https://hooks.example.com/services/T0123ABCD/B0123ABCD/XyZ123abcDEF456ghiJKL", "POST https://hooks.example.com/services/T0123ABCD/B0123ABCD/****"},
 	{"opaque/relative-path", "see build/XyZ123abcDEF456ghiJKL", "see build/****"},
 	{"opaque/after-colon-slash", "key:/XyZ123abcDEF456ghiJKL", "key:/****"},
@@ -231,6 +234,7 @@ var falsePositives = []string{
 	"stream es_0a1b2c3d4e5f60718293a4b5 ended",
 	`"streamId":"es_0a1b2c3d4e5f60718293a4b5"`,
 	"session rx-0a1b2c3d4e5f",
+	"session/load: unknown session 20261203T021500-3ef3f3badfc7",
 }
 
 func TestKeyKind(t *testing.T) {

@@ -542,7 +542,7 @@ func maskOpaque(s string) (string, bool) {
 		if i-start < minOpaqueRun || !opaque(fl) {
 			continue
 		}
-		if run := s[start:i]; fl&cDigit == 0 && identifier(run) || taggedHexID(run) || inFilePath(s, start) {
+		if run := s[start:i]; fl&cDigit == 0 && identifier(run) || taggedHexID(run) || sessionID(run) || inFilePath(s, start) {
 			continue
 		}
 		e.replace(start, i, Masked)
@@ -564,6 +564,28 @@ func taggedHexID(run string) bool {
 	}
 	for _, b := range []byte(run[tag+1:]) {
 		if class[b]&cDigit == 0 && (b < 'a' || b > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionID reports whether run is an agent session id: its UTC start
+// time and 12 lower-case hex digits (20261203T021500-3ef3f3badfc7). The
+// time makes it no credential shape, and users must see which session an
+// error is about.
+func sessionID(run string) bool {
+	if len(run) != len("20060102T150405-")+12 || run[8] != 'T' || run[15] != '-' {
+		return false
+	}
+	for i, b := range []byte(run) {
+		switch {
+		case i == 8 || i == 15:
+		case i < 15:
+			if class[b]&cDigit == 0 {
+				return false
+			}
+		case class[b]&cDigit == 0 && (b < 'a' || b > 'f'):
 			return false
 		}
 	}

@@ -146,6 +146,8 @@ func FuzzToolArgs(f *testing.F) {
 		{4, `{"pattern":"(","path":"abs"}`},
 		{4, `{"pattern":"x","bogus":1}`},
 		{1, ``}, {2, `null`}, {0, `[]`}, {4, `{"pattern":"a"} {}`},
+		{5, `{"todos":[{"content":"Read it","status":"in_progress","level":1},{"content":"x","status":"done"}]}`},
+		{5, `{"todos":[]}`}, {5, `{"todos":[{"content":" ","status":"pending","Level":1}]}`},
 	} {
 		f.Add(uint8(seed.tool), []byte(seed.args))
 	}

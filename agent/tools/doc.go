@@ -1,5 +1,6 @@
 // Package tools holds the built-in tools an agent session offers the
-// model: read_file, list_files, search_text, apply_edit and run_command.
+// model: read_file, list_files, search_text, apply_edit, run_command and
+// todo_write (the model's plan, which changes no file).
 // Each has a JSON schema, says whether it only reads, and runs confined to
 // one workspace: every path is resolved inside the workspace root, also
 // through symlinks, and anything that would leave it is refused.

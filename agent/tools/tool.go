@@ -74,9 +74,9 @@ type Set struct {
 	schemas []extproto.ProviderToolSchema
 }
 
-// Builtins returns the five built-in tools.
+// Builtins returns the built-in tools.
 func Builtins() *Set {
-	return NewSet(readFile{}, listFiles{}, searchText{}, applyEdit{}, runCommand{})
+	return NewSet(readFile{}, listFiles{}, searchText{}, applyEdit{}, runCommand{}, todoWrite{})
 }
 
 // NewSet returns a set of ts, sorted by name.

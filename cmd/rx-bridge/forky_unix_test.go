@@ -53,8 +53,13 @@ func installForky(t *testing.T, home string) {
 //	└── forky-mcp-setsid      calls setsid(2), ignores SIGTERM
 var forkyTree = []string{"forky", "forky-ignore-term", "forky-setsid", "forky-setsid-child", "forky-mcp", "forky-mcp-setsid"}
 
+// acpClientMCPRole is the stdio MCP server an ACP client passes in
+// session/new: the same shape as the package's forky MCP server (it
+// leaves a setsid child that ignores SIGTERM behind).
+const acpClientMCPRole = "acp-client-mcp"
+
 func init() {
-	for _, role := range forkyTree {
+	for _, role := range append(forkyTree, acpClientMCPRole) {
 		helperRoles[role] = forkyRole
 	}
 }
@@ -69,7 +74,7 @@ func forkyRole(role string) {
 		p.OnShutdown(func(context.Context) error { select {} })
 		sdk.Main(p, sdk.Options{})
 		return
-	case "forky-mcp":
+	case "forky-mcp", acpClientMCPRole:
 		startForky("forky-mcp-setsid")
 		s := mcp.NewServer(&mcp.Implementation{Name: "forky-mcp", Version: "0.0.1"}, nil)
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -125,8 +126,13 @@ func TestServeActionsNative(t *testing.T) {
 	if _, err := runAction(t, c, "/nope:x"); rpcCode(err) != lspclient.CodeInvalidParams || !strings.Contains(err.Error(), `unknown action "/nope:x"; available: /hello:greet, /uikit:ask-all`) {
 		t.Errorf("unknown action: %v", err)
 	}
-	if _, err := runAction(t, c); rpcCode(err) != lspclient.CodeInvalidParams {
-		t.Errorf("no name: %v", err)
+	// No name: the user is asked which action (natively); dismissed,
+	// nothing runs.
+	if res, err := runAction(t, c); err != nil || res != nil {
+		t.Errorf("no name, question dismissed: %v %v", res, err)
+	}
+	if q := ui.seen[len(ui.seen)-1]; q.Title != "Run which plugin action?" || len(q.Fields) != 1 || strings.Join(q.Fields[0].Options, " ") != "/hello:greet /uikit:ask-all /uikit:ask-big /uikit:confirm /uikit:pick /uikit:pick-then-publish /uikit:secret /uikit:show-all" {
+		t.Errorf("the action question = %+v", q)
 	}
 	if _, err := runAction(t, c, "/hello:greet", map[string]any{"name": 3}); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("non-string args: %v", err)
@@ -379,6 +385,105 @@ func TestServeTrace(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("trace lacks %q:\n%s", want, got)
 		}
+	}
+	shutdownExit(t, c)
+}
+
+// TestServePlainClientCodeActions: a plain LSP client (eglot, Helix, bare
+// vim.lsp) finds the plugins' UI actions as source code actions in any
+// document and runs them with the command they carry; rx.runAction
+// without arguments asks which action to run; the action's message is
+// shown, as such a client drops a command's result.
+func TestServePlainClientCodeActions(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "uikit")
+	c := e.start()
+	c.Handle("window/showMessageRequest", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p struct {
+			Message string
+			Actions []struct{ Title string }
+		}
+		_ = json.Unmarshal(raw, &p)
+		switch {
+		case p.Message == "rx-bridge: Run which plugin action?":
+			return map[string]string{"title": "/uikit:pick"}, nil
+		case strings.Contains(p.Message, "Proceed?"):
+			return map[string]string{"title": "Yes"}, nil
+		case strings.Contains(p.Message, "Which one?"):
+			return map[string]string{"title": p.Actions[1].Title}, nil
+		}
+		return nil, nil
+	})
+	var res struct {
+		Capabilities struct {
+			CodeActionProvider struct {
+				CodeActionKinds []string `json:"codeActionKinds"`
+			} `json:"codeActionProvider"`
+		} `json:"capabilities"`
+	}
+	if err := c.Call(ctxT(t), "initialize", map[string]any{"processId": os.Getpid(), "capabilities": map[string]any{}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Capabilities.CodeActionProvider.CodeActionKinds; len(got) != 1 || got[0] != "source.rx" {
+		t.Errorf("codeActionProvider kinds = %v", got)
+	}
+	_ = c.Notify(ctxT(t), "initialized", map[string]any{})
+	waitGeneration(t, c, map[string]any{})
+
+	type action struct {
+		Title, Kind string
+		Command     struct {
+			Command   string
+			Arguments []any
+		}
+	}
+	codeActions := func(only ...string) []action {
+		t.Helper()
+		ctx := map[string]any{"diagnostics": []any{}}
+		if only != nil {
+			ctx["only"] = only
+		}
+		var out []action
+		uri := "file://" + e.ws + "/any.txt"
+		if err := c.Call(ctxT(t), "textDocument/codeAction", map[string]any{"textDocument": map[string]string{"uri": uri},
+			"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "context": ctx}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := codeActions()
+	var confirm *action
+	for i, a := range all {
+		if a.Kind != "source.rx" || a.Command.Command != "rx.runAction" || len(a.Command.Arguments) != 1 {
+			t.Errorf("code action %+v", a)
+		}
+		if a.Command.Arguments[0] == "/uikit:confirm" {
+			confirm = &all[i]
+		}
+	}
+	if confirm == nil || !strings.Contains(confirm.Title, "/uikit:confirm") {
+		t.Fatalf("no code action for /uikit:confirm in %+v", all)
+	}
+	for _, tt := range []struct {
+		only []string
+		want int
+	}{{[]string{"source"}, len(all)}, {[]string{"source.rx"}, len(all)}, {[]string{"quickfix"}, 0}, {[]string{"source.organizeImports"}, 0}} {
+		if got := len(codeActions(tt.only...)); got != tt.want {
+			t.Errorf("only %v: %d code actions, want %d", tt.only, got, tt.want)
+		}
+	}
+
+	// The client runs the code action's command as it came.
+	var out map[string]any
+	if err := c.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": confirm.Command.Command, "arguments": confirm.Command.Arguments}, &out); err != nil || out["message"] != "confirmed true" {
+		t.Fatalf("code action command = %v %v", out, err)
+	}
+	if _, err := c.Wait(ctxT(t), "window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "uikit: confirmed true") }); err != nil {
+		t.Error(err)
+	}
+	// No argument: the user picks the action.
+	if out, err := runAction(t, c); err != nil || out["message"] != "picked green" {
+		t.Fatalf("rx.runAction without arguments = %v %v", out, err)
 	}
 	shutdownExit(t, c)
 }

@@ -1,0 +1,222 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+)
+
+// acp-go-sdk v0.13.0 answers the methods it does not know itself
+// (-32601) and has no field for capabilities newer than its schema, but
+// hands every method starting with "_" to HandleExtensionMethod. The
+// input router renames the requests it cannot serve to internal
+// extension methods, which this front end serves:
+//
+//   - session/delete (the current ACP schema's; the SDK lacks it);
+//   - initialize, so its result can advertise sessionCapabilities.delete,
+//     which the SDK's AgentCapabilities cannot carry;
+//   - session/prompt: the SDK cancels a session's running prompt when
+//     another arrives for it, where ACP (and the reference) refuse the
+//     second one (-32600) and let the first run on. session/cancel and
+//     $/cancel_request still cancel a prompt.
+//
+// The response keeps the client's id (the SDK answers the renamed request
+// like any other); every other frame passes byte for byte.
+const (
+	extInitialize    = "_rx-bridge.internal/initialize"
+	extSessionDelete = "_rx-bridge.internal/session/delete"
+	extSessionPrompt = "_rx-bridge.internal/session/prompt"
+)
+
+// routed maps the requests the router renames to their internal names.
+var routed = map[string]string{
+	string(acpsdk.AgentMethodInitialize):    extInitialize,
+	"session/delete":                        extSessionDelete,
+	string(acpsdk.AgentMethodSessionPrompt): extSessionPrompt,
+}
+
+// maxRoutedLine bounds the lines the router inspects: a longer line is
+// passed on as it arrives (no routed request is that long), so the
+// router never holds more than this, whatever the client sends.
+const maxRoutedLine = 64 << 10
+
+// methodRouter is the connection's input: newline-delimited frames as
+// the client sent them, but with the routed requests renamed. A line
+// that is not a JSON object, a notification and a partial last line are
+// passed unchanged, so the SDK reports them as before.
+type methodRouter struct {
+	r *bufio.Reader
+	// out is what the next Reads return; long is set inside a line too
+	// long to inspect; err is the input's end, returned once out is
+	// drained.
+	out  []byte
+	long bool
+	err  error
+}
+
+func newMethodRouter(in io.Reader) *methodRouter {
+	return &methodRouter{r: bufio.NewReaderSize(in, maxRoutedLine)}
+}
+
+func (m *methodRouter) Read(p []byte) (int, error) {
+	for len(m.out) == 0 {
+		if m.err != nil {
+			return 0, m.err
+		}
+		line, err := m.r.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			m.out, m.long = append(m.out, line...), true
+		case err != nil:
+			// The end of the input: a partial last line goes on as is.
+			m.out, m.err = append(m.out, line...), err
+		case m.long:
+			m.out, m.long = append(m.out, line...), false
+		default:
+			m.out = append(m.out, route(line)...)
+		}
+	}
+	n := copy(p, m.out)
+	m.out = m.out[n:]
+	if len(m.out) == 0 {
+		m.out = m.out[:0:0] // do not pin a long line's memory
+	}
+	return n, nil
+}
+
+// route returns line (one frame and its newline) with a routed
+// request's method renamed, or line itself. Only the method's value
+// changes: every other byte stays as the client sent it.
+func route(line []byte) []byte {
+	start, end, method, ok := locateMethod(line)
+	to, routedMethod := routed[method]
+	if !ok || !routedMethod {
+		return line
+	}
+	name, _ := json.Marshal(to)
+	out := make([]byte, 0, len(line)-(end-start)+len(name))
+	out = append(append(append(out, line[:start]...), name...), line[end:]...)
+	return out
+}
+
+// locateMethod finds the method of a request frame as the SDK decodes it
+// (encoding/json: member names match case-insensitively, the last one
+// wins): its value's byte range in line and the name. ok is false for
+// anything but one JSON object with a string method and a non-null id.
+func locateMethod(line []byte) (start, end int, method string, ok bool) {
+	if !bytes.Contains(bytes.ToLower(line), []byte(`"method"`)) {
+		return 0, 0, "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, 0, "", false
+	}
+	start, hasID, isString := -1, false, false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, 0, "", false
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return 0, 0, "", false
+		}
+		switch {
+		case strings.EqualFold(key, "method"):
+			end = int(dec.InputOffset())
+			start = end - len(raw)
+			method = ""
+			isString = json.Unmarshal(raw, &method) == nil
+		case strings.EqualFold(key, "id"):
+			hasID = string(raw) != "null"
+		}
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || len(bytes.TrimSpace(line[dec.InputOffset():])) != 0 {
+		return 0, 0, "", false
+	}
+	return start, end, method, start >= 0 && hasID && isString
+}
+
+// deleteRequest is session/delete's params (the current ACP schema's
+// DeleteSessionRequest).
+type deleteRequest struct {
+	SessionId acpsdk.SessionId `json:"sessionId"`
+}
+
+// HandleExtensionMethod serves the routed requests. Any other "_" method
+// is unknown (-32601), as the SDK answers it for agents without
+// extensions.
+func (s *server) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case extInitialize:
+		var p acpsdk.InitializeRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		if err := p.Validate(); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		res, err := s.Initialize(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return withDeleteCapability(res)
+	case extSessionPrompt:
+		var p acpsdk.PromptRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		if err := p.Validate(); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		return s.Prompt(ctx, p)
+	case extSessionDelete:
+		var p deleteRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, rpcError(codeInvalidParams, "session/delete: %v", err)
+		}
+		return s.deleteSession(ctx, p)
+	}
+	return nil, acpsdk.NewMethodNotFound(method)
+}
+
+// withDeleteCapability is the initialize result with
+// agentCapabilities.sessionCapabilities.delete = {} added (the current
+// schema's SessionDeleteCapabilities; the SDK's struct has no field for
+// it).
+func withDeleteCapability(res acpsdk.InitializeResponse) (json.RawMessage, error) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var top, caps, sess map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(top["agentCapabilities"], &caps); err != nil {
+		return nil, err
+	}
+	if sc, ok := caps["sessionCapabilities"]; ok {
+		if err := json.Unmarshal(sc, &sess); err != nil {
+			return nil, err
+		}
+	}
+	if sess == nil {
+		sess = map[string]json.RawMessage{}
+	}
+	sess["delete"] = json.RawMessage(`{}`)
+	if caps["sessionCapabilities"], err = json.Marshal(sess); err != nil {
+		return nil, err
+	}
+	if top["agentCapabilities"], err = json.Marshal(caps); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
+}
