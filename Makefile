@@ -136,6 +136,7 @@ acp-test: examples $(ACP_DEPS)
 
 # The Neovim plugin (nvim/): headless tests against a scripted bridge and
 # the real `rx-bridge serve` with examples/hello and examples/echo-provider;
-# fetches Neovim 0.10 once into ~/.cache/rx-bridge-nvim (nvim/scripts/fetch-nvim.sh).
+# runs them on Neovim 0.10 and 0.12 (0.11 has no allowed source), each fetched
+# once into ~/.cache/rx-bridge-nvim/<version> (nvim/scripts/fetch-nvim.sh).
 nvim-test:
 	GO=$(GO) nvim/scripts/test.sh all

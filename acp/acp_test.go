@@ -125,7 +125,7 @@ func wire(t *testing.T, u acpsdk.SessionUpdate) map[string]any {
 
 func TestUpdateSinkMapsEvents(t *testing.T) {
 	t.Parallel()
-	edit := &agent.ToolCall{ID: "call_3", Name: "apply_edit", Title: "Edit a.txt", Kind: tools.KindEdit, Status: agent.ToolPending,
+	edit := &agent.ToolCall{ID: "call-1", Key: "tc3", Name: "apply_edit", Title: "Edit a.txt", Kind: tools.KindEdit, Status: agent.ToolPending,
 		Arguments: `{"path":"a.txt","content":"new"}`, Locations: []string{"/w/a.txt"}}
 	done := *edit
 	done.Status, done.Output = agent.ToolCompleted, "wrote a.txt (3 bytes)"
@@ -143,9 +143,9 @@ func TestUpdateSinkMapsEvents(t *testing.T) {
 		{"user replayed", agent.Update{Kind: agent.UpdateUserMessage, Text: "q"}, true,
 			[]string{`{"content":{"text":"q","type":"text"},"sessionUpdate":"user_message_chunk"}`}},
 		{"tool call with diff", agent.Update{Kind: agent.UpdateToolCall, ToolCall: edit}, false,
-			[]string{`{"content":[{"newText":"new","path":"/w/a.txt","type":"diff"}],"kind":"edit","locations":[{"path":"/w/a.txt"}],"rawInput":{"content":"new","path":"a.txt"},"sessionUpdate":"tool_call","status":"pending","title":"Edit a.txt","toolCallId":"call_3"}`}},
+			[]string{`{"content":[{"newText":"new","path":"/w/a.txt","type":"diff"}],"kind":"edit","locations":[{"path":"/w/a.txt"}],"rawInput":{"content":"new","path":"a.txt"},"sessionUpdate":"tool_call","status":"pending","title":"Edit a.txt","toolCallId":"tc3"}`}},
 		{"tool call done", agent.Update{Kind: agent.UpdateToolCallUpdate, ToolCall: &done}, false,
-			[]string{`{"content":[{"newText":"new","path":"/w/a.txt","type":"diff"},{"content":{"text":"wrote a.txt (3 bytes)","type":"text"},"type":"content"}],"locations":[{"path":"/w/a.txt"}],"sessionUpdate":"tool_call_update","status":"completed","title":"Edit a.txt","toolCallId":"call_3"}`}},
+			[]string{`{"content":[{"newText":"new","path":"/w/a.txt","type":"diff"},{"content":{"text":"wrote a.txt (3 bytes)","type":"text"},"type":"content"}],"locations":[{"path":"/w/a.txt"}],"sessionUpdate":"tool_call_update","status":"completed","title":"Edit a.txt","toolCallId":"tc3"}`}},
 		{"warning notice", agent.Update{Kind: agent.UpdateNotice, Notice: &agent.Notice{Kind: agent.NoticeWarning, Text: "careful"}}, false,
 			[]string{`{"content":{"text":"\n\n[warning] careful","type":"text"},"sessionUpdate":"agent_message_chunk"}`}},
 		{"failed turn", agent.Update{Kind: agent.UpdateTurnEnd, End: &agent.TurnEnd{Error: "boom"}}, false,

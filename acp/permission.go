@@ -151,7 +151,7 @@ func (e *clientEditor) RequestPermission(ctx context.Context, req agent.Permissi
 	}
 	kind, status := toolKind(tc.Kind), acpsdk.ToolCallStatusPending
 	title := toolTitle(tc)
-	call := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(tc.ID), Title: &title, Kind: &kind, Status: &status, RawInput: rawInput(tc.Arguments), Locations: locations(tc.Locations),
+	call := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(tc.Key), Title: &title, Kind: &kind, Status: &status, RawInput: rawInput(tc.Arguments), Locations: locations(tc.Locations),
 		Meta: permissionMeta(req, ws)}
 	if d := editDiffs(tc); d != nil {
 		call.Content = d

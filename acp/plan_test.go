@@ -37,7 +37,7 @@ func TestPlanEntriesFromTodoArgs(t *testing.T) {
 
 func TestUpdateSinkEmitsPlanForTodoWrite(t *testing.T) {
 	t.Parallel()
-	todo := &agent.ToolCall{ID: "call_2", Name: "todo_write", Title: "Update the plan (1 items)", Kind: tools.KindThink, Status: agent.ToolPending,
+	todo := &agent.ToolCall{ID: "call_2", Key: "tc2", Name: "todo_write", Title: "Update the plan (1 items)", Kind: tools.KindThink, Status: agent.ToolPending,
 		Arguments: `{"todos":[{"content":"Ship it","status":"in_progress"}]}`}
 	for _, replay := range []bool{false, true} {
 		got := mapUpdate(agent.Update{Kind: agent.UpdateToolCall, ToolCall: todo}, replay)
@@ -45,7 +45,7 @@ func TestUpdateSinkEmitsPlanForTodoWrite(t *testing.T) {
 			t.Fatalf("replay %v: %d updates, want tool_call and plan", replay, len(got))
 		}
 		b, _ := json.Marshal(wire(t, got[0]))
-		if want := `{"kind":"think","rawInput":{"todos":[{"content":"Ship it","status":"in_progress"}]},"sessionUpdate":"tool_call","status":"pending","title":"Update the plan (1 items)","toolCallId":"call_2"}`; string(b) != want {
+		if want := `{"kind":"think","rawInput":{"todos":[{"content":"Ship it","status":"in_progress"}]},"sessionUpdate":"tool_call","status":"pending","title":"Update the plan (1 items)","toolCallId":"tc2"}`; string(b) != want {
 			t.Errorf("tool_call:\n got %s\nwant %s", b, want)
 		}
 		b, _ = json.Marshal(wire(t, got[1]))

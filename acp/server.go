@@ -141,8 +141,13 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		return err
 	}
 	defer s.close()
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, newMethodRouter(in))
+	// The SDK starts reading at once and its logger can only be set
+	// afterwards: nothing is read until it is (an input that ends at once
+	// would otherwise race SetLogger).
+	logged := make(chan struct{})
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: newMethodRouter(in), open: logged})
 	s.conn.SetLogger(s.log)
+	close(logged)
 	close(s.ready)
 	if started != nil {
 		started(s)
@@ -327,4 +332,15 @@ func agentError(method string, err error) *acpsdk.RequestError {
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
 	}
 	return rpcError(codeInternal, "%s: %v", method, err)
+}
+
+// gatedReader reads r once open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }

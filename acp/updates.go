@@ -167,7 +167,7 @@ func toolCallStart(tc agent.ToolCall) acpsdk.SessionUpdate {
 	if content != nil {
 		opts = append(opts, acpsdk.WithStartContent(content))
 	}
-	return acpsdk.StartToolCall(acpsdk.ToolCallId(tc.ID), toolTitle(tc), opts...)
+	return acpsdk.StartToolCall(acpsdk.ToolCallId(tc.Key), toolTitle(tc), opts...)
 }
 
 func toolCallProgress(tc agent.ToolCall) acpsdk.SessionUpdate {
@@ -178,7 +178,7 @@ func toolCallProgress(tc agent.ToolCall) acpsdk.SessionUpdate {
 	if l := locations(tc.Locations); l != nil {
 		opts = append(opts, acpsdk.WithUpdateLocations(l))
 	}
-	return acpsdk.UpdateToolCall(acpsdk.ToolCallId(tc.ID), opts...)
+	return acpsdk.UpdateToolCall(acpsdk.ToolCallId(tc.Key), opts...)
 }
 
 // clip cuts s to at most max bytes at a UTF-8 boundary and says how much

@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
@@ -39,6 +42,8 @@ var (
 	ErrClosed      = errors.New("agent: closed")
 	ErrSessionOpen = errors.New("agent: the session is already open")
 	ErrNoSession   = errors.New("agent: no such session")
+	// ErrInvalid is a request the registry refuses as malformed.
+	ErrInvalid = errors.New("agent: invalid request")
 )
 
 // NewAgent returns an agent with no session open.
@@ -237,10 +242,34 @@ func (a *Agent) info(id string) (Info, error) {
 			break
 		}
 	}
+	if t, ok := transcript.Title(a.dir, id); ok {
+		info.Title = t
+	}
 	if st, err := os.Stat(transcript.LivePath(a.dir, id)); err == nil {
 		info.Updated = st.ModTime()
 	}
 	return info, nil
+}
+
+// MaxTitle is the longest title Rename takes, in characters.
+const MaxTitle = 200
+
+// Rename gives stored session id the title its listings show instead of
+// the start of its first prompt; "" gives the session that title back.
+// A title is one line of at most MaxTitle characters, without control
+// characters.
+func (a *Agent) Rename(id, title string) error {
+	title = strings.TrimSpace(title)
+	if n := utf8.RuneCountInString(title); n > MaxTitle {
+		return fmt.Errorf("%w: a session title has at most %d characters, this one %d", ErrInvalid, MaxTitle, n)
+	}
+	if strings.ContainsFunc(title, unicode.IsControl) {
+		return fmt.Errorf("%w: a session title is one line without control characters", ErrInvalid)
+	}
+	if !transcript.ValidID(id) || !transcript.Exists(a.dir, id) {
+		return fmt.Errorf("%w: %s", ErrNoSession, id)
+	}
+	return transcript.SetTitle(a.dir, id, title)
 }
 
 func title(text string) string {

@@ -281,7 +281,7 @@ func TestSubagentRunsWithItsAllowList(t *testing.T) {
 	var marked []string
 	for _, u := range h.updates.of(s.ID()) {
 		if u.Subagent != nil {
-			if u.Subagent.ParentToolCallID != "c1" || u.Subagent.Name != "kit:agent:reader" {
+			if u.Subagent.ParentToolCallID != "tc1" || u.Subagent.Name != "kit:agent:reader" {
 				t.Errorf("subagent mark %+v", u.Subagent)
 			}
 			if u.ToolCall != nil {

@@ -92,6 +92,18 @@ func (j *journal) checkpoint() {
 	}
 }
 
+// callKey is the key for a call with id (ToolCall.ID): a new one when
+// fresh, else the key of the turn's latest call with that id (a new one
+// when there was none). A new key is taken once an update carries it.
+func (j *journal) callKey(id string, fresh bool) string {
+	j.s.jmu.Lock()
+	defer j.s.jmu.Unlock()
+	if k, ok := j.s.st.keys[id]; ok && !fresh {
+		return k
+	}
+	return callKey(j.s.st.calls + 1)
+}
+
 // failure returns the first transcript failure.
 func (j *journal) failure() error {
 	j.s.jmu.Lock()

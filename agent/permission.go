@@ -23,7 +23,7 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	if err != nil {
 		return false, "", err
 	}
-	by.ToolCallID, by.Tool = tc.ID, tc.Name
+	by.ToolCallID, by.ToolCallKey, by.Tool = tc.ID, tc.Key, tc.Name
 	out, err := t.hook(ctx, &extproto.PermissionDecisionPayload{Name: tc.Name, Arguments: args, ReadOnly: tool.ReadOnly(), HostDecision: host})
 	if err != nil {
 		return false, "", err
@@ -54,7 +54,7 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool 
 	if v, decided := t.permissionHooks(ctx, tc, args); decided {
 		return v, Permission{DecidedBy: DecidedByHook}, nil
 	}
-	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name}})
+	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, ToolCallKey: tc.Key, Tool: tc.Name}})
 	t.notifyPermissionPrompt(ctx, tc)
 	t.s.j.checkpoint()
 	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, Args: args, ReadOnly: tool.ReadOnly()})
@@ -68,7 +68,7 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool 
 	case PermissionDeny:
 		return extproto.HostDeny, user, nil
 	case PermissionCancelled:
-		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: DecidedByUser}})
+		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &Permission{ToolCallID: tc.ID, ToolCallKey: tc.Key, Tool: tc.Name, Outcome: PermissionCancelled, DecidedBy: DecidedByUser}})
 		t.stop = StopCancelled
 		return "", Permission{}, errEnded
 	}

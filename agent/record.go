@@ -69,6 +69,40 @@ type state struct {
 	usage extproto.ProviderUsage
 	// settings are the session's own settings as last stored.
 	settings storedSettings
+	// calls counts the session's tool call keys; keys maps the current
+	// turn's call ids (a subagent's prefixed with its run) to the key of
+	// the latest call with that id.
+	calls int
+	keys  map[string]string
+}
+
+// callKey is the key of the session's n-th tool call.
+func callKey(n int) string {
+	return fmt.Sprintf("tc%d", n)
+}
+
+// keyCalls counts the keys of u's tool call. Updates stored before calls
+// had keys get them here, the way a live session hands them out, so an
+// old transcript replays with unique keys too.
+func (st *state) keyCalls(u *Update) {
+	if st.keys == nil {
+		st.keys = map[string]string{}
+	}
+	if tc := u.ToolCall; tc != nil {
+		if tc.Key == "" {
+			tc.Key = st.keys[tc.ID]
+			if u.Kind == UpdateToolCall || tc.Key == "" {
+				tc.Key = callKey(st.calls + 1)
+			}
+		}
+		if st.keys[tc.ID] != tc.Key {
+			st.calls++
+			st.keys[tc.ID] = tc.Key
+		}
+	}
+	if p := u.Permission; p != nil && p.ToolCallKey == "" {
+		p.ToolCallKey = st.keys[p.ToolCallID]
+	}
 }
 
 // apply folds one record into the state.
@@ -84,6 +118,7 @@ func (st *state) apply(r *record) error {
 		st.header, st.model = *r.Header, r.Header.Model
 	case recTurn:
 		st.turns, st.open = r.Turn, true
+		clear(st.keys)
 	case recUpdate:
 		if r.Update == nil {
 			return fmt.Errorf("update record without an update")
@@ -91,6 +126,7 @@ func (st *state) apply(r *record) error {
 		if r.Update.Kind == UpdateTurnEnd {
 			st.open = false
 		}
+		st.keyCalls(r.Update)
 	case recMessage:
 		if r.Message == nil {
 			return fmt.Errorf("message record without a message")

@@ -23,12 +23,14 @@ func (t *turn) runCalls(ctx context.Context, calls []extproto.ProviderToolCall) 
 	return nil
 }
 
-// describe renders a call as shown, before anything ran.
-func (t *turn) describe(c extproto.ProviderToolCall) ToolCall {
+// describe renders a call as shown, before anything ran. fresh gives it
+// a new key; otherwise it keeps the key the turn's call with its id got.
+func (t *turn) describe(c extproto.ProviderToolCall, fresh bool) ToolCall {
 	tc := ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Status: ToolPending, Title: c.Name}
 	if t.sub != nil {
 		tc.ID = t.sub.ref.ID + "/" + c.ID
 	}
+	tc.Key = t.s.j.callKey(tc.ID, fresh)
 	if tool, ok := t.tools.Lookup(c.Name); ok {
 		tc.Kind = tool.Kind()
 		tc.Title, tc.Locations = tool.Describe(json.RawMessage(c.Arguments))
@@ -40,9 +42,9 @@ func (t *turn) describe(c extproto.ProviderToolCall) ToolCall {
 // result. A call that cannot run (unknown tool, bad arguments, permission
 // denied) still gets a result, an error the model can act on.
 func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
-	tc := t.describe(c)
+	tc := t.describe(c, true)
 	t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
-	t.current = tc.ID
+	t.current = tc.Key
 	result, isErr, fromPlugin, err := t.execute(ctx, c, &tc)
 	t.current = ""
 	if err != nil {

@@ -191,7 +191,7 @@ func (t *turn) answerOpen(err error) {
 		reason = "not run: the turn ended"
 	}
 	for _, c := range open {
-		tc := t.describe(c)
+		tc := t.describe(c, false)
 		tc.Status, tc.Output = ToolFailed, reason
 		t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: &tc})
 		t.s.j.commit(&record{Type: recMessage, Message: toolMessage(c, reason)})

@@ -71,7 +71,12 @@ const (
 
 // ToolCall is a tool call as shown: every update repeats the whole state.
 type ToolCall struct {
+	// ID is the model's id for the call, which the model history keeps;
+	// providers may reuse it (call-1 every round). Key names the call
+	// uniquely within the session (tc1, tc2, ...): updates and permission
+	// prompts go by it, and a loaded session shows the same keys.
 	ID   string `json:"toolCallId"`
+	Key  string `json:"key,omitempty"`
 	Name string `json:"name"`
 	// Title is for people, e.g. "Read main.go".
 	Title  string     `json:"title,omitempty"`
@@ -89,8 +94,10 @@ type ToolCall struct {
 
 // Permission is a permission prompt or verdict for one tool call.
 type Permission struct {
-	ToolCallID string `json:"toolCallId"`
-	Tool       string `json:"tool"`
+	// ToolCallID and ToolCallKey are the call's ToolCall.ID and Key.
+	ToolCallID  string `json:"toolCallId"`
+	ToolCallKey string `json:"toolCallKey,omitempty"`
+	Tool        string `json:"tool"`
 	// Outcome is empty while the user is being asked.
 	Outcome PermissionOutcome `json:"outcome,omitempty"`
 	// DecidedBy says who settled the verdict; Plugin names the extension

@@ -34,7 +34,7 @@ func (e *agentEditor) RequestPermission(ctx context.Context, req agent.Permissio
 		return agent.PermissionDeny, nil
 	}
 	p := rxproto.PermissionRequest{SessionID: req.SessionID, Options: permissionOptions,
-		ToolCall: rxproto.PermissionToolCall{ToolCallID: tc.ID, Title: title(tc), Kind: toolKind(tc), RawInput: rawInput(tc.Arguments)}}
+		ToolCall: rxproto.PermissionToolCall{ToolCallID: tc.Key, Title: title(tc), Kind: toolKind(tc), RawInput: rawInput(tc.Arguments)}}
 	var res rxproto.PermissionResult
 	err := s.call(ctx, rxproto.MethodSessionRequestPermission, p, &res)
 	if ctx.Err() != nil {

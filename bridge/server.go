@@ -316,6 +316,7 @@ var requests = map[string]handler{
 	"rx/session/load":          (*Server).sessionLoad,
 	"rx/session/close":         (*Server).sessionClose,
 	"rx/session/delete":        (*Server).sessionDelete,
+	"rx/session/rename":        (*Server).sessionRename,
 }
 
 // answersCancel are the requests whose handler answers a cancellation

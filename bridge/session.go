@@ -216,11 +216,22 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 	return rxproto.Empty{}, nil
 }
 
+func (s *Server) sessionRename(_ context.Context, raw []byte) (any, error) {
+	var p rxproto.RenameParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := s.agent.Rename(p.SessionID, p.Title); err != nil {
+		return nil, sessionError(err)
+	}
+	return rxproto.Empty{}, nil
+}
+
 // sessionError makes the registry's and the catalog's refusals -32602 and
 // keeps a plugin's failure a -32000.
 func sessionError(err error) error {
 	switch {
-	case errors.Is(err, agent.ErrNoSession), errors.Is(err, agent.ErrSessionOpen), errors.Is(err, agent.ErrBusy), errors.Is(err, agent.ErrSessionClosed):
+	case errors.Is(err, agent.ErrNoSession), errors.Is(err, agent.ErrInvalid), errors.Is(err, agent.ErrSessionOpen), errors.Is(err, agent.ErrBusy), errors.Is(err, agent.ErrSessionClosed):
 		return invalidParams("%s", err.Error())
 	case extproto.ReasonOf(err) != "":
 		return domainError(err)

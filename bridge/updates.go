@@ -20,10 +20,12 @@ func wireUpdate(u agent.Update) any {
 		return rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}, Subagent: sub}
 	case agent.UpdateToolCall:
 		tc := u.ToolCall
-		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.ID, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments), Subagent: sub}
+		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.Key, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments), Subagent: sub}
 	case agent.UpdateToolCallUpdate:
 		tc := u.ToolCall
-		out := rxproto.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.ID, Status: rxproto.ToolStatus(tc.Status), Subagent: sub}
+		// The title again, so a client that missed the tool_call (or a
+		// call answered without running) still names it.
+		out := rxproto.ToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallID: tc.Key, Title: title(*tc), Status: rxproto.ToolStatus(tc.Status), Subagent: sub}
 		if tc.Output != "" {
 			out.Content = []rxproto.ToolContent{{Type: "content", Content: rxproto.TextContent{Type: "text", Text: tc.Output}}}
 		}
@@ -38,7 +40,7 @@ func wireUpdate(u agent.Update) any {
 		}
 	case agent.UpdatePermissionOutcome:
 		if p := u.Permission; p != nil {
-			return rxproto.PermissionUpdate{SessionUpdate: "permission", ToolCallID: p.ToolCallID, Outcome: outcomeWord(p.Outcome), By: decidedBy(*p)}
+			return rxproto.PermissionUpdate{SessionUpdate: "permission", ToolCallID: p.ToolCallKey, Outcome: outcomeWord(p.Outcome), By: decidedBy(*p)}
 		}
 	}
 	return nil

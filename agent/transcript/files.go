@@ -112,7 +112,7 @@ func Remove(dir, id string) error {
 	if err != nil {
 		return err
 	}
-	paths := []string{LivePath(dir, id)}
+	paths := []string{LivePath(dir, id), titlePath(dir, id)}
 	for _, n := range ns {
 		paths = append(paths, segmentPath(dir, id, n))
 	}

@@ -47,6 +47,8 @@ const (
 	MethodSessionClose = "rx/session/close"
 	// MethodSessionDelete (request C→S): Deletes a stored session (§5).
 	MethodSessionDelete = "rx/session/delete"
+	// MethodSessionRename (request C→S): Gives a stored session the title its listings show (§5).
+	MethodSessionRename = "rx/session/rename"
 	// MethodSessionUpdate (notification S→C): One update of a session (§5.1).
 	MethodSessionUpdate = "rx/session/update"
 	// MethodSessionRequestPermission (request S→C): Asks whether a tool call may run (§5.2).
@@ -54,7 +56,7 @@ const (
 )
 
 // ClientRequests are the rx/ requests a client sends.
-var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete}
+var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename}
 
 // ClientNotifications are the rx/ notifications a client sends.
 var ClientNotifications = []string{MethodSessionCancel}
@@ -420,6 +422,12 @@ type SessionParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// RenameParams: rx/session/rename; an empty title gives the session its first prompt's title back.
+type RenameParams struct {
+	SessionID string `json:"sessionId"`
+	Title     string `json:"title"`
+}
+
 // SetModelParams: rx/session/setModel.
 type SetModelParams struct {
 	SessionID string `json:"sessionId"`
@@ -474,23 +482,24 @@ type ChunkUpdate struct {
 
 // SubagentRef: The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to.
 type SubagentRef struct {
-	// The run within the session; its tool call ids start with this id and a /.
+	// The run within the session.
 	ID string `json:"id"`
 	// Its slash name, e.g. kit:agent:reviewer.
 	Name string `json:"name"`
-	// The session's run_skill call that started it; absent when the user typed its command.
+	// The toolCallId of the session's run_skill call that started it; absent when the user typed its command.
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 }
 
 // ToolCallUpdate: A tool call (tool_call) or a change of it (tool_call_update).
 type ToolCallUpdate struct {
-	SessionUpdate string          `json:"sessionUpdate"`
-	ToolCallID    string          `json:"toolCallId"`
-	Title         string          `json:"title,omitempty"`
-	Kind          ToolKind        `json:"kind,omitempty"`
-	Status        ToolStatus      `json:"status"`
-	RawInput      json.RawMessage `json:"rawInput,omitempty"`
-	Content       []ToolContent   `json:"content,omitempty"`
+	SessionUpdate string `json:"sessionUpdate"`
+	// The call's key, unique within the session and the same when the session is loaded; not the model's own id, which providers may reuse (call-1 every round).
+	ToolCallID string          `json:"toolCallId"`
+	Title      string          `json:"title,omitempty"`
+	Kind       ToolKind        `json:"kind,omitempty"`
+	Status     ToolStatus      `json:"status"`
+	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+	Content    []ToolContent   `json:"content,omitempty"`
 	// Set for a subagent run's tool call.
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
@@ -519,8 +528,9 @@ type NoticeUpdate struct {
 // PermissionUpdate: A permission question's answer.
 type PermissionUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
-	ToolCallID    string `json:"toolCallId"`
-	Outcome       string `json:"outcome"`
+	// The call's key (ToolCallUpdate.toolCallId).
+	ToolCallID string `json:"toolCallId"`
+	Outcome    string `json:"outcome"`
 	// user, host, hook (a PermissionRequest hook), or the plugin id.
 	By string `json:"by"`
 }
@@ -534,6 +544,7 @@ type PermissionRequest struct {
 
 // PermissionToolCall: The call asked about.
 type PermissionToolCall struct {
+	// The call's key (ToolCallUpdate.toolCallId).
 	ToolCallID string          `json:"toolCallId"`
 	Title      string          `json:"title"`
 	Kind       ToolKind        `json:"kind"`

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/agent"
+
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 )
 
@@ -389,6 +391,67 @@ func TestServeCrashedSessionWatcher(t *testing.T) {
 	var sess struct{ SessionID string }
 	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil || sess.SessionID == "" {
 		t.Fatalf("rx/session/new with a crashed session watcher = %+v, %v", sess, err)
+	}
+	shutdownExit(t, c)
+}
+
+// TestServeSessionRename: a stored session takes the title the user
+// gives it, in every listing (ACP's too: same store), and gives it back.
+func TestServeSessionRename(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, c, sess.SessionID, "hello world")
+	titles := func() []string {
+		t.Helper()
+		var list struct{ Sessions []struct{ Title string } }
+		if err := c.Call(ctxT(t), "rx/session/list", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range list.Sessions {
+			out = append(out, s.Title)
+		}
+		return out
+	}
+	rename := func(id, title string) error {
+		return c.Call(ctxT(t), "rx/session/rename", map[string]any{"sessionId": id, "title": title}, nil)
+	}
+	for _, tt := range []struct {
+		name, id, title string
+		code            int // 0: accepted
+		want            string
+	}{
+		{name: "renamed", id: sess.SessionID, title: "  Refactor the parser ", want: "Refactor the parser"},
+		{name: "two lines", id: sess.SessionID, title: "a\nb", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "too long", id: sess.SessionID, title: strings.Repeat("é", agent.MaxTitle+1), code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "unknown session", id: "20261203T021500-000000000000", title: "x", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "path-like id", id: "../x", title: "x", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "empty gives the first prompt back", id: sess.SessionID, title: "", want: "hello world"},
+	} {
+		err := rename(tt.id, tt.title)
+		if tt.code == 0 && err != nil || tt.code != 0 && rpcCode(err) != tt.code {
+			t.Errorf("%s: rename = %v, want code %d", tt.name, err, tt.code)
+		}
+		if got := titles(); len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%s: titles %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if err := rename(sess.SessionID, "kept"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/delete", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(e.home, "sessions", "*"))
+	if len(left) != 0 {
+		t.Errorf("files left after delete: %v", left)
 	}
 	shutdownExit(t, c)
 }

@@ -18,6 +18,8 @@ import (
 type serveEnv struct {
 	t        *testing.T
 	home, ws string
+	// env is added to the bridge's environment (its sidecars inherit it).
+	env []string
 }
 
 func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
@@ -96,6 +98,7 @@ func installManifest(t *testing.T, home string, man map[string]any) {
 func (e *serveEnv) start(extra ...string) *lspclient.Client {
 	e.t.Helper()
 	cmd := rxBridgeCommand(append([]string{"serve", "--home", e.home, "--workspace", e.ws}, extra...)...)
+	cmd.Env = append(cmd.Env, e.env...)
 	logs := &lockedWriter{b: &strings.Builder{}}
 	cmd.Stderr = logs
 	c, err := lspclient.Start(cmd)

@@ -6,7 +6,10 @@
 // README.md for the convention and plugin.go for the behaviour.
 //
 // ECHO_PROVIDER_DELAY (a Go duration, default 25ms) paces the words so a
-// stream is visible in an editor.
+// stream is visible in an editor. ECHO_PROVIDER_CALL_ID, when set, is the
+// id of every tool call (providers that number the calls of each response
+// reuse "call-1" every round); by default ids are unique within a
+// conversation.
 package main
 
 import (
@@ -27,5 +30,5 @@ func main() {
 		}
 		delay = d
 	}
-	sdk.Main(newPlugin(delay), sdk.Options{})
+	sdk.Main(newPlugin(delay, os.Getenv("ECHO_PROVIDER_CALL_ID")), sdk.Options{})
 }

@@ -15,9 +15,11 @@ var models = []extproto.ProviderDescriptor{
 	{Ref: "echo/large", DisplayName: "Echo (large)", Model: "large", ContextWindow: 131072, Tools: true},
 }
 
-func newPlugin(delay time.Duration) *sdk.Plugin {
+// newPlugin is the provider; callID, when not empty, is the id of every
+// tool call.
+func newPlugin(delay time.Duration, callID string) *sdk.Plugin {
 	p := &sdk.Plugin{Name: "echo-provider", Version: "0.1.0"}
-	e := &echo{delay: delay}
+	e := &echo{delay: delay, callID: callID}
 	for _, d := range models {
 		p.Provide(sdk.Provider{Descriptor: d, Stream: e.stream})
 	}
@@ -25,9 +27,10 @@ func newPlugin(delay time.Duration) *sdk.Plugin {
 }
 
 // echo is the provider. Its reply is a pure function of the request (see
-// reply.go); delay only paces the chunks.
+// reply.go); delay only paces the chunks and callID renames the calls.
 type echo struct {
-	delay time.Duration
+	delay  time.Duration
+	callID string
 }
 
 func (e *echo) stream(ctx context.Context, open *extproto.StreamOpenParams, out *sdk.Stream) error {
@@ -45,6 +48,9 @@ func (e *echo) stream(ctx context.Context, open *extproto.StreamOpenParams, out 
 		}
 	}
 	if r.call != nil {
+		if e.callID != "" {
+			r.call.ID = e.callID
+		}
 		if err := sendToolCall(out, *r.call); err != nil {
 			return err
 		}

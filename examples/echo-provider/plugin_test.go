@@ -23,7 +23,7 @@ const smallRef = "plugin/echo-provider/echo/small"
 var readFile = extproto.ProviderToolSchema{Name: "read_file", Parameters: json.RawMessage(`{"type":"object"}`)}
 
 func start(t *testing.T) *sdktest.Host {
-	return sdktest.Start(t, newPlugin(0), sdktest.Options{Serve: sdk.Options{PluginID: "echo-provider"}})
+	return sdktest.Start(t, newPlugin(0, ""), sdktest.Options{Serve: sdk.Options{PluginID: "echo-provider"}})
 }
 
 // run streams req and returns the chunk types, the text, the tool call
@@ -139,7 +139,7 @@ func TestToolCallRefused(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	t.Parallel()
-	h := sdktest.Start(t, newPlugin(time.Hour), sdktest.Options{}) // one word, then a long pause
+	h := sdktest.Start(t, newPlugin(time.Hour, ""), sdktest.Options{}) // one word, then a long pause
 	st, err := h.OpenStream("plugin/echo-provider/echo/large", extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("one two three")}})
 	if err != nil {
 		t.Fatal(err)

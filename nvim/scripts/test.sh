@@ -4,7 +4,9 @@
 # examples/hello and examples/echo-provider installed in a temporary home
 # (contents_spec.lua makes its own, with a package of commands and an MCP
 # server), and :RxInstall against release archives made from that build.
-# Fetches Neovim 0.10 itself (scripts/fetch-nvim.sh, cached).
+# Runs them on every Neovim version of RX_NVIM_VERSIONS (default "0.10 0.11
+# 0.12"), each fetched once by scripts/fetch-nvim.sh (cached); a version no
+# allowed source has (0.11, see fetch-nvim.sh) is reported and skipped.
 #
 #   nvim/scripts/test.sh [unit|e2e|all]   (default: all)
 set -euo pipefail
@@ -14,8 +16,21 @@ nvim_dir="$(dirname "$here")"
 repo="$(dirname "$nvim_dir")"
 suite="${1:-all}"
 
-nvim="$("$here/fetch-nvim.sh")"
-export RX_TEST_NVIM="$nvim"
+versions=()
+launchers=()
+for v in ${RX_NVIM_VERSIONS:-0.10 0.11 0.12}; do
+  rc=0
+  launcher="$("$here/fetch-nvim.sh" "$v")" || rc=$?
+  if [ "$rc" = 3 ]; then
+    echo "nvim $v: skipped (no allowed source has it; see scripts/fetch-nvim.sh)"
+    continue
+  elif [ "$rc" != 0 ]; then
+    exit "$rc"
+  fi
+  versions+=("$v")
+  launchers+=("$launcher")
+done
+[ "${#versions[@]}" -gt 0 ] || { echo "no Neovim to test with" >&2; exit 1; }
 
 specs=()
 case "$suite" in
@@ -51,4 +66,10 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi
 
-exec "$nvim" --clean -l "$nvim_dir/tests/run.lua" --timeout 240 "${specs[@]}"
+failed=0
+for i in "${!versions[@]}"; do
+  echo "== Neovim ${versions[$i]}"
+  export RX_TEST_NVIM="${launchers[$i]}"
+  "$RX_TEST_NVIM" --clean -l "$nvim_dir/tests/run.lua" --timeout 240 "${specs[@]}" || failed=1
+done
+exit "$failed"

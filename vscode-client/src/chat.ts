@@ -200,7 +200,7 @@ export class ChatSessions implements vscode.Disposable {
 	}
 
 	async permission(p: PermissionRequest): Promise<PermissionResult> {
-		const title = p.toolCall?.title || p.toolCall?.toolCallId || 'a tool';
+		const title = p.toolCall?.title || 'a tool';
 		const sink = this.sinks.get(p.sessionId);
 		sink?.line(`\n\n$(shield) Permission asked: ${escapeMarkdown(title)}\n\n`);
 		const options = p.options ?? [];
@@ -243,14 +243,16 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			sink.progress(sub ? noIcons(`${sub.name} is thinking…`) : THINKING);
 			return;
 		case 'tool_call': {
-			const title = (sub ? `${sub.name} › ` : '') + (u.title || u.toolCallId);
+			const title = (sub ? `${sub.name} › ` : '') + (u.title || 'a tool call');
 			tools.set(u.toolCallId, title);
 			sink.progress(noIcons(`Running ${title}`));
 			sink.line(`\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
 			return;
 		}
 		case 'tool_call_update': {
-			const title = u.title || tools.get(u.toolCallId) || u.toolCallId;
+			// Keyed by toolCallId, unique within the session (the model's
+			// own ids repeat); the key itself is no name for people.
+			const title = tools.get(u.toolCallId) || u.title || 'a tool call';
 			if (u.status === 'completed') {
 				sink.line(`$(check) ${escapeMarkdown(title)} done\n\n`);
 				tools.delete(u.toolCallId);
@@ -269,7 +271,7 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			return;
 		}
 		case 'permission': {
-			const title = tools.get(u.toolCallId) || u.toolCallId;
+			const title = tools.get(u.toolCallId) || 'a tool call';
 			sink.line(`$(shield) ${escapeMarkdown(title)}: ${u.outcome}${u.by ? ` by ${escapeMarkdown(u.by)}` : ''}\n\n`);
 			return;
 		}

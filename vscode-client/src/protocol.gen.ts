@@ -21,6 +21,7 @@ export const Method = {
 	sessionLoad: 'rx/session/load',
 	sessionClose: 'rx/session/close',
 	sessionDelete: 'rx/session/delete',
+	sessionRename: 'rx/session/rename',
 	sessionUpdate: 'rx/session/update',
 	sessionRequestPermission: 'rx/session/requestPermission',
 } as const;
@@ -45,6 +46,7 @@ export interface Requests {
 	'rx/session/load': { params: SessionParams; result: SessionRef };
 	'rx/session/close': { params: SessionParams; result: Empty };
 	'rx/session/delete': { params: SessionParams; result: Empty };
+	'rx/session/rename': { params: RenameParams; result: Empty };
 	'rx/session/requestPermission': { params: PermissionRequest; result: PermissionResult };
 }
 
@@ -461,6 +463,12 @@ export interface SessionParams {
 	sessionId: string;
 }
 
+/** rx/session/rename; an empty title gives the session its first prompt's title back. */
+export interface RenameParams {
+	sessionId: string;
+	title: string;
+}
+
 /** rx/session/setModel. */
 export interface SetModelParams {
 	sessionId: string;
@@ -515,17 +523,18 @@ export interface ChunkUpdate {
 
 /** The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to. */
 export interface SubagentRef {
-	/** The run within the session; its tool call ids start with this id and a /. */
+	/** The run within the session. */
 	id: string;
 	/** Its slash name, e.g. kit:agent:reviewer. */
 	name: string;
-	/** The session's run_skill call that started it; absent when the user typed its command. */
+	/** The toolCallId of the session's run_skill call that started it; absent when the user typed its command. */
 	parentToolCallId?: string;
 }
 
 /** A tool call (tool_call) or a change of it (tool_call_update). */
 export interface ToolCallUpdate {
 	sessionUpdate: 'tool_call' | 'tool_call_update';
+	/** The call's key, unique within the session and the same when the session is loaded; not the model's own id, which providers may reuse (call-1 every round). */
 	toolCallId: string;
 	title?: string;
 	kind?: ToolKind;
@@ -560,6 +569,7 @@ export interface NoticeUpdate {
 /** A permission question's answer. */
 export interface PermissionUpdate {
 	sessionUpdate: 'permission';
+	/** The call's key (ToolCallUpdate.toolCallId). */
 	toolCallId: string;
 	outcome: 'allowed' | 'denied' | 'cancelled';
 	/** user, host, hook (a PermissionRequest hook), or the plugin id. */
@@ -575,6 +585,7 @@ export interface PermissionRequest {
 
 /** The call asked about. */
 export interface PermissionToolCall {
+	/** The call's key (ToolCallUpdate.toolCallId). */
 	toolCallId: string;
 	title: string;
 	kind: ToolKind;

@@ -196,6 +196,9 @@ describe('chat participant', () => {
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hmm' } }));
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'call-1', title: 'read_file README.md', kind: 'read', status: 'pending', rawInput: { path: 'README.md' } }));
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call_update', toolCallId: 'call-1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: '# rx' } }] }));
+			// Calls go by their key; one answered without running names itself.
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call_update', toolCallId: 'tc9', title: 'list_files', status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'not run: the turn ended' } }] }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call_update', toolCallId: 'tc10', status: 'failed' }));
 			const perm = await c.sendRequest('rx/session/requestPermission', { sessionId: 's-1', toolCall: { toolCallId: 'call-2', title: 'run_command go test', kind: 'execute', rawInput: { command: 'go' } }, options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'deny', name: 'Deny', kind: 'reject_once' }] });
 			assert.deepEqual(perm, { outcome: { outcome: 'selected', optionId: 'allow' } });
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'permission', toolCallId: 'call-2', outcome: 'allowed', by: 'user' }));
@@ -218,6 +221,9 @@ describe('chat participant', () => {
 		assert.ok(stream.parts.some((p) => p.kind === 'progress' && p.value === 'Thinking…'));
 		assert.match(text, /\$\(tools\) read\\_file README\\\.md/);
 		assert.match(text, /\$\(check\) read\\_file README\\\.md done/);
+		assert.match(text, /\$\(error\) list\\_files failed: not run: the turn ended/);
+		assert.match(text, /\$\(error\) a tool call failed/);
+		assert.doesNotMatch(text, /tc9|tc10/);
 		assert.match(text, /Permission asked: run\\_command go test/);
 		assert.match(text, /allowed by user/);
 		assert.match(text, /\$\(warning\) extension x failed at tool\\\.before/);

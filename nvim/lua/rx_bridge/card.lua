@@ -1,7 +1,10 @@
--- Cards (rx/ui/surface kind card): a floating, read-only markdown window
--- per (client, plugin, surfaceId), updated in place when re-published. Its
--- actions are mappings (1-9, or <CR> on an action line) that run
--- rx.runAction "/<plugin>:<actionId>"; nothing else in a card does anything.
+-- Cards (rx/ui/surface kind card), one per (client, plugin, surfaceId),
+-- the latest version kept. A card never opens by itself: a new one is
+-- announced with a notification naming :Rx cards, which lists them and
+-- opens the chosen one in a floating, read-only markdown window (updated
+-- in place when re-published, without taking focus). Its actions are
+-- mappings (1-9, or <CR> on an action line) that run rx.runAction
+-- "/<plugin>:<actionId>"; nothing else in a card does anything.
 local config = require("rx_bridge.config")
 local text = require("rx_bridge.text")
 
@@ -9,8 +12,12 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("rx_bridge.card")
 
--- key -> {buf, win, client_id, plugin, generation, actions, action_rows}
+-- key -> {key, n, client_id, plugin, title, generation, lines, actions,
+-- action_rows}: every card received, the latest version of each.
+M.cards = {}
+-- key -> {buf, win}: the cards open in a window, with their card's fields.
 M.open_cards = {}
+local arrivals = 0
 
 local ACTION_ID = "^[a-z0-9-]+$"
 
@@ -109,11 +116,12 @@ function M.close(k)
 end
 
 local function run(c, i)
-  local a = c.actions[i]
+  local card = M.cards[c.key]
+  local a = card and card.actions[i]
   if not a then
     return
   end
-  require("rx_bridge.actions").run_on(c.client_id, "/" .. c.plugin .. ":" .. a.id)
+  require("rx_bridge.actions").run_on(card.client_id, "/" .. card.plugin .. ":" .. a.id)
 end
 
 local function map(c)
@@ -132,14 +140,100 @@ local function map(c)
   end
   vim.keymap.set("n", "<CR>", function()
     local row = vim.api.nvim_win_get_cursor(0)[1]
-    local i = c.action_rows[row]
+    local card = M.cards[c.key]
+    local i = card and card.action_rows[row]
     if i then
       run(c, i)
     end
   end, vim.tbl_extend("force", o, { desc = "run the card action under the cursor" }))
 end
 
---- Shows or updates a card. Returns its buffer.
+local function highlight(c)
+  vim.api.nvim_buf_clear_namespace(c.buf, ns, 0, -1)
+  for row in pairs(M.cards[c.key].action_rows) do
+    vim.api.nvim_buf_set_extmark(c.buf, ns, row - 1, 0, { end_row = row, end_col = 0, hl_group = "Special" })
+  end
+end
+
+--- Opens card k in a focused floating window (the user asked for it), or
+--- focuses it when open. Returns its buffer.
+function M.open(k)
+  local card = M.cards[k]
+  if not card then
+    return nil
+  end
+  local c = M.open_cards[k]
+  if c and vim.api.nvim_buf_is_valid(c.buf) and vim.api.nvim_win_is_valid(c.win) then
+    vim.api.nvim_set_current_win(c.win)
+    return c.buf
+  end
+  M.close(k)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modeline = false
+  set_lines(buf, card.lines)
+  -- A broken markdown ftplugin or parser must not cost the card.
+  local ok, err = pcall(function()
+    vim.bo[buf].filetype = "markdown"
+  end)
+  if not ok then
+    require("rx_bridge.log").add("warn", "card", "markdown highlighting failed: " .. tostring(err))
+  end
+  local win = vim.api.nvim_open_win(buf, true, win_config(card.lines, card.plugin))
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].conceallevel = 2
+  vim.wo[win].cursorline = #card.actions > 0
+  c = { key = k, buf = buf, win = win }
+  M.open_cards[k] = c
+  map(c)
+  highlight(c)
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if M.open_cards[k] and M.open_cards[k].buf == buf then
+        M.open_cards[k] = nil
+      end
+    end,
+  })
+  return buf
+end
+
+--- The cards received, in the order they first arrived.
+function M.list()
+  local out = vim.tbl_values(M.cards)
+  table.sort(out, function(a, b)
+    return a.n < b.n
+  end)
+  return out
+end
+
+--- :Rx cards: lists the cards through vim.ui.select and opens the chosen one.
+function M.pick()
+  local list = M.list()
+  if #list == 0 then
+    vim.notify("rx-bridge: no cards", vim.log.levels.INFO)
+    return
+  end
+  require("rx_bridge.async").run(function()
+    local choice = require("rx_bridge.ui").select(list, {
+      prompt = "Cards",
+      kind = "rx_bridge.card",
+      format_item = function(c)
+        return c.plugin_name .. ": " .. c.title
+      end,
+    })
+    if choice then
+      M.open(choice.key)
+    end
+  end)
+end
+
+--- Keeps a card received (new or re-published): a new one is announced,
+--- an open one is updated in place. Nothing takes focus.
 ---@param params rx.UISurface
 function M.show(client_id, params)
   local plugin = text.line(params.plugin)
@@ -147,62 +241,40 @@ function M.show(client_id, params)
   local p = type(params.payload) == "table" and params.payload or {}
   local k = key(client_id, params.plugin, params.surfaceId)
   local lines, actions, action_rows = render(plugin, p)
-  local c = M.open_cards[k]
-  if c and not (vim.api.nvim_buf_is_valid(c.buf) and vim.api.nvim_win_is_valid(c.win)) then
-    M.close(k)
-    c = nil
+  local card = M.cards[k]
+  local new = card == nil
+  if new then
+    arrivals = arrivals + 1
+    card = { key = k, n = arrivals, client_id = client_id }
+    M.cards[k] = card
   end
-  if not c then
-    local buf = vim.api.nvim_create_buf(false, true)
-    vim.bo[buf].buftype = "nofile"
-    vim.bo[buf].bufhidden = "wipe"
-    vim.bo[buf].swapfile = false
-    vim.bo[buf].modeline = false
-    set_lines(buf, lines)
-    -- A broken markdown ftplugin or parser must not cost the card.
-    local ok, err = pcall(function()
-      vim.bo[buf].filetype = "markdown"
-    end)
-    if not ok then
-      require("rx_bridge.log").add("warn", "card", "markdown highlighting failed: " .. tostring(err))
-    end
-    local win = vim.api.nvim_open_win(buf, true, win_config(lines, plugin))
-    vim.wo[win].wrap = true
-    vim.wo[win].linebreak = true
-    vim.wo[win].conceallevel = 2
-    vim.wo[win].cursorline = #actions > 0
-    c = { key = k, buf = buf, win = win, client_id = client_id }
-    M.open_cards[k] = c
-    map(c)
-    vim.api.nvim_create_autocmd("BufWipeout", {
-      buffer = buf,
-      once = true,
-      callback = function()
-        if M.open_cards[k] and M.open_cards[k].buf == buf then
-          M.open_cards[k] = nil
-        end
-      end,
-    })
-  else
+  card.plugin = params.plugin
+  card.plugin_name = plugin
+  card.title = text.line((type(p.title) == "string" and p.title ~= "") and p.title or params.surfaceId)
+  card.generation = params.generation
+  card.lines = lines
+  card.actions = actions
+  card.action_rows = action_rows
+  local c = M.open_cards[k]
+  if c and vim.api.nvim_buf_is_valid(c.buf) and vim.api.nvim_win_is_valid(c.win) then
     set_lines(c.buf, lines)
     vim.api.nvim_win_set_config(c.win, win_config(lines, plugin))
+    highlight(c)
+  elseif new then
+    vim.notify(("%s: card “%s” (:Rx cards shows it)"):format(plugin, card.title), vim.log.levels.INFO,
+      { title = "rx-bridge: " .. plugin })
   end
-  c.plugin = params.plugin
-  c.generation = params.generation
-  c.actions = actions
-  c.action_rows = action_rows
-  vim.api.nvim_buf_clear_namespace(c.buf, ns, 0, -1)
-  for row in pairs(action_rows) do
-    vim.api.nvim_buf_set_extmark(c.buf, ns, row - 1, 0, { end_row = row, end_col = 0, hl_group = "Special" })
-  end
-  return c.buf
+  require("rx_bridge.log").add("info", plugin, ("card %s: %s"):format(text.line(params.surfaceId), card.title))
+  return card
 end
 
---- Closes the cards of a client (all, or those older than `generation`).
+--- Forgets (and closes) the cards of a client: all, or those older than
+--- `generation`.
 function M.forget(client_id, generation)
-  for k, c in pairs(M.open_cards) do
+  for k, c in pairs(M.cards) do
     if c.client_id == client_id and (generation == nil or (type(c.generation) == "number" and c.generation < generation)) then
       M.close(k)
+      M.cards[k] = nil
     end
   end
 end

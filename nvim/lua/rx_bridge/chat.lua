@@ -1,6 +1,8 @@
 -- :RxChat: an agent session (rx/session/*) in a prompt buffer. The prompt
 -- line is the last line; the answer streams in above it with tool calls and
--- permission questions inline. <CR> sends, <C-c> cancels the running turn.
+-- permission questions inline. <CR> sends (queued while a turn runs),
+-- <C-c> cancels the running turn, gm switches the model. A virtual line
+-- above the prompt says a turn runs and what is queued.
 local async = require("rx_bridge.async")
 local config = require("rx_bridge.config")
 local log = require("rx_bridge.log")
@@ -9,6 +11,7 @@ local text = require("rx_bridge.text")
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("rx_bridge.chat")
+local busy_ns = vim.api.nvim_create_namespace("rx_bridge.chat.busy")
 local PROMPT = "> "
 
 -- "<client_id>\0<sessionId>" -> chat
@@ -139,6 +142,7 @@ end
 
 ---@param u rx.ToolCallUpdate
 local function on_tool_call(chat, u)
+  -- toolCallId is unique within the session (not the model's own id).
   local id = text.line(u.toolCallId)
   local t = chat.tools[id]
   -- A subagent run's tool calls are named after it.
@@ -217,7 +221,12 @@ function M.on_update(client_id, params)
   elseif kind == "usage" then
     -- One per model call; a turn with tool calls has several.
     if type(u.usage) == "table" and type(u.usage.totalTokens) == "number" then
-      chat.tokens = (chat.tokens or 0) + u.usage.totalTokens
+      local t = chat.tokens or { total = 0, prompt = 0, completion = 0, cached = 0 }
+      t.total = t.total + u.usage.totalTokens
+      t.prompt = t.prompt + (tonumber(u.usage.promptTokens) or 0)
+      t.completion = t.completion + (tonumber(u.usage.completionTokens) or 0)
+      t.cached = t.cached + (tonumber(u.usage.cacheHitTokens) or 0)
+      chat.tokens = t
     end
   elseif kind == "notice" then
     out(chat, { "! " .. (sub and (text.line(sub.name) .. ": ") or "") .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
@@ -270,6 +279,12 @@ function M.on_permission(client_id, params)
     return { outcome = { outcome = "cancelled" } }
   end
   local choice = async.exclusive(function()
+    -- A select that blocks (inputlist) shows over a screen that is not
+    -- redrawn until it is answered: show the call and the question first.
+    if chat and valid(chat) then
+      scroll(chat)
+      vim.cmd("redraw")
+    end
     return require("rx_bridge.ui").select(options, {
       prompt = "Reasonix asks to run: " .. title,
       kind = "rx_bridge.permission",
@@ -290,9 +305,71 @@ local function client_of(chat)
   return chat.client_id and vim.lsp.get_client_by_id(chat.client_id) or nil
 end
 
+-- Stop reasons as people say them.
+local STOPS = {
+  end_turn = "done",
+  cancelled = "cancelled",
+  max_tokens = "stopped: max tokens (the answer was cut off)",
+  max_turn_requests = "stopped: step limit reached (step_budget model requests)",
+  refusal = "stopped: refused (the model, or a plugin, declined)",
+}
+
+--- The words for a stop reason; an unknown one is shown as it is.
+function M.stop_text(reason)
+  reason = text.line(reason or "end_turn")
+  return STOPS[reason] or ("stopped: " .. reason:gsub("_", " "))
+end
+
+--- "12 tokens (10 in, 2 out, 4 cached)" for a turn's usage, or nil.
+local function usage_text(t)
+  if not t then
+    return nil
+  end
+  local s = ("%d tokens (%d in, %d out"):format(t.total, t.prompt, t.completion)
+  if t.cached > 0 then
+    s = s .. (", %d cached"):format(t.cached)
+  end
+  return s .. ")"
+end
+
+--- The virtual line above the prompt while a turn runs: how long it has
+--- run, what is queued, how to cancel. Cleared when idle.
+local function show_busy(chat)
+  if not valid(chat) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(chat.buf, busy_ns, 0, -1)
+  if not chat.busy then
+    return
+  end
+  local secs = math.floor((vim.uv.now() - chat.started) / 1000)
+  local lines = { { { ("⏳ working… %ds · <C-c> cancels"):format(secs), "RxBridgeChatMeta" } } }
+  for _, q in ipairs(chat.queue) do
+    lines[#lines + 1] = { { "⏸ queued: " .. text.line(q), "RxBridgeChatNotice" } }
+  end
+  vim.api.nvim_buf_set_extmark(chat.buf, busy_ns, prompt_row(chat), 0, { virt_lines = lines, virt_lines_above = true })
+  -- The buffer's state for statuslines: b:rx_bridge_busy.
+  vim.b[chat.buf].rx_bridge_busy = true
+end
+
+local function stop_busy(chat)
+  if chat.timer then
+    chat.timer:stop()
+    chat.timer:close()
+    chat.timer = nil
+  end
+  if valid(chat) then
+    vim.api.nvim_buf_clear_namespace(chat.buf, busy_ns, 0, -1)
+    vim.b[chat.buf].rx_bridge_busy = false
+  end
+end
+
+local run_turn -- defined below
+
 ---@param res rx.PromptResult
 local function finish_turn(chat, err, res)
   chat.busy = false
+  stop_busy(chat)
   if not valid(chat) then
     return
   end
@@ -307,49 +384,128 @@ local function finish_turn(chat, err, res)
     end
     -- The bridge's stop reason, whatever <C-c> asked for.
     local reason = text.line(res.stopReason or "end_turn")
-    local foot = "— " .. reason
-    if chat.tokens then
-      foot = foot .. (" · %d tokens"):format(chat.tokens)
+    local foot = "— " .. M.stop_text(reason)
+    local usage = usage_text(chat.tokens)
+    if usage then
+      foot = foot .. " · " .. usage
     end
     out(chat, { foot }, reason == "end_turn" and "RxBridgeChatMeta" or "RxBridgeChatNotice")
   end
   chat.cancelled = false
+  -- The next queued prompt, shown where the user would have typed it.
+  local nxt = table.remove(chat.queue, 1)
+  if nxt and client_of(chat) then
+    out(chat, { PROMPT .. nxt })
+    run_turn(chat, nxt)
+  end
 end
 
---- Sends a prompt (the prompt buffer's callback).
-function M.submit(chat, prompt)
-  if prompt:match("^%s*$") then
-    return
-  end
+function run_turn(chat, prompt)
   local c = client_of(chat)
-  if not c then
-    out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
-    return
-  end
-  if chat.busy then
-    out(chat, { "(a turn is running; <C-c> cancels it)" }, "RxBridgeChatMeta")
-    return
-  end
   chat.busy = true
   chat.cancelled = false
   chat.got_text = false
   chat.tokens = nil
   chat.stream = nil
+  chat.started = vim.uv.now()
+  show_busy(chat)
+  chat.timer = vim.uv.new_timer()
+  chat.timer:start(1000, 1000, vim.schedule_wrap(function()
+    if chat.busy then
+      show_busy(chat)
+    end
+  end))
   async.run(function()
     local err, res = async.request(c, "rx/session/prompt", { sessionId = chat.session_id, prompt = prompt })
     finish_turn(chat, err, res)
   end)
 end
 
+--- Queues a prompt while a turn runs: it is sent when the turn ends.
+local function enqueue(chat, prompt)
+  chat.queue[#chat.queue + 1] = prompt
+  show_busy(chat)
+end
+
+--- Sends a prompt (the prompt buffer's callback). While a turn runs, the
+--- line just entered leaves the buffer (the answer goes on streaming
+--- above the prompt) and the prompt is queued.
+function M.submit(chat, prompt)
+  if prompt:match("^%s*$") then
+    return
+  end
+  if not client_of(chat) then
+    out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
+    return
+  end
+  if chat.busy then
+    local row = prompt_row(chat) - 1
+    if valid(chat) and row >= 0 and vim.api.nvim_buf_get_lines(chat.buf, row, row + 1, false)[1] == PROMPT .. prompt then
+      vim.api.nvim_buf_set_lines(chat.buf, row, row + 1, false, {})
+      vim.bo[chat.buf].modified = false
+    end
+    enqueue(chat, prompt)
+    return
+  end
+  run_turn(chat, prompt)
+end
+
 --- Sends line as if typed at the prompt: it shows as the prompt line, then
---- the turn runs.
+--- the turn runs (queued while one runs).
 function M.submit_line(chat, line)
   if chat.busy then
-    out(chat, { "(a turn is running; <C-c> cancels it)" }, "RxBridgeChatMeta")
+    enqueue(chat, line)
+    return
+  end
+  if not client_of(chat) then
+    M.submit(chat, line)
     return
   end
   out(chat, { PROMPT .. line })
-  M.submit(chat, line)
+  run_turn(chat, line)
+end
+
+--- Switches the chat's model (rx/session/setModel): the running turn
+--- keeps its model, the next one uses this. Without a ref, the catalog is
+--- offered through vim.ui.select.
+function M.set_model(chat, ref)
+  async.run(function()
+    local c = client_of(chat)
+    if not c then
+      return
+    end
+    local actions = require("rx_bridge.actions")
+    if not ref or ref == "" then
+      local st = require("rx_bridge.state").get(c.id)
+      local res = st and (st.models or actions.fetch_models(c, st)) or {}
+      local refs = {}
+      for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
+        if type(m) == "table" and type(m.ref) == "string" then
+          refs[#refs + 1] = m.ref
+        end
+      end
+      if #refs == 0 then
+        vim.notify("rx-bridge: no models known (:Rx models)", vim.log.levels.WARN)
+        return
+      end
+      -- Asked at once, not queued behind a plugin's question (or the
+      -- permission question the turn waits on): the user asked for it.
+      ref = require("rx_bridge.ui").select(refs, {
+        prompt = "Model for this chat (now " .. text.line(chat.model) .. ")",
+        kind = "rx_bridge.model",
+      })
+      if not ref then
+        return
+      end
+    end
+    local err = async.request(c, "rx/session/setModel", { sessionId = chat.session_id, model = ref })
+    if err then
+      vim.notify("rx-bridge: cannot switch the model: " .. actions.err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    chat.model = ref
+    out(chat, { ("model: %s%s"):format(text.line(ref), chat.busy and " (from the next turn)" or "") }, "RxBridgeChatMeta")
+  end)
 end
 
 --- Sends line (a slash command with its arguments) as a turn in a chat of
@@ -460,10 +616,25 @@ local function create_buffer(chat)
   vim.keymap.set("n", "<C-c>", function()
     M.cancel(chat)
   end, { buffer = buf, desc = "cancel the running turn" })
+  vim.keymap.set("n", "gm", function()
+    M.set_model(chat)
+  end, { buffer = buf, desc = "switch this chat's model (from the next turn)" })
+  vim.api.nvim_buf_create_user_command(buf, "RxChatModel", function(o)
+    M.set_model(chat, o.args)
+  end, {
+    nargs = "?",
+    desc = "switch this chat's model (from the next turn)",
+    complete = function(arglead)
+      return vim.tbl_filter(function(r)
+        return vim.startswith(r, arglead)
+      end, require("rx_bridge.actions").model_refs())
+    end,
+  })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
     callback = function()
+      stop_busy(chat)
       M.chats[key(chat.client_id, chat.session_id)] = nil
       local c = client_of(chat)
       if c then
@@ -476,7 +647,7 @@ local function create_buffer(chat)
   })
   out(chat, {
     ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
-    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands",
+    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands · gm switches the model",
     "",
   }, "RxBridgeChatMeta")
   return buf
@@ -516,6 +687,7 @@ function M.open(model, on_open)
       model = res.model or model or "",
       tools = {},
       busy = false,
+      queue = {},
     }
     M.chats[key(c.id, res.sessionId)] = chat
     local buf = create_buffer(chat)
@@ -544,6 +716,8 @@ function M.forget(client_id)
     if chat.client_id == client_id then
       M.chats[k] = nil
       chat.busy = false
+      chat.queue = {}
+      stop_busy(chat)
       out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
       chat.client_id = nil
     end

@@ -162,9 +162,30 @@ end
 
 local missing_notified = {}
 
---- The running client for root, or nil.
+--- Our clients: the initialized ones vim.lsp lists, and those still
+--- initializing that this plugin started (state has them from the start).
+--- Public vim.lsp API only: get_clients lists initialized clients,
+--- get_client_by_id finds any.
+function M.all()
+  local out, seen = {}, {}
+  for _, c in ipairs(vim.lsp.get_clients({ name = M.NAME })) do
+    seen[c.id] = true
+    out[#out + 1] = c
+  end
+  for id in pairs(state.clients) do
+    local c = not seen[id] and vim.lsp.get_client_by_id(id) or nil
+    if c and c.name == M.NAME then
+      out[#out + 1] = c
+    end
+  end
+  return out
+end
+
+--- The running client for root, or nil. (One that vim.lsp.enable started
+--- and that is still initializing is not listed; vim.lsp.start in ensure
+--- reuses it.)
 function M.get(root)
-  for _, c in ipairs(vim.lsp.get_clients({ name = M.NAME, _uninitialized = true })) do
+  for _, c in ipairs(M.all()) do
     if c.root_dir == root and not compat.is_stopped(c) then
       return c
     end
@@ -246,14 +267,15 @@ local group = vim.api.nvim_create_augroup("rx_bridge.client", { clear = true })
 -- InvalidRequest and make vim.lsp kill the bridge before its plugins are
 -- down. So this only waits, bounded, for the bridges to exit.
 local function wait_for_exit()
-  local ours = vim.lsp.get_clients({ name = M.NAME, _uninitialized = true })
+  local ours = M.all()
   if #ours == 0 then
     return
   end
   if compat.has_011 then
-    -- 0.11+ marks a client it asked to stop; one it missed is stopped here.
+    -- 0.11+ stops the initialized clients; one still initializing is
+    -- stopped here.
     for _, c in ipairs(ours) do
-      if not c._is_stopping and not compat.exited(c) then
+      if not c.initialized and not compat.exited(c) then
         compat.stop(c)
       end
     end

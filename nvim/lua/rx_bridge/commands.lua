@@ -17,9 +17,12 @@ local subcommands = {
   log = function()
     require("rx_bridge.log").open()
   end,
+  cards = function()
+    require("rx_bridge.card").pick()
+  end,
 }
 
-M.subcommand_names = { "actions", "log", "models", "plugins", "reload" }
+M.subcommand_names = { "actions", "cards", "log", "models", "plugins", "reload" }
 
 --- key=value words to an args object (string values only).
 local function parse_args(words)

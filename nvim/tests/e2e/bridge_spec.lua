@@ -86,7 +86,7 @@ T.test(":RxChat streams a turn; session.start shows hello's status", function()
   T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("\n— ", 1, true) ~= nil end, "the turn", 20000)
   local text = T.buf_text(chat.buf)
   dump(text)
-  T.contains(text, "> echo these words back\necho these words back\n— end_turn")
+  T.contains(text, "> echo these words back\necho these words back\n— done")
 end)
 
 T.test("a tool call and its permission question show inline", function()

@@ -78,7 +78,7 @@ T.test(":Rx actions runs /kit:review: its arguments asked, the expanded text ans
   local text = T.buf_text(chat.buf)
   dump(text)
   T.contains(T.ui.input[1].prompt, "/kit:review <file>")
-  T.contains(text, "> /kit:review main.go\nReview main.go carefully.\n— end_turn")
+  T.contains(text, "> /kit:review main.go\nReview main.go carefully.\n— done")
 end)
 
 T.test("typing / at the start of the chat prompt completes the commands; the chosen one runs", function()
@@ -96,7 +96,7 @@ T.test("typing / at the start of the chat prompt completes the commands; the cho
   T.wait(function() return not chat.busy and turns(chat.buf) > n end, "the turn", 20000)
   local text = T.buf_text(chat.buf)
   dump(text)
-  T.contains(text, "> /kit:review notes.txt\nReview notes.txt carefully.\n— end_turn")
+  T.contains(text, "> /kit:review notes.txt\nReview notes.txt carefully.\n— done")
 end)
 
 T.test("the model calls the package's MCP tool; the call shows in :RxChat", function()

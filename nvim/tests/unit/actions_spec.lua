@@ -26,7 +26,7 @@ T.test(":Rx completes subcommands and /plugin:action names", function()
   T.eq({ "/hello:greet" }, vim.fn.getcompletion("Rx hello:g", "cmdline"))
   T.eq({ "reload" }, vim.fn.getcompletion("Rx rel", "cmdline"))
   local all = vim.fn.getcompletion("Rx ", "cmdline")
-  T.eq({ "actions", "log", "models", "plugins", "reload", "/hello:card", "/hello:greet" }, all)
+  T.eq({ "actions", "cards", "log", "models", "plugins", "reload", "/hello:card", "/hello:greet" }, all)
   T.eq({}, vim.fn.getcompletion("Rx /hello:greet ", "cmdline"))
 end)
 

@@ -28,17 +28,17 @@ end)
 
 T.test("a turn streams into the buffer with its tool call inline, above the prompt line", function()
   type_prompt("hello tool there")
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("— end_turn", 1, true) ~= nil end, "the turn to end")
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("— done", 1, true) ~= nil end, "the turn to end")
   T.eq({ sessionId = "s-1", prompt = "hello tool there" }, T.received(client, "rx/session/prompt")[1].params)
   local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
   T.eq("> ", lines[#lines], "the prompt line stays last")
   local text = table.concat(lines, "\n")
-  T.contains(text, "> hello tool there\n⚙ read_file README.md (read) [completed]\n    # rx-bridge\n    line 2\n    line 3\n    … 2 more lines\nhello tool there\n— end_turn · 6 tokens\n> ")
+  T.contains(text, "> hello tool there\n⚙ read_file README.md (read) [completed]\n    # rx-bridge\n    line 2\n    line 3\n    … 2 more lines\nhello tool there\n— done · 6 tokens (3 in, 3 out)\n> ")
 end)
 
 T.test("a subagent run shows one working line and its tool calls named after it, not its text", function()
   type_prompt("a subagent here")
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("a subagent here\n— end_turn", 1, true) ~= nil end,
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("a subagent here\n— done", 1, true) ~= nil end,
     "the turn to end")
   local text = T.buf_text(chat.buf)
   T.contains(text, "> a subagent here\n  🧬 kit:agent:reviewer is working…\n⚙ kit:agent:reviewer › grep TODO (search) [completed]\n")
@@ -49,7 +49,7 @@ T.test("a permission question is asked inline and answered", function()
   local n = #T.ui.select
   T.answers.select = { "Allow" }
   type_prompt("permission please")
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("permission please\n— end_turn", 1, true) ~= nil end,
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("permission please\n— done", 1, true) ~= nil end,
     "the turn to end")
   T.eq({ "Allow", "Deny" }, T.ui.select[n + 1].shown)
   T.eq("Reasonix asks to run: run_command go test ./...", T.ui.select[n + 1].prompt)

@@ -16,7 +16,7 @@ end
 T.test("plugin/rx_bridge.lua defines the commands without starting anything", function()
   T.eq(2, vim.fn.exists(":Rx"))
   T.eq(2, vim.fn.exists(":RxChat"))
-  T.eq({}, vim.lsp.get_clients({ name = "rx_bridge", _uninitialized = true }))
+  T.eq({}, require("rx_bridge.client").all())
 end)
 
 T.test("packadd loads the plugin from a package", function()
@@ -95,11 +95,11 @@ T.test("a server speaking another editor protocol version is stopped with a mess
   for _, c in ipairs(vim.lsp.get_clients({ name = "rx_bridge" })) do
     require("rx_bridge.compat").stop(c)
   end
-  T.wait(function() return #vim.lsp.get_clients({ name = "rx_bridge", _uninitialized = true }) == 0 end, "the old client to stop")
+  T.wait(function() return #require("rx_bridge.client").all() == 0 end, "the old client to stop")
   T.setup({ cmd_env = { FAKE_PROTOCOL_VERSION = "2" } })
   require("rx_bridge").start()
   T.wait(function() return T.find_note("editor protocol version 2") ~= nil end, "the message")
-  T.wait(function() return #vim.lsp.get_clients({ name = "rx_bridge", _uninitialized = true }) == 0 end, "the client to stop")
+  T.wait(function() return #require("rx_bridge.client").all() == 0 end, "the client to stop")
 end)
 
 T.test("the help file has tags for the commands and the API", function()
