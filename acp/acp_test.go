@@ -222,7 +222,8 @@ func TestActionArgs(t *testing.T) {
 
 func TestApprovalOptions(t *testing.T) {
 	t.Parallel()
-	opts := permissionOptions("apply_edit", false)
+	g, offered := grantFor(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: "apply_edit"}}, t.TempDir())
+	opts := permissionOptions(g, offered)
 	b, _ := json.Marshal(opts)
 	want := `[{"kind":"allow_once","name":"Allow","optionId":"allow_once"},{"kind":"allow_always","name":"Allow Edit for this session","optionId":"allow_always"},{"kind":"reject_once","name":"Reject","optionId":"reject_once"}]`
 	if string(b) != want {

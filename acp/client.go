@@ -3,7 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/agent/tools"
 	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -71,85 +72,21 @@ func (e *clientEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error
 	return err
 }
 
-// The permission options, their ids the kinds (as the reference's).
-const (
-	optAllowOnce   = "allow_once"
-	optAllowAlways = "allow_always"
-	optRejectOnce  = "reject_once"
-)
-
-// permissionOptions are the answers to a tool call's prompt: allow once,
-// allow the tool for the rest of the session, reject.
-func permissionOptions(tool string, readOnly bool) []acpsdk.PermissionOption {
-	rule := tool
-	if !readOnly && tool == "apply_edit" {
-		rule = "Edit"
-	}
-	return []acpsdk.PermissionOption{
-		{OptionId: optAllowOnce, Name: "Allow", Kind: acpsdk.PermissionOptionKindAllowOnce},
-		{OptionId: optAllowAlways, Name: "Allow " + rule + " for this session", Kind: acpsdk.PermissionOptionKindAllowAlways},
-		{OptionId: optRejectOnce, Name: "Reject", Kind: acpsdk.PermissionOptionKindRejectOnce},
-	}
-}
-
-// RequestPermission asks the client about a tool call; a tool allowed
-// for the session is not asked about again. allow_once allows,
-// allow_always allows and grants the tool for the session, anything
-// else (reject, a dismissed prompt, a failed request) denies; a prompt
-// withdrawn because the turn is cancelled is PermissionCancelled.
-func (e *clientEditor) RequestPermission(ctx context.Context, req agent.PermissionRequest) (agent.PermissionOutcome, error) {
-	ss, ok := e.s.session(acpsdk.SessionId(req.SessionID))
-	if !ok {
-		return agent.PermissionDeny, nil
-	}
-	tc := req.ToolCall
-	if ss.granted(tc.Name) {
-		return agent.PermissionAllow, nil
-	}
-	kind, status := toolKind(tc.Kind), acpsdk.ToolCallStatusPending
-	title := toolTitle(tc)
-	call := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(tc.Key), Title: &title, Kind: &kind, Status: &status, RawInput: rawInput(tc.Arguments), Locations: locations(tc.Locations)}
-	if d := editDiffs(tc); d != nil {
-		call.Content = d
-	}
-	res, err := e.s.client().RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(req.SessionID), ToolCall: call, Options: permissionOptions(tc.Name, req.ReadOnly)})
-	switch {
-	case ctx.Err() != nil:
-		return agent.PermissionCancelled, nil
-	case err != nil:
-		e.s.log.Warn("session/request_permission failed; the call is denied", "tool", tc.Name, "err", redact.String(err.Error()))
-		return agent.PermissionDeny, nil
-	case res.Outcome.Cancelled != nil:
-		return agent.PermissionCancelled, nil
-	case res.Outcome.Selected == nil:
-		return agent.PermissionDeny, nil
-	}
-	switch res.Outcome.Selected.OptionId {
-	case optAllowOnce:
-		return agent.PermissionAllow, nil
-	case optAllowAlways:
-		ss.grant(tc.Name)
-		return agent.PermissionAllow, nil
-	}
-	return agent.PermissionDeny, nil
-}
-
 // clientUI is the plugins' UI over ACP, in the session that has the
-// focus (the one whose prompt or action runs). ACP has no widgets for
-// them: a select, a confirm or an input is asked as a
-// session/request_permission whose options are the answers (the
-// reference's mapping); everything shown is a message chunk.
+// focus (the one whose prompt or action runs). Questions (host/ui/request)
+// are an ACP elicitation (a form of one or every field) when the client
+// declares elicitation.form, else the reference's mapping: a
+// session/request_permission whose options are the answers. Surfaces are
+// message chunks (the reference's text fallbacks), and for clients that
+// negotiated it also the reference's _reasonix.io/extension_surface
+// update (surface.go).
 type clientUI struct{ s *server }
 
 var _ editorui.Editor = (*clientUI)(nil)
 
-func (u *clientUI) Supports(k editorui.Kind) bool {
-	switch k {
-	case editorui.KindSelect, editorui.KindConfirm, editorui.KindInput:
-		return true
-	}
-	return false
-}
+// Supports: every kind; a form's questions are asked field by field
+// without elicitation (Form), a published form is announced (ShowForm).
+func (u *clientUI) Supports(editorui.Kind) bool { return true }
 
 // choice is one answer offered for a question.
 type choice struct {
@@ -188,15 +125,21 @@ func (u *clientUI) ask(ctx context.Context, p editorui.Prompt, choices []choice)
 		}
 		return editorui.Answer{Cancelled: true}, nil
 	}
-	if res.Outcome.Selected == nil {
-		return editorui.Answer{Cancelled: true}, nil
+	return pickedAnswer(f.Key, res.Outcome, choices), nil
+}
+
+// pickedAnswer maps a permission outcome to the answer of field key: the
+// value of the choice its option names; anything else cancels.
+func pickedAnswer(key string, out acpsdk.RequestPermissionOutcome, choices []choice) editorui.Answer {
+	if out.Selected == nil {
+		return editorui.Answer{Cancelled: true}
 	}
-	picked := string(res.Outcome.Selected.OptionId)
-	n, err := strconv.Atoi(strings.TrimPrefix(picked, f.Key+":"))
-	if !strings.HasPrefix(picked, f.Key+":") || err != nil || n < 1 || n > len(choices) {
-		return editorui.Answer{Cancelled: true}, nil
+	picked := string(out.Selected.OptionId)
+	n, err := strconv.Atoi(strings.TrimPrefix(picked, key+":"))
+	if !strings.HasPrefix(picked, key+":") || err != nil || n < 1 || n > len(choices) {
+		return editorui.Answer{Cancelled: true}
 	}
-	return editorui.Answer{Values: map[string]json.RawMessage{f.Key: choices[n-1].value}}, nil
+	return editorui.Answer{Values: map[string]json.RawMessage{key: choices[n-1].value}}
 }
 
 func jsonString(s string) json.RawMessage {
@@ -204,47 +147,85 @@ func jsonString(s string) json.RawMessage {
 	return b
 }
 
+// Select, MultiSelect, Input and Confirm ask one field: through an
+// elicitation when the client offers one, else as a permission request.
 func (u *clientUI) Select(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
-	if len(p.Fields) != 1 {
-		return editorui.Answer{Cancelled: true}, nil
-	}
-	var cs []choice
-	for _, o := range p.Fields[0].Options {
-		cs = append(cs, choice{name: o, value: jsonString(o)})
-	}
-	return u.ask(ctx, p, cs)
+	return u.one(ctx, p)
 }
-
-func (u *clientUI) Confirm(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
-	return u.ask(ctx, p, []choice{{"Yes", json.RawMessage("true")}, {"No", json.RawMessage("false")}})
+func (u *clientUI) MultiSelect(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
 }
-
-// Input can offer only its default (a permission request has no text
-// field); without one it can only be cancelled.
 func (u *clientUI) Input(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+func (u *clientUI) Confirm(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+
+func (u *clientUI) one(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
 	if len(p.Fields) != 1 {
 		return editorui.Answer{Cancelled: true}, nil
 	}
+	if u.s.elicits() {
+		return u.elicit(ctx, p)
+	}
+	return u.askField(ctx, p)
+}
+
+// askField asks p's one field as a permission request, the reference's
+// mapping: a select's options, Yes/No for a confirm, a multi-select's
+// options one at a time (one answer), an input only its default (a
+// permission request has no text field; without one it can only be
+// cancelled).
+func (u *clientUI) askField(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	f := p.Fields[0]
 	var cs []choice
-	var def string
-	if d := p.Fields[0].Default; d != nil && json.Unmarshal(d, &def) == nil && def != "" {
-		cs = append(cs, choice{name: "Use " + strconv.Quote(def), value: jsonString(def)})
+	switch f.Kind {
+	case extproto.FieldConfirm:
+		cs = []choice{{"Yes", json.RawMessage("true")}, {"No", json.RawMessage("false")}}
+	case extproto.FieldSelect:
+		for _, o := range f.Options {
+			cs = append(cs, choice{name: o, value: jsonString(o)})
+		}
+	case extproto.FieldMultiselect:
+		for _, o := range f.Options {
+			b, _ := json.Marshal([]string{o})
+			cs = append(cs, choice{name: o, value: b})
+		}
+	case extproto.FieldInput:
+		var def string
+		if d := f.Default; d != nil && json.Unmarshal(d, &def) == nil && def != "" {
+			cs = append(cs, choice{name: "Use " + strconv.Quote(def), value: jsonString(def)})
+		}
 	}
 	return u.ask(ctx, p, cs)
 }
 
-var errUnsupported = errors.New("acp: not rendered natively")
-
-func (u *clientUI) MultiSelect(context.Context, editorui.Prompt) (editorui.Answer, error) {
-	return editorui.Answer{}, errUnsupported
+// Form asks every field of a request at once: one elicitation, or
+// without one field after field as the hub would (a dismissed optional
+// field is left out, a dismissed required one cancels the whole form).
+func (u *clientUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	if u.s.elicits() {
+		return u.elicit(ctx, p)
+	}
+	values := map[string]json.RawMessage{}
+	for _, f := range p.Fields {
+		one := p
+		one.Fields = []editorui.Field{f}
+		a, err := u.askField(ctx, one)
+		if err != nil || ctx.Err() != nil {
+			return editorui.Answer{Cancelled: true}, err
+		}
+		if a.Cancelled {
+			if f.Required {
+				return editorui.Answer{Cancelled: true}, nil
+			}
+			continue
+		}
+		maps.Copy(values, a.Values)
+	}
+	return editorui.Answer{Values: values}, nil
 }
-func (u *clientUI) Form(context.Context, editorui.Prompt) (editorui.Answer, error) {
-	return editorui.Answer{}, errUnsupported
-}
-func (u *clientUI) Notify(context.Context, editorui.Notification) error { return errUnsupported }
-func (u *clientUI) Status(context.Context, editorui.Status) error       { return errUnsupported }
-func (u *clientUI) Card(context.Context, editorui.Card) error           { return errUnsupported }
-func (u *clientUI) ShowForm(context.Context, editorui.Form) error       { return errUnsupported }
 
 // ShowMessage is a message chunk in the focused session ("[warning] …"
 // for warnings and errors); with no session to show it in, it is logged.
@@ -254,12 +235,17 @@ func (u *clientUI) ShowMessage(_ context.Context, sev editorui.Severity, text st
 		u.s.log.Info(text)
 		return nil
 	}
-	prefix := "\n\n"
-	if sev == editorui.SeverityWarn || sev == editorui.SeverityError {
-		prefix += "[warning] "
-	}
-	u.s.send(id, acpsdk.UpdateAgentMessageText(prefix+text))
+	u.s.send(id, acpsdk.UpdateAgentMessageText(chunkPrefix(sev)+text))
 	return nil
+}
+
+// chunkPrefix starts a shown text on a paragraph of its own, "[warning] "
+// for warnings and errors (the reference's severity prefix).
+func chunkPrefix(sev editorui.Severity) string {
+	if sev == editorui.SeverityWarn || sev == editorui.SeverityError {
+		return "\n\n[warning] "
+	}
+	return "\n\n"
 }
 
 // ShowMessageRequest offers the choices as a permission request.

@@ -33,6 +33,18 @@ func runMCPServer(marker string) {
 			_ = json.Unmarshal(r.Params.Arguments, &a)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(a.Text) + "!"}}}, nil
 		})
+	// brief is a prompt; add_prompt adds another (prompts/list_changed).
+	s.AddPrompt(&mcp.Prompt{Name: "brief", Description: "Brief someone", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}},
+		func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Brief me on " + r.Params.Arguments["topic"]}}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "add_prompt", Description: "adds the prompt later", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddPrompt(&mcp.Prompt{Name: "later"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "later"}}}}, nil
+			})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added"}}}, nil
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 	if f, err := os.OpenFile(marker, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 		_, _ = f.WriteString("exit\n")

@@ -89,6 +89,7 @@ func (s *server) startMCP(ctx context.Context, as *agent.Session, servers []mcph
 	id := as.ID()
 	gate := &noticeGate{send: func(text string) { s.send(id, acpsdk.UpdateAgentMessageText(text)) }}
 	h := mcphost.New(servers, mcphost.Options{Workspace: as.Workspace(), OnNotice: func(n mcphost.Notice) {
+		s.sessionMCPNotice(id, n)
 		if n.Text == "" {
 			return
 		}

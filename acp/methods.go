@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"regexp"
@@ -36,6 +37,7 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 			},
 			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
+			Meta:               agentMeta(),
 		},
 		AgentInfo:   &acpsdk.Implementation{Name: "rx-bridge", Version: s.opts.Version},
 		AuthMethods: []acpsdk.AuthMethod{},
@@ -78,7 +80,7 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	}
 	ss := s.register(ctx, as, servers)
 	id := as.ID()
-	s.out.after(`"sessionId":"`+id+`"`, func() { ss.notices.open(); s.advertise(id) })
+	s.out.after(func() { ss.notices.open(); s.advertise(id) }, `"sessionId":"`+id+`"`)
 	models, opts := s.configState(as)
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, Modes: modeState(as), ConfigOptions: opts}, nil
 }
@@ -161,9 +163,9 @@ func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
-	s.advertise(ss.s.ID())
+	s.advertiseAfter(ss.s.ID())
 	models, opts := s.configState(ss.s)
-	return acpsdk.LoadSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts}, nil
+	return acpsdk.LoadSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
 }
 
 // ResumeSession opens a stored session without replaying it.
@@ -172,9 +174,9 @@ func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionReques
 	if err != nil {
 		return acpsdk.ResumeSessionResponse{}, err
 	}
-	s.advertise(ss.s.ID())
+	s.advertiseAfter(ss.s.ID())
 	models, opts := s.configState(ss.s)
-	return acpsdk.ResumeSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts}, nil
+	return acpsdk.ResumeSessionResponse{Models: models, Modes: modeState(ss.s), ConfigOptions: opts, Meta: openedMeta(ss.s.ID())}, nil
 }
 
 // ListSessions lists the home's stored sessions (of cwd when given),
@@ -237,13 +239,30 @@ func (s *server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
 }
 
 // advertise sends the session's available_commands_update: the running
-// generation's plugin UI actions and slash commands.
-func (s *server) advertise(id string) {
-	snap, release := s.rt.Acquire()
-	cmds := availableCommands(snap.Commands())
-	release()
-	if len(cmds) == 0 {
+// generation's plugin UI actions and slash commands, and the prompts of
+// the session's own MCP servers (commandsFor); a list the session was
+// last sent is not sent again.
+func (s *server) advertise(id string) { s.sendCommands(id, false) }
+
+// sendCommands sends session id's command list if it changed; refresh
+// sends nothing before the list that follows the session's opening
+// response (the client does not know the session before it).
+func (s *server) sendCommands(id string, refresh bool) {
+	ss, ok := s.session(acpsdk.SessionId(id))
+	if !ok {
 		return
 	}
+	ss.advertMu.Lock()
+	defer ss.advertMu.Unlock()
+	if refresh && !ss.opened {
+		return
+	}
+	ss.opened = true
+	cmds := s.commandsFor(id)
+	b, _ := json.Marshal(cmds)
+	if len(cmds) == 0 || string(b) == ss.advertised {
+		return
+	}
+	ss.advertised = string(b)
 	s.send(id, acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
 }

@@ -72,6 +72,9 @@ type server struct {
 	// focus is the session the plugins' UI goes to: the one that last
 	// started a prompt (one runtime serves every session).
 	focus string
+	// shownText is the text each surface last showed, by session, plugin
+	// and surface id (clientUI.showSurface).
+	shownText map[string]string
 }
 
 // session is one ACP session: an agent session and what the client
@@ -88,6 +91,12 @@ type session struct {
 	// lastUsage is the provider's usage of the running turn's last
 	// round (nil for none yet), for usage_update.
 	lastUsage *extproto.ProviderUsage
+
+	// advertised is the command list last sent (JSON); opened says the
+	// list that follows the opening response went out. Under advertMu.
+	advertMu   sync.Mutex
+	advertised string
+	opened     bool
 }
 
 func (s *session) granted(tool string) bool {
@@ -105,6 +114,12 @@ func (s *session) grant(tool string) {
 // Serve runs an ACP agent on in and out until in ends or ctx is done,
 // then closes every session and the plugin runtime.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	return serve(ctx, in, out, opts, nil)
+}
+
+// serve is Serve; started, if set, gets the server once it is connected
+// (tests reach the runtime through it).
+func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, started func(*server)) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -121,14 +136,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	}
 	opts.Workspace = ws
 	s := &server{opts: opts, log: opts.Logger, ctx: ctx, out: &frameWriter{w: out}, ready: make(chan struct{}),
-		sessions: map[string]*session{}, replaying: map[string]bool{}}
+		sessions: map[string]*session{}, replaying: map[string]bool{}, shownText: map[string]string{}}
 	if err := s.start(ctx); err != nil {
 		return err
 	}
 	defer s.close()
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, newMethodRouter(in))
+	// The SDK starts reading at once and its logger can only be set
+	// afterwards: nothing is read until it is (an input that ends at once
+	// would otherwise race SetLogger).
+	logged := make(chan struct{})
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: newMethodRouter(in), open: logged})
 	s.conn.SetLogger(s.log)
+	close(logged)
 	close(s.ready)
+	if started != nil {
+		started(s)
+	}
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
@@ -165,6 +188,7 @@ func (s *server) start(ctx context.Context) error {
 			return func(snap *pluginrt.Snapshot, err error) {
 				if err == nil {
 					s.hub.Bind(snap.ID, snap.Actions)
+					go s.readvertise()
 				}
 			}, nil
 		},
@@ -208,6 +232,9 @@ func (s *server) mcpNotice(n mcphost.Notice) {
 		a.MCPNotice(n)
 	} else if n.Error {
 		s.log.Warn("MCP server " + n.Server + ": " + n.Text)
+	}
+	if n.ToolsChanged && a != nil {
+		go s.readvertise()
 	}
 }
 
@@ -305,4 +332,15 @@ func agentError(method string, err error) *acpsdk.RequestError {
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
 	}
 	return rpcError(codeInternal, "%s: %v", method, err)
+}
+
+// gatedReader reads r once open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }

@@ -21,10 +21,22 @@ type Editor interface {
 	RequestPermission(ctx context.Context, req PermissionRequest) (PermissionOutcome, error)
 }
 
+// Terminal is what an Editor may also implement to run the sessions'
+// run_command calls in its own terminal (an ACP client offering
+// terminal/*); every call then goes to it, after the permission rules and
+// hooks, and one it cannot start runs locally. Editors that do not
+// implement it (the LSP bridge, the terminal chat) run commands locally.
+type Terminal = tools.Terminal
+
 // PermissionRequest is one question to the user about a tool call.
 type PermissionRequest struct {
 	SessionID string
 	ToolCall  ToolCall
+	// Args are the arguments exactly as the tool gets them if allowed
+	// (ToolCall.Arguments is what is shown, which a plugin's change at
+	// tool.before shows redacted); a grant the editor keeps for the
+	// session must match these.
+	Args string
 	// ReadOnly reports whether the tool only reads.
 	ReadOnly bool
 }

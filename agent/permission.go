@@ -57,7 +57,7 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool 
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, ToolCallKey: tc.Key, Tool: tc.Name}})
 	t.notifyPermissionPrompt(ctx, tc)
 	t.s.j.checkpoint()
-	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, ReadOnly: tool.ReadOnly()})
+	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, Args: args, ReadOnly: tool.ReadOnly()})
 	if err != nil {
 		return "", Permission{}, t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))
 	}

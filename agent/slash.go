@@ -61,7 +61,7 @@ type Resolution struct {
 func (s *Session) Resolve(line string) (Resolution, bool) {
 	g, release := s.a.opts.Runtime.Acquire()
 	defer release()
-	sl, ok := resolveSlash(g, line, plugincontent.Env{MCPBindings: bindingsOf(g)})
+	sl, ok := resolveSlash(g, s.sessionMCP(), line, plugincontent.Env{MCPBindings: bindingsOf(g)})
 	return sl.res, ok
 }
 
@@ -73,6 +73,8 @@ type slashed struct {
 	text string
 	args []string
 	sub  *plugincontent.SubagentRequest
+	// mcp serves the MCP prompt: the runtime's host or the session's own.
+	mcp *mcphost.Host
 	// typed is the line as typed, shown as the user's message.
 	typed string
 }
@@ -92,8 +94,9 @@ func slashWords(line string) (name string, args []string) {
 }
 
 // resolveSlash resolves line on g in the ACP order: command, skill, MCP
-// prompt.
-func resolveSlash(g Pinned, line string, env plugincontent.Env) (slashed, bool) {
+// prompt (the runtime's servers', then those of own, the session's own
+// servers: a runtime prompt of the same name wins, as its tools do).
+func resolveSlash(g Pinned, own *mcphost.Host, line string, env plugincontent.Env) (slashed, bool) {
 	name, args := slashWords(line)
 	if name == "" {
 		return slashed{}, false
@@ -112,10 +115,13 @@ func resolveSlash(g Pinned, line string, env plugincontent.Env) (slashed, bool) 
 			return sl, true
 		}
 	}
-	if h := g.MCP(); h != nil {
+	for _, h := range []*mcphost.Host{g.MCP(), own} {
+		if h == nil {
+			continue
+		}
 		for _, p := range h.Prompts() {
 			if p.Name == name {
-				return slashed{res: Resolution{Kind: SlashMCPPrompt, Name: name}, args: args}, true
+				return slashed{res: Resolution{Kind: SlashMCPPrompt, Name: name}, args: args, mcp: h}, true
 			}
 		}
 	}
@@ -136,7 +142,7 @@ func bindingsOf(g Pinned) func(string) []plugincontent.MCPBinding {
 // only gives a notice, or an MCP prompt that cannot be fetched, ends the
 // turn here (t.stop is set) after showing the typed line and the notice.
 func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded string, err error) {
-	sl, ok := resolveSlash(t.g, text, t.contentEnv())
+	sl, ok := resolveSlash(t.g, t.mcp, text, t.contentEnv())
 	if !ok {
 		if name, _ := slashWords(text); name != "" {
 			t.notice(NoticeWarning, "", "", "unknown command: "+strings.TrimSpace(text)+" — sent as a regular message")
@@ -155,7 +161,7 @@ func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded str
 	}
 	switch sl.res.Kind {
 	case SlashMCPPrompt:
-		sl.text, err = t.g.MCP().GetPrompt(ctx, sl.res.Name, sl.args)
+		sl.text, err = sl.mcp.GetPrompt(ctx, sl.res.Name, sl.args)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return slashed{}, "", t.fail(ctx, err)

@@ -153,6 +153,9 @@ func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (strin
 		defer cancel()
 	}
 	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}
+	if term, ok := t.s.a.opts.Editor.(Terminal); ok {
+		env.Terminal = term
+	}
 	t.s.j.checkpoint()
 	out, err := tool.Run(ctx, env, json.RawMessage(args))
 	if err != nil {

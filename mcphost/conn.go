@@ -137,8 +137,9 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
-		Capabilities:           caps,
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { h.refresh(s) },
+		Capabilities:             caps,
+		ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { h.refresh(s) },
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { h.refresh(s) },
 	})
 	if h.opts.Workspace != "" {
 		//lint:ignore SA1019 as above
@@ -216,7 +217,8 @@ func discover(ctx context.Context, cs *mcp.ClientSession, server string) ([]Tool
 	return tools, prompts, nil
 }
 
-// refresh re-lists a ready server's tools after it announced a change.
+// refresh re-lists a ready server's tools and prompts after it announced
+// a change of either.
 // A pinned (cached) set stays what the model sees.
 func (h *Host) refresh(s *server) {
 	h.mu.Lock()

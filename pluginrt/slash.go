@@ -3,6 +3,7 @@ package pluginrt
 import (
 	"strings"
 
+	"github.com/rx-bridge/rx-bridge/mcphost"
 	"github.com/rx-bridge/rx-bridge/plugincontent"
 )
 
@@ -57,22 +58,32 @@ func (s *Snapshot) Slash() []Slash {
 			out = append(out, Slash{Name: sk.SlashName(), Source: src, Description: sk.Description, Plugin: sk.Plugin, Subagent: sk.Subagent})
 		}
 	}
-	if h := s.MCP(); h != nil {
-		owners := map[string]string{}
-		for _, st := range h.Status() {
-			owners[st.Name] = st.Owner
-		}
-		for _, p := range h.Prompts() {
-			var hint []string
-			for _, a := range p.Arguments {
-				if a.Required {
-					hint = append(hint, "<"+a.Name+">")
-				} else {
-					hint = append(hint, "["+a.Name+"]")
-				}
+	return append(out, MCPSlash(s.MCP())...)
+}
+
+// MCPSlash lists the prompts of h's servers as slash commands
+// (mcp__<server>__<prompt>, the arguments as the hint: <required>
+// [optional]); nil for a nil host. The runtime's host and a session's own
+// (an ACP client's servers) list theirs alike.
+func MCPSlash(h *mcphost.Host) []Slash {
+	if h == nil {
+		return nil
+	}
+	var out []Slash
+	owners := map[string]string{}
+	for _, st := range h.Status() {
+		owners[st.Name] = st.Owner
+	}
+	for _, p := range h.Prompts() {
+		var hint []string
+		for _, a := range p.Arguments {
+			if a.Required {
+				hint = append(hint, "<"+a.Name+">")
+			} else {
+				hint = append(hint, "["+a.Name+"]")
 			}
-			out = append(out, Slash{Name: p.Name, Source: SlashMCPPrompt, Description: p.Description, ArgHint: strings.Join(hint, " "), Plugin: owners[p.Server]})
 		}
+		out = append(out, Slash{Name: p.Name, Source: SlashMCPPrompt, Description: p.Description, ArgHint: strings.Join(hint, " "), Plugin: owners[p.Server]})
 	}
 	return out
 }

@@ -79,6 +79,11 @@ func (runCommand) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	if env.Terminal != nil {
+		if out, started, err := runInTerminal(ctx, env.Terminal, Command{Argv: a.Command, Dir: dir, Env: TempEnv(), OutputLimit: MaxCommandOutput}, timeout); started {
+			return out, err
+		}
+	}
 	out := newCapture(MaxCommandOutput)
 	cmd := exec.CommandContext(ctx, a.Command[0], a.Command[1:]...)
 	cmd.Dir = dir
@@ -99,6 +104,8 @@ func (runCommand) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 		return "", errors.New(withStatus(text, fmt.Sprintf("killed after %s: timed out", timeout)))
 	case ctx.Err() != nil:
 		return "", errors.New(withStatus(text, "killed: cancelled"))
+	case errors.As(runErr, &exit) && exit.ExitCode() < 0:
+		return "", errors.New(withStatus(text, fmt.Sprintf("terminated by %s after %s", exit.ProcessState, elapsed)))
 	case errors.As(runErr, &exit):
 		return "", errors.New(withStatus(text, fmt.Sprintf("exit status %d after %s", exit.ExitCode(), elapsed)))
 	case runErr != nil:
@@ -113,4 +120,37 @@ func withStatus(output, status string) string {
 		output += "\n"
 	}
 	return output + "[" + status + "]"
+}
+
+// runInTerminal runs a call in the editor's terminal and words its result
+// as the local run does: the output, then "[exit status N after D]",
+// "[terminated by signal S after D]", "[killed after T: timed out]" or
+// "[killed: cancelled]"; a non-zero exit, a signal and a kill are the
+// tool's failure. started is false when the terminal did not start it.
+func runInTerminal(ctx context.Context, term Terminal, c Command, timeout time.Duration) (string, bool, error) {
+	began := time.Now()
+	res, started, err := term.RunCommand(ctx, c)
+	if !started {
+		return "", false, nil
+	}
+	elapsed := time.Since(began).Round(time.Millisecond)
+	out := newCapture(MaxCommandOutput)
+	_, _ = out.Write([]byte(res.Output))
+	text := out.String()
+	if res.Truncated {
+		text += "\n…(output truncated by the client terminal)"
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "", true, errors.New(withStatus(text, fmt.Sprintf("killed after %s: timed out", timeout)))
+	case ctx.Err() != nil:
+		return "", true, errors.New(withStatus(text, "killed: cancelled"))
+	case err != nil:
+		return "", true, fmt.Errorf("running %s in the editor's terminal: %w", c.Argv[0], err)
+	case res.Signal != "":
+		return "", true, errors.New(withStatus(text, fmt.Sprintf("terminated by signal %s after %s", res.Signal, elapsed)))
+	case res.ExitCode != 0:
+		return "", true, errors.New(withStatus(text, fmt.Sprintf("exit status %d after %s", res.ExitCode, elapsed)))
+	}
+	return withStatus(text, fmt.Sprintf("exit status 0 after %s", elapsed)), true, nil
 }

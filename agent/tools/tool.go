@@ -46,6 +46,9 @@ type Env struct {
 	// Timeout bounds one call; run_command also uses it as the ceiling
 	// of the timeout a call may ask for.
 	Timeout time.Duration
+	// Terminal, if set, runs run_command's commands (the editor's
+	// terminal); a command it cannot start runs here.
+	Terminal Terminal
 }
 
 // Tool is one tool the model can call.
