@@ -57,6 +57,23 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
 	}
 }
 
+/**
+ * A step of an issue's check: it fails the run, but the steps after it
+ * still run (each starts from a closed palette), so one run shows every
+ * check that fails.
+ */
+const failures: string[] = [];
+async function check(name: string, fn: () => Promise<void>): Promise<void> {
+	try {
+		await step(name, fn);
+	} catch (err) {
+		const msg = err instanceof Error ? err.message : String(err);
+		log(`FAILED: ${msg}`);
+		failures.push(msg);
+		if (page) for (let i = 0; i < 3; i++) await page.keyboard.press('Escape').catch(() => {});
+	}
+}
+
 function requireFile(p: string, why: string): void {
 	if (!fs.existsSync(p)) throw new StepError(`${p} is missing: ${why}`);
 }
@@ -135,6 +152,34 @@ function notification(p: Page, text: string | RegExp) {
 	return p.locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item', { hasText: text }).first();
 }
 
+const RESPONSE = '.interactive-item-container.interactive-response';
+
+/** Types a request into the Chat view's input (emptied first), sends it and waits for its answer to match. */
+async function chat(p: Page, text: string, answer: RegExp, ms = 60000): Promise<string> {
+	const before = await p.locator(RESPONSE).count();
+	const input = p.locator('.interactive-input-part .monaco-editor').first();
+	await input.waitFor({ state: 'visible', timeout: 20000 });
+	await input.click();
+	await p.keyboard.press('ControlOrMeta+A');
+	await p.keyboard.press('Backspace');
+	await p.keyboard.type(text, { delay: 15 });
+	await p.keyboard.press('Enter');
+	return until(`an answer matching ${answer} to ${JSON.stringify(text)}`, ms, async () => {
+		if ((await p.locator(RESPONSE).count()) <= before) return undefined;
+		const t = await p.locator(RESPONSE).last().innerText();
+		return answer.test(t) ? t : undefined;
+	});
+}
+
+/** The pids of processes whose command line matches re (pgrep -f). */
+function pgrep(re: string): string[] {
+	try {
+		return execFileSync('pgrep', ['-f', re], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+	} catch {
+		return [];
+	}
+}
+
 async function main(): Promise<void> {
 	const t0 = Date.now();
 	fs.rmSync(OUT, { recursive: true, force: true });
@@ -161,7 +206,7 @@ async function main(): Promise<void> {
 	const exts = path.join(tmp, 'extensions');
 	const workspace = path.join(tmp, 'workspace');
 	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
-	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n');
+	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n\nThe attached file says zebra-42.\n');
 
 	// Installed with code-server's own command line, as `code --install-extension` would.
 	const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
@@ -280,6 +325,22 @@ async function main(): Promise<void> {
 			await p.locator('.statusbar', { hasText: 'hello: ready' }).waitFor({ state: 'visible', timeout: 20000 });
 		});
 
+		// Issue 19 bug 7: the session start above made hello publish a card.
+		await check('a plugin card is listed in the Reasonix view, without opening an editor', async () => {
+			await palette(p, 'Reasonix: Show Plugin Cards');
+			const item = p.locator('.pane-body .monaco-list-row', { hasText: 'Hello, plugin' }).first();
+			await item.waitFor({ state: 'visible', timeout: 20000 });
+			const groups = await p.locator('.editor-group-container').count();
+			const tabs = await p.locator('.tabs-container .tab').allInnerTexts();
+			if (groups !== 1 || tabs.length > 0) throw new Error(`the card took editor space: ${groups} editor group(s), tabs ${JSON.stringify(tabs)}`);
+		});
+		await check('the card opens when the user asks', async () => {
+			await p.locator('.pane-body .monaco-list-row', { hasText: 'Hello, plugin' }).first().click();
+			await p.locator('.tabs-container .tab', { hasText: /Hello, plugin/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('iframe.webview.ready').first().waitFor({ state: 'attached', timeout: 20000 });
+			await palette(p, 'View: Close All Editors');
+		});
+
 		const lm = await step('vscode.lm streams from the echo provider', async () => {
 			await palette(p, 'RX E2E: Ask Echo Model');
 			const allow = p.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow$/ }).first();
@@ -313,6 +374,24 @@ async function main(): Promise<void> {
 			});
 		});
 
+		// Issue 19 bug 1: /model's choice answers the next turn and is the picker's.
+		await check('@reasonix /model chooses Echo (large) and the chat picker shows it', async () => {
+			const input = p.locator('.interactive-input-part .monaco-editor').first();
+			await input.click();
+			await p.keyboard.press('ControlOrMeta+A');
+			await p.keyboard.press('Backspace');
+			await p.keyboard.type('@reasonix /model', { delay: 15 });
+			await p.keyboard.press('Enter');
+			await quickRow(p, 'Echo (large)').waitFor({ state: 'visible', timeout: 20000 });
+			await quickRow(p, 'Echo (large)').click();
+			await p.locator(RESPONSE, { hasText: 'plugin/echo-provider/echo/large' }).last().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('.interactive-input-part', { hasText: 'Echo (large)' }).first().waitFor({ state: 'visible', timeout: 10000 });
+		});
+		await check('the next turn is answered by the model /model chose', async () => {
+			const t = await chat(p, '@reasonix recap', /here;/);
+			if (!t.includes('plugin/echo-provider/echo/large here; 1 earlier user message: "hello there chat"')) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+		});
+
 		await step('Run Plugin Action lists the /kit:review command with its hint', async () => {
 			await palette(p, 'Reasonix: Run Plugin Action');
 			await quickRow(p, '/kit:review').waitFor({ state: 'visible', timeout: 20000 });
@@ -335,6 +414,94 @@ async function main(): Promise<void> {
 			const req = await p.locator('.interactive-item-container.interactive-request').last().innerText();
 			if (!req.includes('/kit:review README.md')) throw new Error(`the chat request reads ${JSON.stringify(req)}`);
 		});
+
+		// Issue 19 bug 3: a file attached with #file reaches the agent.
+		await check('a file attached with #file:README.md reaches the agent', async () => {
+			await chat(p, '@reasonix what does #file:README.md say', /zebra-42/);
+		});
+
+		// Issue 19 bug 12: the permission question is asked in the chat.
+		const call = '@reasonix call read_file {"path":"README.md"}';
+		const buttons = (q: string) => p.locator(RESPONSE).last().locator('.chat-command-button .monaco-button', { hasText: q }).first();
+		const noDialog = async () => {
+			if (await p.locator('.monaco-dialog-box').isVisible().catch(() => false)) throw new Error('a modal dialog asked instead of the chat');
+		};
+		await check('a tool call asks in the chat: Allow once shows the file', async () => {
+			const input = p.locator('.interactive-input-part .monaco-editor').first();
+			await input.click();
+			await p.keyboard.press('ControlOrMeta+A');
+			await p.keyboard.press('Backspace');
+			await p.keyboard.type(call, { delay: 10 });
+			await p.keyboard.press('Enter');
+			await until('the permission question in the chat', 30000, async () => {
+				await noDialog();
+				return (await buttons('Allow once').isVisible().catch(() => false)) || undefined;
+			});
+			const q = await p.locator(RESPONSE).last().innerText();
+			for (const want of ['read_file', 'README.md', 'Allow for this session', 'Deny']) {
+				if (!q.includes(want)) throw new Error(`the question reads ${JSON.stringify(q)}, without ${want}`);
+			}
+			if (/Cancel|\{\s*"path"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
+			await shot('permission-question');
+			await buttons('Allow once').click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await p.locator(RESPONSE).last().innerText()) || undefined);
+		});
+		await check('Allow for this session: the next call of the tool is not asked about', async () => {
+			const input = p.locator('.interactive-input-part .monaco-editor').first();
+			await input.click();
+			await p.keyboard.press('ControlOrMeta+A');
+			await p.keyboard.press('Backspace');
+			await p.keyboard.type(call, { delay: 10 });
+			await p.keyboard.press('Enter');
+			await until('the permission question in the chat', 30000, async () => {
+				await noDialog();
+				return (await buttons('Allow for this session').isVisible().catch(() => false)) || undefined;
+			});
+			await buttons('Allow for this session').click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await p.locator(RESPONSE).last().innerText()) || undefined);
+			const t = await chat(p, call, /The tool returned: .*zebra-42/);
+			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
+		});
+
+		// Issue 19 bug 2: a window reload resumes the conversation's session.
+		await check('after a window reload the chat continues its session', async () => {
+			fs.rmSync(path.join(OUT, 'probe-bridge.json'), { force: true });
+			await palette(p, 'Developer: Reload Window');
+			await p.waitForTimeout(2000);
+			await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+			await until('the Reasonix bridge to run again', 90000, () => {
+				const st = readJson(path.join(OUT, 'probe-bridge.json'));
+				return st?.state === 'running' && st.actions?.includes('/hello:greet') ? st : undefined;
+			});
+			await p.locator(RESPONSE, { hasText: 'hello there chat' }).first().waitFor({ state: 'visible', timeout: 30000 });
+			const t = await chat(p, '@reasonix recap', /here;/);
+			if (!/plugin\/echo-provider\/echo\/large here; \d+ earlier user messages, the first: "hello there chat"/.test(t)) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+		});
+
+		// Issue 19 bug 4: a crashed plugin.
+		const helloCmd = `^${home}/plugins/hello/bin/hello`;
+		await check('a crashed plugin: one notification with Reload Plugins, its status item marked crashed', async () => {
+			await p.locator('.statusbar', { hasText: 'hello: ready' }).waitFor({ state: 'visible', timeout: 20000 });
+			const pids = pgrep(helloCmd);
+			if (pids.length !== 1) throw new Error(`expected one hello sidecar, found ${JSON.stringify(pids)}`);
+			process.kill(Number(pids[0]), 'SIGKILL');
+			const toast = notification(p, /hello.*crashed/);
+			await toast.waitFor({ state: 'visible', timeout: 20000 });
+			await toast.locator('.monaco-button', { hasText: 'Reload Plugins' }).waitFor({ state: 'visible', timeout: 5000 });
+			await p.locator('.statusbar', { hasText: 'hello: crashed' }).waitFor({ state: 'visible', timeout: 10000 });
+			await chat(p, '@reasonix still answering after the crash', /still answering after the crash/);
+			const toasts = await p.locator('.notifications-toasts .notification-toast', { hasText: /hello/ }).count();
+			if (toasts !== 1) throw new Error(`${toasts} notifications about hello, want one`);
+		});
+		await check('Reload Plugins in the notification restarts the plugin', async () => {
+			const old = pgrep(helloCmd);
+			await notification(p, /hello.*crashed/).locator('.monaco-button', { hasText: 'Reload Plugins' }).click();
+			await until('a new hello sidecar', 30000, () => {
+				const now = pgrep(helloCmd);
+				return now.length === 1 && !old.includes(now[0]) ? now : undefined;
+			});
+			await until('the crashed status item to go', 20000, async () => !(await p.locator('.statusbar', { hasText: 'hello: crashed' }).isVisible().catch(() => false)) || undefined);
+		});
 	} catch (err) {
 		failed = err;
 	} finally {
@@ -356,6 +523,7 @@ async function main(): Promise<void> {
 		}
 	}
 	if (failed) throw failed;
+	if (failures.length > 0) throw new StepError(`${failures.length} check(s) failed:\n  ${failures.join('\n  ')}`);
 	log(`passed in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots and logs in ${OUT}`);
 }
 
@@ -367,7 +535,7 @@ main().then(
 	(err) => {
 		process.stderr.write(`e2e: FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
 		process.stderr.write(`e2e: screenshots and logs in ${OUT}\n`);
-		process.stdout.write(`${timings.length} passed, 1 failed\n`);
+		process.stdout.write(`${timings.length} passed, ${Math.max(failures.length, 1)} failed\n`);
 		process.exit(1);
 	},
 );
