@@ -154,16 +154,23 @@ function notification(p: Page, text: string | RegExp) {
 
 const RESPONSE = '.interactive-item-container.interactive-response';
 
-/** Types a request into the Chat view's input (emptied first), sends it and waits for its answer to match. */
-async function chat(p: Page, text: string, answer: RegExp, ms = 60000): Promise<string> {
-	const before = await p.locator(RESPONSE).count();
+/** Types a request into the Chat view's input (emptied first) and sends it (a completion list open is closed first). */
+async function send(p: Page, text: string): Promise<void> {
 	const input = p.locator('.interactive-input-part .monaco-editor').first();
 	await input.waitFor({ state: 'visible', timeout: 20000 });
 	await input.click();
 	await p.keyboard.press('ControlOrMeta+A');
 	await p.keyboard.press('Backspace');
 	await p.keyboard.type(text, { delay: 15 });
+	await p.waitForTimeout(300);
+	if (await p.locator('.interactive-input-part .suggest-widget.visible').isVisible().catch(() => false)) await p.keyboard.press('Escape');
 	await p.keyboard.press('Enter');
+}
+
+/** Sends a chat request and waits for its answer to match. */
+async function chat(p: Page, text: string, answer: RegExp, ms = 60000): Promise<string> {
+	const before = await p.locator(RESPONSE).count();
+	await send(p, text);
 	return until(`an answer matching ${answer} to ${JSON.stringify(text)}`, ms, async () => {
 		if ((await p.locator(RESPONSE).count()) <= before) return undefined;
 		const t = await p.locator(RESPONSE).last().innerText();
@@ -375,21 +382,17 @@ async function main(): Promise<void> {
 		});
 
 		// Issue 19 bug 1: /model's choice answers the next turn and is the picker's.
-		await check('@reasonix /model chooses Echo (large) and the chat picker shows it', async () => {
-			const input = p.locator('.interactive-input-part .monaco-editor').first();
-			await input.click();
-			await p.keyboard.press('ControlOrMeta+A');
-			await p.keyboard.press('Backspace');
-			await p.keyboard.type('@reasonix /model', { delay: 15 });
-			await p.keyboard.press('Enter');
-			await quickRow(p, 'Echo (large)').waitFor({ state: 'visible', timeout: 20000 });
-			await quickRow(p, 'Echo (large)').click();
-			await p.locator(RESPONSE, { hasText: 'plugin/echo-provider/echo/large' }).last().waitFor({ state: 'visible', timeout: 20000 });
-			await p.locator('.interactive-input-part', { hasText: 'Echo (large)' }).first().waitFor({ state: 'visible', timeout: 10000 });
+		// The picker starts on Echo (large), rx/models' first model.
+		await check('@reasonix /model chooses Echo (small) and the chat picker shows it', async () => {
+			await send(p, '@reasonix /model');
+			await quickRow(p, 'Echo (small)').waitFor({ state: 'visible', timeout: 20000 });
+			await quickRow(p, 'Echo (small)').click();
+			await p.locator(RESPONSE, { hasText: 'plugin/echo-provider/echo/small' }).last().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('.interactive-input-part', { hasText: 'Echo (small)' }).first().waitFor({ state: 'visible', timeout: 10000 });
 		});
 		await check('the next turn is answered by the model /model chose', async () => {
 			const t = await chat(p, '@reasonix recap', /here;/);
-			if (!t.includes('plugin/echo-provider/echo/large here; 1 earlier user message: "hello there chat"')) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+			if (!t.includes('plugin/echo-provider/echo/small here; 1 earlier user message: "hello there chat"')) throw new Error(`the recap reads ${JSON.stringify(t)}`);
 		});
 
 		await step('Run Plugin Action lists the /kit:review command with its hint', async () => {
@@ -427,12 +430,7 @@ async function main(): Promise<void> {
 			if (await p.locator('.monaco-dialog-box').isVisible().catch(() => false)) throw new Error('a modal dialog asked instead of the chat');
 		};
 		await check('a tool call asks in the chat: Allow once shows the file', async () => {
-			const input = p.locator('.interactive-input-part .monaco-editor').first();
-			await input.click();
-			await p.keyboard.press('ControlOrMeta+A');
-			await p.keyboard.press('Backspace');
-			await p.keyboard.type(call, { delay: 10 });
-			await p.keyboard.press('Enter');
+			await send(p, call);
 			await until('the permission question in the chat', 30000, async () => {
 				await noDialog();
 				return (await buttons('Allow once').isVisible().catch(() => false)) || undefined;
@@ -447,12 +445,7 @@ async function main(): Promise<void> {
 			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await p.locator(RESPONSE).last().innerText()) || undefined);
 		});
 		await check('Allow for this session: the next call of the tool is not asked about', async () => {
-			const input = p.locator('.interactive-input-part .monaco-editor').first();
-			await input.click();
-			await p.keyboard.press('ControlOrMeta+A');
-			await p.keyboard.press('Backspace');
-			await p.keyboard.type(call, { delay: 10 });
-			await p.keyboard.press('Enter');
+			await send(p, call);
 			await until('the permission question in the chat', 30000, async () => {
 				await noDialog();
 				return (await buttons('Allow for this session').isVisible().catch(() => false)) || undefined;
@@ -473,9 +466,10 @@ async function main(): Promise<void> {
 				const st = readJson(path.join(OUT, 'probe-bridge.json'));
 				return st?.state === 'running' && st.actions?.includes('/hello:greet') ? st : undefined;
 			});
-			await p.locator(RESPONSE, { hasText: 'hello there chat' }).first().waitFor({ state: 'visible', timeout: 30000 });
+			// The restored conversation shows (its older turns may be scrolled away).
+			await p.locator(RESPONSE).last().waitFor({ state: 'visible', timeout: 30000 });
 			const t = await chat(p, '@reasonix recap', /here;/);
-			if (!/plugin\/echo-provider\/echo\/large here; \d+ earlier user messages, the first: "hello there chat"/.test(t)) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+			if (!/plugin\/echo-provider\/echo\/small here; \d+ earlier user messages, the first: "hello there chat"/.test(t)) throw new Error(`the recap reads ${JSON.stringify(t)}`);
 		});
 
 		// Issue 19 bug 4: a crashed plugin.
