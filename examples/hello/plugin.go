@@ -56,7 +56,7 @@ func announce(ctx context.Context, in *extproto.SessionStartPayload) {
 	}
 	card := extproto.UICardPayload{
 		Title:    "Hello, plugin",
-		Markdown: "Type `/hello <name>` in a chat, or run **Greet me**.",
+		Markdown: "Type `/hello Ada` in a chat, or use the **Greet me** action.",
 		Fields:   []extproto.UIKeyValue{{Key: "styles", Value: strings.Join(styles, ", ")}},
 		Actions:  []extproto.UIActionRef{{ActionID: "greet", Label: "Greet me"}},
 	}

@@ -110,7 +110,7 @@ func TestStatusAndCardOnSessionStart(t *testing.T) {
 	want := []extproto.UIPublishParams{{SurfaceID: statusSurface, SessionID: "sess-1", Generation: 7, Kind: extproto.SurfaceStatus,
 		Payload: json.RawMessage(`{"detail":"type /hello \u003cname\u003e, or run /hello:greet (session /s/1.json)","label":"hello: ready","severity":"info"}`)},
 		{SurfaceID: cardSurface, SessionID: "sess-1", Generation: 7, Kind: extproto.SurfaceCard,
-			Payload: json.RawMessage(`{"actions":[{"actionId":"greet","label":"Greet me"}],"fields":[{"key":"styles","value":"friendly, formal, pirate"}],"markdown":"Type ` + "`/hello \\u003cname\\u003e`" + ` in a chat, or run **Greet me**.","title":"Hello, plugin"}`)}}
+			Payload: json.RawMessage(`{"actions":[{"actionId":"greet","label":"Greet me"}],"fields":[{"key":"styles","value":"friendly, formal, pirate"}],"markdown":"Type ` + "`/hello Ada`" + ` in a chat, or use the **Greet me** action.","title":"Hello, plugin"}`)}}
 	if !reflect.DeepEqual(pub, want) {
 		t.Errorf("published\n%+v\nwant\n%+v", pub, want)
 	}

@@ -38,6 +38,10 @@ export interface TurnSink {
 	progress(text: string): void;
 	/** A button in the response that runs a command. */
 	button(command: vscode.Command): void;
+	/** The tools of a model round returned: the next update starts a new round. */
+	roundEnded(): void;
+	/** A model round's token usage. */
+	usage(u: Usage): void;
 }
 
 /** The command a permission button runs: (question id, option id). */
@@ -96,7 +100,6 @@ export class ChatSessions implements vscode.Disposable {
 		if (!sessionId && previous.sessionId) {
 			// The conversation's session from before a window reload or a
 			// bridge restart: reopen it, so the agent has its history.
-			stream.progress('Resuming the Reasonix session of this chat…');
 			try {
 				const r = await this.rx.request<SessionRef>(Method.sessionLoad, { sessionId: previous.sessionId });
 				sessionId = r.sessionId;
@@ -111,7 +114,6 @@ export class ChatSessions implements vscode.Disposable {
 			}
 		}
 		if (!sessionId) {
-			stream.progress('Starting a Reasonix session…');
 			const m = wanted ?? (await this.defaultModel());
 			const r = await this.rx.request<SessionRef>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
@@ -123,25 +125,36 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		const id = sessionId;
 		let streamedAnswer = false;
-		let thinking = false;
+		// VS Code counts a response's progress messages as its steps
+		// ("Completed 3 steps"): one per model round, the first thing the
+		// round does; a round ends when its tools returned.
+		let inRound = false;
+		const round = (what: string) => {
+			if (inRound) return;
+			inRound = true;
+			stream.progress(what);
+		};
+		const used: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+		let usageSeen = false;
 		this.sinks.set(id, {
 			markdown: (t) => {
 				streamedAnswer = true;
-				thinking = false;
+				round(ANSWERING);
 				stream.markdown(new vscode.MarkdownString(t));
 			},
 			line: (t) => {
-				thinking = false;
 				stream.markdown(new vscode.MarkdownString(t, true));
 			},
-			progress: (t) => {
-				if (t === THINKING && thinking) return;
-				thinking = t === THINKING;
-				stream.progress(t);
-			},
+			progress: (t) => round(t),
 			button: (c) => {
-				thinking = false;
 				stream.button(c);
+			},
+			roundEnded: () => { inRound = false; },
+			usage: (u) => {
+				usageSeen = true;
+				used.promptTokens += u.promptTokens ?? 0;
+				used.completionTokens += u.completionTokens ?? 0;
+				used.totalTokens += u.totalTokens ?? 0;
 			},
 		});
 		const cancelSub = token.onCancellationRequested(() => {
@@ -161,6 +174,7 @@ export class ChatSessions implements vscode.Disposable {
 			if (!streamedAnswer && r.text) stream.markdown(new vscode.MarkdownString(r.text));
 			const note = stopNote(r.stopReason);
 			if (note) stream.markdown(new vscode.MarkdownString(`\n\n*${note}*`));
+			if (usageSeen && used.totalTokens > 0) stream.markdown(new vscode.MarkdownString(`\n\n*${usageNote(used)}*`));
 			return { metadata: { sessionId: id, model, stopReason: r.stopReason } satisfies ChatMetadata };
 		} finally {
 			cancelSub.dispose();
@@ -317,6 +331,19 @@ export class ChatSessions implements vscode.Disposable {
 }
 
 export const THINKING = 'Thinking…';
+export const ANSWERING = 'Answering…';
+
+/** Token counts as usage updates report them. */
+export interface Usage {
+	promptTokens: number;
+	completionTokens: number;
+	totalTokens: number;
+}
+
+/** A turn's token usage, summed over its model rounds. */
+export function usageNote(u: Usage): string {
+	return `${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out)`;
+}
 
 /** VS Code's command that opens the Chat view with a query. */
 const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
@@ -346,10 +373,12 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			if (u.status === 'completed') {
 				sink.line(`$(check) ${escapeMarkdown(title)} done\n\n`);
 				tools.delete(u.toolCallId);
+				if (!sub) sink.roundEnded();
 			} else if (u.status === 'failed') {
 				const why = (u.content ?? []).map((c) => c.content?.text ?? '').filter(Boolean).join(' ');
 				sink.line(`$(error) ${escapeMarkdown(title)} failed${why ? `: ${escapeMarkdown(why)}` : ''}\n\n`);
 				tools.delete(u.toolCallId);
+				if (!sub) sink.roundEnded();
 			} else if (u.status === 'in_progress') {
 				sink.progress(noIcons(`Running ${title}`));
 			}
@@ -360,6 +389,9 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			sink.line(`\n\n${icon} ${escapeMarkdown((sub ? `${sub.name}: ` : '') + u.text)}\n\n`);
 			return;
 		}
+		case 'usage':
+			if (!sub && u.usage) sink.usage(u.usage);
+			return;
 		case 'permission': {
 			const title = tools.get(u.toolCallId) || u.toolCallId;
 			sink.line(`$(shield) ${escapeMarkdown(title)}: ${u.outcome}${u.by ? ` by ${escapeMarkdown(u.by)}` : ''}\n\n`);

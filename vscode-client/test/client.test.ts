@@ -221,7 +221,12 @@ describe('chat participant', () => {
 		assert.match(text, /\$\(shield\) \*\*Reasonix wants to run run\\_command go test\*\*\n- command: go/);
 		assert.match(text, /allowed by user/);
 		assert.match(text, /\$\(warning\) extension x failed at tool\\\.before/);
-		assert.ok(text.endsWith('Hello **world**'), text);
+		assert.ok(text.includes('Hello **world**'), text);
+		// Issue 19 item 14: one progress message (a step of VS Code's
+		// "Completed N steps") per model round, not per update; the turn's
+		// token usage at its end.
+		assert.deepEqual(stream.parts.filter((p) => p.kind === 'progress').map((p) => p.value), ['Thinking…', 'kit:agent:reviewer is working…']);
+		assert.ok(text.endsWith('*2 tokens (1 in, 1 out)*'), text);
 		assert.doesNotMatch(text, /NOT MINE/);
 		// A subagent's text stays out of the answer; its tool calls are named after it.
 		assert.doesNotMatch(text, /SUBAGENT TEXT/);

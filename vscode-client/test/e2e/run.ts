@@ -163,18 +163,27 @@ async function send(p: Page, text: string): Promise<void> {
 	await p.keyboard.press('Backspace');
 	await p.keyboard.type(text, { delay: 15 });
 	await p.waitForTimeout(300);
-	if (await p.locator('.interactive-input-part .suggest-widget.visible').isVisible().catch(() => false)) await p.keyboard.press('Escape');
+	if (await p.locator('.suggest-widget.visible').first().isVisible().catch(() => false)) await p.keyboard.press('Escape');
 	await p.keyboard.press('Enter');
 }
 
-/** Sends a chat request and waits for its answer to match. */
+/** The text of the chat's last answer ('' when there is none). */
+async function lastAnswer(p: Page): Promise<string> {
+	if ((await p.locator(RESPONSE).count()) === 0) return '';
+	return p.locator(RESPONSE).last().innerText().catch(() => '');
+}
+
+/**
+ * Sends a chat request and waits for a new answer that matches (the chat
+ * list is virtualized: older items leave the DOM, so answers are told
+ * apart by their text, not counted).
+ */
 async function chat(p: Page, text: string, answer: RegExp, ms = 60000): Promise<string> {
-	const before = await p.locator(RESPONSE).count();
+	const before = await lastAnswer(p);
 	await send(p, text);
 	return until(`an answer matching ${answer} to ${JSON.stringify(text)}`, ms, async () => {
-		if ((await p.locator(RESPONSE).count()) <= before) return undefined;
-		const t = await p.locator(RESPONSE).last().innerText();
-		return answer.test(t) ? t : undefined;
+		const t = await lastAnswer(p);
+		return t !== before && answer.test(t) ? t : undefined;
 	});
 }
 
@@ -343,7 +352,7 @@ async function main(): Promise<void> {
 		});
 		await check('the card opens when the user asks', async () => {
 			await p.locator('.pane-body .monaco-list-row', { hasText: 'Hello, plugin' }).first().click();
-			await p.locator('.tabs-container .tab', { hasText: /Hello, plugin/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('.tabs-container .tab', { hasText: /hello-card/ }).first().waitFor({ state: 'visible', timeout: 20000 });
 			await p.locator('iframe.webview.ready').first().waitFor({ state: 'attached', timeout: 20000 });
 			await palette(p, 'View: Close All Editors');
 		});
@@ -436,7 +445,7 @@ async function main(): Promise<void> {
 				return (await buttons('Allow once').isVisible().catch(() => false)) || undefined;
 			});
 			const q = await p.locator(RESPONSE).last().innerText();
-			for (const want of ['read_file', 'README.md', 'Allow for this session', 'Deny']) {
+			for (const want of ['Reasonix wants to run Read README.md', 'path: README.md', 'Allow once', 'Allow for this session', 'Deny']) {
 				if (!q.includes(want)) throw new Error(`the question reads ${JSON.stringify(q)}, without ${want}`);
 			}
 			if (/Cancel|\{\s*"path"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
