@@ -484,6 +484,9 @@ async function main(): Promise<void> {
 		// Issue 19 bug 4: a crashed plugin.
 		const helloCmd = `^${home}/plugins/hello/bin/hello`;
 		await check('a crashed plugin: one notification with Reload Plugins, its status item marked crashed', async () => {
+			// A new session makes hello publish its status (a resumed one does not).
+			fs.rmSync(path.join(OUT, 'probe-session.json'), { force: true });
+			await palette(p, 'RX E2E: Start Session');
 			await p.locator('.statusbar', { hasText: 'hello: ready' }).waitFor({ state: 'visible', timeout: 20000 });
 			const pids = pgrep(helloCmd);
 			if (pids.length !== 1) throw new Error(`expected one hello sidecar, found ${JSON.stringify(pids)}`);
