@@ -167,10 +167,28 @@ async function send(p: Page, text: string): Promise<void> {
 	await p.keyboard.press('Enter');
 }
 
-/** The text of the chat's last answer ('' when there is none). */
+/**
+ * The chat list's newest row holding a request or a response. The list
+ * is virtualized and reuses its rows: DOM order is not the chat's order,
+ * data-index is.
+ */
+async function newestRow(p: Page, kind: 'request' | 'response') {
+	const i = await p.evaluate((cls) => {
+		let best = -1;
+		const doc = (globalThis as any).document;
+		for (const row of Array.from(doc.querySelectorAll('.monaco-list-row')) as any[]) {
+			if (!row.querySelector(`.interactive-item-container.${cls}`)) continue;
+			best = Math.max(best, Number(row.getAttribute('data-index')));
+		}
+		return best;
+	}, `interactive-${kind}`);
+	return i < 0 ? undefined : p.locator(`.monaco-list-row[data-index="${i}"]`).filter({ has: p.locator(`.interactive-item-container.interactive-${kind}`) }).first();
+}
+
+/** The text of the chat's newest answer ('' when there is none). */
 async function lastAnswer(p: Page): Promise<string> {
-	if ((await p.locator(RESPONSE).count()) === 0) return '';
-	return p.locator(RESPONSE).last().innerText().catch(() => '');
+	const row = await newestRow(p, 'response');
+	return row ? row.innerText().catch(() => '') : '';
 }
 
 /**
@@ -396,7 +414,7 @@ async function main(): Promise<void> {
 			await send(p, '@reasonix /model');
 			await quickRow(p, 'Echo (small)').waitFor({ state: 'visible', timeout: 20000 });
 			await quickRow(p, 'Echo (small)').click();
-			await p.locator(RESPONSE, { hasText: 'plugin/echo-provider/echo/small' }).last().waitFor({ state: 'visible', timeout: 20000 });
+			await until('the /model answer', 20000, async () => (await lastAnswer(p)).includes('plugin/echo-provider/echo/small') || undefined);
 			await p.locator('.interactive-input-part', { hasText: 'Echo (small)' }).first().waitFor({ state: 'visible', timeout: 10000 });
 		});
 		await check('the next turn is answered by the model /model chose', async () => {
@@ -420,10 +438,10 @@ async function main(): Promise<void> {
 		await step('the command runs as a @reasonix turn on the expanded text', async () => {
 			await p.keyboard.press('Enter');
 			await until('the expanded command answered in the Chat view', 60000, async () => {
-				const t = await p.locator('.interactive-item-container.interactive-response').last().innerText().catch(() => '');
+				const t = await lastAnswer(p);
 				return /Review README\.md carefully\./.test(t) ? t : undefined;
 			});
-			const req = await p.locator('.interactive-item-container.interactive-request').last().innerText();
+			const req = (await (await newestRow(p, 'request'))?.innerText()) ?? '';
 			if (!req.includes('/kit:review README.md')) throw new Error(`the chat request reads ${JSON.stringify(req)}`);
 		});
 
@@ -434,7 +452,8 @@ async function main(): Promise<void> {
 
 		// Issue 19 bug 12: the permission question is asked in the chat.
 		const call = '@reasonix call read_file {"path":"README.md"}';
-		const buttons = (q: string) => p.locator(RESPONSE).last().locator('.chat-command-button .monaco-button', { hasText: q }).first();
+		const buttons = async (q: string) => (await newestRow(p, 'response'))?.locator('.chat-command-button .monaco-button', { hasText: q }).first();
+		const visible = async (q: string) => (await (await buttons(q))?.isVisible().catch(() => false)) || undefined;
 		const noDialog = async () => {
 			if (await p.locator('.monaco-dialog-box').isVisible().catch(() => false)) throw new Error('a modal dialog asked instead of the chat');
 		};
@@ -442,25 +461,25 @@ async function main(): Promise<void> {
 			await send(p, call);
 			await until('the permission question in the chat', 30000, async () => {
 				await noDialog();
-				return (await buttons('Allow once').isVisible().catch(() => false)) || undefined;
+				return visible('Allow once');
 			});
-			const q = await p.locator(RESPONSE).last().innerText();
+			const q = await lastAnswer(p);
 			for (const want of ['Reasonix wants to run Read README.md', 'path: README.md', 'Allow once', 'Allow for this session', 'Deny']) {
 				if (!q.includes(want)) throw new Error(`the question reads ${JSON.stringify(q)}, without ${want}`);
 			}
 			if (/Cancel|\{\s*"path"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
 			await shot('permission-question');
-			await buttons('Allow once').click();
-			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await p.locator(RESPONSE).last().innerText()) || undefined);
+			await (await buttons('Allow once'))!.click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
 		});
 		await check('Allow for this session: the next call of the tool is not asked about', async () => {
 			await send(p, call);
 			await until('the permission question in the chat', 30000, async () => {
 				await noDialog();
-				return (await buttons('Allow for this session').isVisible().catch(() => false)) || undefined;
+				return visible('Allow for this session');
 			});
-			await buttons('Allow for this session').click();
-			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await p.locator(RESPONSE).last().innerText()) || undefined);
+			await (await buttons('Allow for this session'))!.click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
 			const t = await chat(p, call, /The tool returned: .*zebra-42/);
 			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
 		});
