@@ -158,7 +158,8 @@ const RESPONSE = '.interactive-item-container.interactive-response';
 async function send(p: Page, text: string): Promise<void> {
 	const input = p.locator('.interactive-input-part .monaco-editor').first();
 	await input.waitFor({ state: 'visible', timeout: 20000 });
-	await input.click();
+	// Focused, not clicked: a notification toast may cover the input.
+	await p.locator('.interactive-input-part .monaco-editor textarea').first().focus();
 	await p.keyboard.press('ControlOrMeta+A');
 	await p.keyboard.press('Backspace');
 	await p.keyboard.type(text, { delay: 15 });
@@ -418,8 +419,7 @@ async function main(): Promise<void> {
 			await p.locator('.interactive-input-part', { hasText: 'Echo (small)' }).first().waitFor({ state: 'visible', timeout: 10000 });
 		});
 		await check('the next turn is answered by the model /model chose', async () => {
-			const t = await chat(p, '@reasonix recap', /here;/);
-			if (!t.includes('plugin/echo-provider/echo/small here; 1 earlier user message: "hello there chat"')) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+			await chat(p, '@reasonix recap', /plugin\/echo-provider\/echo\/small here; 1 earlier user message: "hello there chat"/);
 		});
 
 		await step('Run Plugin Action lists the /kit:review command with its hint', async () => {
@@ -496,8 +496,7 @@ async function main(): Promise<void> {
 			});
 			// The restored conversation shows (its older turns may be scrolled away).
 			await p.locator(RESPONSE).last().waitFor({ state: 'visible', timeout: 30000 });
-			const t = await chat(p, '@reasonix recap', /here;/);
-			if (!/plugin\/echo-provider\/echo\/small here; \d+ earlier user messages, the first: "hello there chat"/.test(t)) throw new Error(`the recap reads ${JSON.stringify(t)}`);
+			await chat(p, '@reasonix recap', /plugin\/echo-provider\/echo\/small here; \d+ earlier user messages, the first: "hello there chat"/);
 		});
 
 		// Issue 19 bug 4: a crashed plugin.
@@ -520,7 +519,9 @@ async function main(): Promise<void> {
 		});
 		await check('Reload Plugins in the notification restarts the plugin', async () => {
 			const old = pgrep(helloCmd);
-			await notification(p, /hello.*crashed/).locator('.monaco-button', { hasText: 'Reload Plugins' }).click();
+			const button = notification(p, /hello.*crashed/).locator('.monaco-button', { hasText: 'Reload Plugins' });
+			if (!(await button.isVisible().catch(() => false))) await palette(p, 'Notifications: Show Notifications');
+			await button.click();
 			await until('a new hello sidecar', 30000, () => {
 				const now = pgrep(helloCmd);
 				return now.length === 1 && !old.includes(now[0]) ? now : undefined;
