@@ -158,8 +158,8 @@ const RESPONSE = '.interactive-item-container.interactive-response';
 async function send(p: Page, text: string): Promise<void> {
 	const input = p.locator('.interactive-input-part .monaco-editor').first();
 	await input.waitFor({ state: 'visible', timeout: 20000 });
-	// A notification toast may cover the input: then it is focused instead.
-	await input.click({ timeout: 3000 }).catch(() => p.locator('.interactive-input-part .monaco-editor textarea').first().focus());
+	// A notification toast may cover the input: then it is focused with VS Code's command.
+	await input.click({ timeout: 3000 }).catch(() => palette(p, 'Focus Chat Input'));
 	await p.keyboard.press('ControlOrMeta+A');
 	await p.keyboard.press('Backspace');
 	await p.keyboard.type(text, { delay: 15 });
