@@ -26,6 +26,11 @@ const (
 // reloadHint is how a stopped runtime comes back.
 const reloadHint = "reload the plugins (rx.reload) to start a fresh sidecar"
 
+// crashRecover is what brings a crashed plugin back.
+func crashRecover(plugin string) string {
+	return reloadHint + "; rx-bridge plugin doctor " + plugin + " checks it meanwhile"
+}
+
 // plugins serves rx/plugins from the install records as they are now.
 func (s *Server) plugins(context.Context, []byte) (any, error) {
 	out, err := s.pluginEntries()
@@ -65,8 +70,7 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 		case inGen:
 			p.Generation = g.ID
 			if crash, ok := sc.CrashInfo(); ok {
-				setState(p, stateCrashed, redact.String(crash.Err.Error()), crash.At,
-					reloadHint+"; rx-bridge plugin doctor "+r.Name+" checks it meanwhile", crash.Stderr)
+				setState(p, stateCrashed, redact.String(crash.Err.Error()), crash.At, crashRecover(r.Name), crash.Stderr)
 			} else {
 				setState(p, stateRunning, "", sc.StartedAt, "", "")
 			}

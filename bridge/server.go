@@ -75,6 +75,7 @@ type Server struct {
 
 	inflight inflight
 	prompts  promptCancels
+	grants   grants
 	cmdReg   commandRegistration
 	warnings warnThrottle
 	docs     documents

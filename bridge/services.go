@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"context"
+	"time"
 
+	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/redact"
@@ -30,6 +32,7 @@ func (s *Server) services() exthost.Services {
 		},
 		OnCrash: func(sc *exthost.Sidecar, err error) {
 			s.rt.status.update()
+			s.pluginCrashed(sc, err)
 			// The one place the stderr tail of a crash is logged; errors
 			// and rx/plugins carry the one line.
 			if crash, ok := sc.CrashInfo(); ok && crash.Stderr != "" {
@@ -39,4 +42,20 @@ func (s *Server) services() exthost.Services {
 			s.log.Error(redact.String(err.Error()))
 		},
 	}
+}
+
+// pluginCrashed tells an rx/ editor, once per crash, that a plugin's
+// sidecar is gone (rx/pluginStateChanged): the editor marks the plugin
+// and offers the reload that brings it back (a crashed sidecar is never
+// restarted on its own).
+func (s *Server) pluginCrashed(sc *exthost.Sidecar, err error) {
+	if s.client.rx == nil {
+		return
+	}
+	ch := rxproto.PluginStateChange{Plugin: sc.Plugin.ID, Generation: sc.Generation, State: stateCrashed,
+		Reason: redact.String(err.Error()), Recover: crashRecover(sc.Plugin.ID)}
+	if crash, ok := sc.CrashInfo(); ok {
+		ch.Reason, ch.Since = redact.String(crash.Err.Error()), crash.At.UTC().Format(time.RFC3339Nano)
+	}
+	s.notify(rxproto.MethodPluginStateChanged, ch)
 }

@@ -118,12 +118,14 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	s.turns.begin()
 	defer s.turns.end()
 	done := s.beginProgress("Reasonix: " + sess.Model())
-	if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
-		done("end_turn")
-		return res, nil
+	if len(p.Resources) == 0 {
+		if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
+			done("end_turn")
+			return res, nil
+		}
 	}
 	s.chat.start(sess.ID())
-	res, err := sess.Prompt(ctx, p.Prompt)
+	res, err := sess.Prompt(ctx, promptWithResources(p.Prompt, p.Resources))
 	text := s.chat.take(sess.ID())
 	if err != nil {
 		done("failed")
@@ -142,6 +144,26 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	}
 	done(string(res.Stop))
 	return rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}, nil
+}
+
+// promptWithResources is the text the agent gets for a prompt and its
+// attachments: the prompt, then each attachment after a blank line, as
+// "Resource <uri>:" and its text, or "Resource <uri>" alone for a link
+// (the model reads it with its tools) — what the ACP front end makes of
+// a prompt's resource blocks.
+func promptWithResources(prompt string, res []rxproto.PromptResource) string {
+	if len(res) == 0 {
+		return prompt
+	}
+	parts := []string{prompt}
+	for _, r := range res {
+		if r.Text == "" {
+			parts = append(parts, "Resource "+r.URI)
+			continue
+		}
+		parts = append(parts, "Resource "+r.URI+":\n"+r.Text)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n\n"))
 }
 
 func (s *Server) sessionCancel(raw []byte) {
@@ -202,6 +224,7 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
+	s.grants.forget(sess.ID())
 	return rxproto.Empty{}, nil
 }
 
@@ -213,6 +236,7 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
 		return nil, sessionError(err)
 	}
+	s.grants.forget(p.SessionID)
 	return rxproto.Empty{}, nil
 }
 

@@ -17,6 +17,8 @@ const (
 	MethodActions = "rx/actions"
 	// MethodActionsChanged (notification S→C): A new generation is up (§2.2).
 	MethodActionsChanged = "rx/actionsChanged"
+	// MethodPluginStateChanged (notification S→C): A plugin's runtime changed state outside a reload: its sidecar crashed (§2.5).
+	MethodPluginStateChanged = "rx/pluginStateChanged"
 	// MethodPlugins (request C→S): Every installed plugin and its runtime state (§2.4).
 	MethodPlugins = "rx/plugins"
 	// MethodUIRequest (request S→C): A plugin asks the user (§3.1).
@@ -147,6 +149,20 @@ type RunActionResult struct {
 type ReloadResult struct {
 	Generation int64    `json:"generation"`
 	Warnings   []string `json:"warnings"`
+}
+
+// PluginStateChange: rx/pluginStateChanged: where one plugin's runtime is now (§2.5).
+type PluginStateChange struct {
+	Plugin string `json:"plugin"`
+	// The generation whose sidecar changed state.
+	Generation int64       `json:"generation"`
+	State      PluginState `json:"state"`
+	// One redacted line saying why.
+	Reason string `json:"reason"`
+	// RFC 3339 (UTC) or empty.
+	Since string `json:"since"`
+	// What brings the runtime back; empty when nothing is to do.
+	Recover string `json:"recover"`
 }
 
 // PluginsResult: The rx/plugins result.
@@ -438,6 +454,16 @@ type SetModelParams struct {
 type PromptParams struct {
 	SessionID string `json:"sessionId"`
 	Prompt    string `json:"prompt"`
+	// What the user attached to the prompt (files, selections), in order; the agent sees them after the text.
+	Resources []PromptResource `json:"resources,omitempty"`
+}
+
+// PromptResource: One attachment of a prompt (§5).
+type PromptResource struct {
+	// Where it is; a selection's lines as a #L<first>-<last> fragment.
+	URI string `json:"uri"`
+	// Its text as the editor has it; absent for a link the agent reads with its tools.
+	Text string `json:"text,omitempty"`
 }
 
 // PromptResult: The rx/session/prompt result, when the turn ends.

@@ -71,7 +71,7 @@ func (d *demoRun) script() {
 		for _, o := range r.Options {
 			names = append(names, o.Name)
 		}
-		d.line("permission: may the agent run %q (%s)? [%s] -> Allow", r.ToolCall.Title, r.ToolCall.Kind, strings.Join(names, " "))
+		d.line("permission: may the agent run %q (%s)? [%s] -> Allow once", r.ToolCall.Title, r.ToolCall.Kind, strings.Join(names, " / "))
 		seen.mu.Lock()
 		seen.permissions = append(seen.permissions, r.ToolCall.Title)
 		seen.mu.Unlock()

@@ -28,7 +28,7 @@ func TestDemo(t *testing.T) {
 		`quick-pick "How should I greet you?" [friendly formal pirate] -> pirate`,
 		`input box "Your name" -> Ada`,
 		`result: accepted=true message="Ahoy, Ada!"`,
-		`permission: may the agent run "Read README.md" (read)? [Allow Deny] -> Allow`,
+		`permission: may the agent run "Read README.md" (read)? [Allow once / Allow for this session / Deny] -> Allow once`,
 		"agent: The tool returned:",
 		"turn ended: end_turn",
 		"exit status 0, plugin processes left: 0",

@@ -34,7 +34,7 @@ type echo struct {
 }
 
 func (e *echo) stream(ctx context.Context, open *extproto.StreamOpenParams, out *sdk.Stream) error {
-	r := plan(open.Request)
+	r := plan(open.ProviderRef, open.Request)
 	for i, w := range r.words {
 		if i > 0 && e.delay > 0 {
 			select {

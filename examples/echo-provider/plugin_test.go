@@ -93,6 +93,32 @@ func TestEcho(t *testing.T) {
 	}
 }
 
+// TestRecap: "recap" names the model and quotes the conversation's first
+// user message, so a client shows that a session kept both.
+func TestRecap(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	for _, tc := range []struct {
+		ref  string
+		msgs []extproto.ProviderMessage
+		want string
+	}{
+		{smallRef, []extproto.ProviderMessage{user("recap")}, "plugin/echo-provider/echo/small here; no earlier user message."},
+		{"plugin/echo-provider/echo/large", []extproto.ProviderMessage{user("first words"), {Role: extproto.RoleAssistant, Content: "first words"}, user(" Recap ")},
+			`plugin/echo-provider/echo/large here; 1 earlier user message: "first words"`},
+		{smallRef, []extproto.ProviderMessage{{Role: extproto.RoleSystem, Content: "be brief"}, user("one"), user("two"), user("recap")},
+			`plugin/echo-provider/echo/small here; 2 earlier user messages, the first: "one"`},
+	} {
+		st, err := h.OpenStream(tc.ref, extproto.ProviderRequest{Messages: tc.msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Wait(); err != nil || st.Text() != tc.want {
+			t.Errorf("%s %+v: %q, %v; want %q", tc.ref, tc.msgs, st.Text(), err, tc.want)
+		}
+	}
+}
+
 func TestToolCall(t *testing.T) {
 	t.Parallel()
 	h := start(t)

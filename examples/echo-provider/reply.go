@@ -24,8 +24,12 @@ const quoteLimit = 200
 //   - a user message "call <tool> <json-args>": a call of <tool> with
 //     those arguments (an object; empty means {}), if the request offers
 //     that tool;
+//   - a user message "recap": which model (its ref) answers and what the
+//     conversation holds (how many user messages came before, the first
+//     of them quoted), so a client can show that a session kept its
+//     history and its model;
 //   - any other user message: the message, word by word.
-func plan(req extproto.ProviderRequest) reply {
+func plan(ref string, req extproto.ProviderRequest) reply {
 	var r reply
 	last := extproto.ProviderMessage{}
 	if n := len(req.Messages); n > 0 {
@@ -36,7 +40,9 @@ func plan(req extproto.ProviderRequest) reply {
 	case last.Role == extproto.RoleTool:
 		r.words = chunks("The tool returned: " + quote(last.Content))
 	case last.Role == extproto.RoleUser:
-		if call, problem := parseCall(last.Content, req.Tools, len(req.Messages)); problem != "" {
+		if strings.EqualFold(strings.TrimSpace(last.Content), "recap") {
+			r.words = chunks(recap(ref, req.Messages[:len(req.Messages)-1]))
+		} else if call, problem := parseCall(last.Content, req.Tools, len(req.Messages)); problem != "" {
 			r.words = chunks(problem)
 		} else if call != nil {
 			r.call, finish = call, "tool_calls"
@@ -56,6 +62,24 @@ func plan(req extproto.ProviderRequest) reply {
 	}
 	r.usage = extproto.ProviderUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, CacheMissTokens: prompt, FinishReason: finish}
 	return r
+}
+
+// recap describes the model and the user messages before the last one.
+func recap(ref string, earlier []extproto.ProviderMessage) string {
+	var users []string
+	for _, m := range earlier {
+		if m.Role == extproto.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	s := ref + " here; "
+	switch len(users) {
+	case 0:
+		return s + "no earlier user message."
+	case 1:
+		return s + "1 earlier user message: " + quote(users[0])
+	}
+	return fmt.Sprintf("%s%d earlier user messages, the first: %s", s, len(users), quote(users[0]))
 }
 
 // parseCall reads the tool-call convention. It returns no call and no

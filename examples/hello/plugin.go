@@ -14,6 +14,7 @@ import (
 // Surface ids: re-publishing one updates it in place.
 const (
 	statusSurface   = "hello-status"
+	cardSurface     = "hello-card"
 	greetingSurface = "hello-greeting"
 )
 
@@ -42,7 +43,8 @@ func rewriteHello(_ context.Context, in *extproto.InputReceivePayload) (sdk.Deci
 	return sdk.Replace(&extproto.InputReceivePayload{Text: "Please greet " + who + " warmly, in one sentence."}), nil
 }
 
-// announce shows that the plugin is live in the new session. It is an
+// announce shows that the plugin is live in the new session: a status
+// line, and a card saying what it offers with its greet action. It is an
 // observer, not an interceptor, so the session never waits for it.
 func announce(ctx context.Context, in *extproto.SessionStartPayload) {
 	status := extproto.UIStatusPayload{Label: "hello: ready", Detail: "type /hello <name>, or run /hello:greet", Severity: extproto.SeverityInfo}
@@ -51,6 +53,15 @@ func announce(ctx context.Context, in *extproto.SessionStartPayload) {
 	}
 	if _, err := sdk.HostFrom(ctx).Publish(ctx, statusSurface, status); err != nil {
 		fmt.Fprintf(os.Stderr, "hello: status: %v\n", err)
+	}
+	card := extproto.UICardPayload{
+		Title:    "Hello, plugin",
+		Markdown: "Type `/hello Ada` in a chat, or use the **Greet me** action.",
+		Fields:   []extproto.UIKeyValue{{Key: "styles", Value: strings.Join(styles, ", ")}},
+		Actions:  []extproto.UIActionRef{{ActionID: "greet", Label: "Greet me"}},
+	}
+	if _, err := sdk.HostFrom(ctx).Publish(ctx, cardSurface, card); err != nil {
+		fmt.Fprintf(os.Stderr, "hello: card: %v\n", err)
 	}
 }
 

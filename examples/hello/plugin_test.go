@@ -93,7 +93,7 @@ func TestGreetDismissed(t *testing.T) {
 	}
 }
 
-func TestStatusOnSessionStart(t *testing.T) {
+func TestStatusAndCardOnSessionStart(t *testing.T) {
 	t.Parallel()
 	h := sdktest.Start(t, newPlugin(), sdktest.Options{})
 	// The point is also answered as an intercept: continue, it only observes.
@@ -104,11 +104,13 @@ func TestStatusOnSessionStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pub []extproto.UIPublishParams
-	for end := time.Now().Add(sdktest.Deadline); len(pub) == 0 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+	for end := time.Now().Add(sdktest.Deadline); len(pub) < 2 && time.Now().Before(end); time.Sleep(time.Millisecond) {
 		pub = h.Published()
 	}
 	want := []extproto.UIPublishParams{{SurfaceID: statusSurface, SessionID: "sess-1", Generation: 7, Kind: extproto.SurfaceStatus,
-		Payload: json.RawMessage(`{"detail":"type /hello \u003cname\u003e, or run /hello:greet (session /s/1.json)","label":"hello: ready","severity":"info"}`)}}
+		Payload: json.RawMessage(`{"detail":"type /hello \u003cname\u003e, or run /hello:greet (session /s/1.json)","label":"hello: ready","severity":"info"}`)},
+		{SurfaceID: cardSurface, SessionID: "sess-1", Generation: 7, Kind: extproto.SurfaceCard,
+			Payload: json.RawMessage(`{"actions":[{"actionId":"greet","label":"Greet me"}],"fields":[{"key":"styles","value":"friendly, formal, pirate"}],"markdown":"Type ` + "`/hello Ada`" + ` in a chat, or use the **Greet me** action.","title":"Hello, plugin"}`)}}
 	if !reflect.DeepEqual(pub, want) {
 		t.Errorf("published\n%+v\nwant\n%+v", pub, want)
 	}

@@ -1,13 +1,17 @@
 // Agent sessions in the Chat view: the @reasonix participant. Each chat
-// conversation is one rx/ session (its id travels in the result metadata);
-// rx/session/update streams into the response, the chat's cancel button
-// sends rx/session/cancel, and permission questions are modal Yes/No-style
-// prompts with the bridge's options.
+// conversation is one rx/ session (its id travels in the result metadata;
+// after a window reload or a bridge restart the conversation's session is
+// reloaded with rx/session/load); rx/session/update streams into the
+// response, the chat's cancel button sends rx/session/cancel, the files
+// and selections attached to a request go along as the prompt's
+// resources, and a permission question is asked in the response itself,
+// with one button per answer. The model is the chat's own model picker
+// (@reasonix /model sets it).
 
 import * as vscode from 'vscode';
-import { VENDOR } from './lm';
+import { modelInformation, VENDOR } from './lm';
 import {
-	Method, ModelInfo, PermissionRequest, PermissionResult, SessionRef, PromptResult, SessionUpdate,
+	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionRef, PromptResult, SessionUpdate,
 	SessionUpdateBody,
 } from './protocol';
 import type { Rx } from './rx';
@@ -32,7 +36,22 @@ export interface TurnSink {
 	/** A line of ours (tool calls, notices), Markdown with $(icons); plugin text in it is escaped. */
 	line(text: string): void;
 	progress(text: string): void;
+	/** A button in the response that runs a command. */
+	button(command: vscode.Command): void;
+	/** The tools of a model round returned: the next update starts a new round. */
+	roundEnded(): void;
+	/** A model round's token usage. */
+	usage(u: Usage): void;
 }
+
+/** The command a permission button runs: (question id, option id). */
+export const ANSWER_COMMAND = 'rxBridge.answerPermission';
+
+/** VS Code's command that selects a model in the chat's model picker (every chat widget). */
+export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
+
+/** Attachments larger than this go as links (the agent reads them with its tools). */
+export const MAX_RESOURCE_TEXT = 256 * 1024;
 
 export class ChatSessions implements vscode.Disposable {
 	private readonly sinks = new Map<string, TurnSink>();
@@ -40,11 +59,15 @@ export class ChatSessions implements vscode.Disposable {
 	/** Sessions created on the current bridge process. */
 	private live = new Set<string>();
 	private readonly subs: { dispose(): void }[] = [];
+	/** Permission questions waiting for a button. */
+	private readonly questions = new Map<string, (optionId: string | undefined) => void>();
+	private questionCounter = 0;
 
 	constructor(private readonly rx: Rx, private readonly memento: vscode.Memento) {
 		this.subs.push(rx.bridge.handlers.onNotification(Method.sessionUpdate, (p: SessionUpdate) => this.update(p)));
-		this.subs.push(rx.bridge.handlers.onRequest(Method.sessionRequestPermission, (p: PermissionRequest) => this.permission(p)));
+		this.subs.push(rx.bridge.handlers.onRequest(Method.sessionRequestPermission, (p: PermissionRequest, token) => this.permission(p, token as vscode.CancellationToken)));
 		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); }));
+		this.subs.push(vscode.commands.registerCommand(ANSWER_COMMAND, (id: unknown, optionId: unknown) => this.answer(id, optionId)));
 	}
 
 	readonly handler: vscode.ChatRequestHandler = (request, context, stream, token) => this.handle(request, context, stream, token);
@@ -74,8 +97,23 @@ export class ChatSessions implements vscode.Disposable {
 		const wanted = this.wantedModel(request);
 		let sessionId = previous.sessionId && this.live.has(previous.sessionId) ? previous.sessionId : undefined;
 		let model = previous.model;
+		if (!sessionId && previous.sessionId) {
+			// The conversation's session from before a window reload or a
+			// bridge restart: reopen it, so the agent has its history.
+			try {
+				const r = await this.rx.request<SessionRef>(Method.sessionLoad, { sessionId: previous.sessionId });
+				sessionId = r.sessionId;
+				model = r.model;
+				this.live.add(sessionId);
+			} catch (err) {
+				stream.markdown(new vscode.MarkdownString(`$(warning) ${escapeMarkdown(`The session of this chat could not be resumed (${errorText(err)}); a new one starts without its history.`)}\n\n`, true));
+			}
+			if (sessionId && wanted && wanted !== model) {
+				await this.rx.request(Method.sessionSetModel, { sessionId, model: wanted });
+				model = wanted;
+			}
+		}
 		if (!sessionId) {
-			stream.progress('Starting a Reasonix session…');
 			const m = wanted ?? (await this.defaultModel());
 			const r = await this.rx.request<SessionRef>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
@@ -87,31 +125,56 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		const id = sessionId;
 		let streamedAnswer = false;
-		let thinking = false;
+		// VS Code counts a response's progress messages as its steps
+		// ("Completed 3 steps"): one per model round, the first thing the
+		// round does; a round ends when its tools returned.
+		let inRound = false;
+		const round = (what: string) => {
+			if (inRound) return;
+			inRound = true;
+			stream.progress(what);
+		};
+		const used: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+		let usageSeen = false;
 		this.sinks.set(id, {
 			markdown: (t) => {
 				streamedAnswer = true;
-				thinking = false;
+				round(ANSWERING);
 				stream.markdown(new vscode.MarkdownString(t));
 			},
 			line: (t) => {
-				thinking = false;
 				stream.markdown(new vscode.MarkdownString(t, true));
 			},
-			progress: (t) => {
-				if (t === THINKING && thinking) return;
-				thinking = t === THINKING;
-				stream.progress(t);
+			progress: (t) => round(t),
+			button: (c) => {
+				stream.button(c);
+			},
+			roundEnded: () => { inRound = false; },
+			usage: (u) => {
+				usageSeen = true;
+				used.promptTokens += u.promptTokens ?? 0;
+				used.completionTokens += u.completionTokens ?? 0;
+				used.totalTokens += u.totalTokens ?? 0;
 			},
 		});
 		const cancelSub = token.onCancellationRequested(() => {
 			void this.rx.notify(Method.sessionCancel, { sessionId: id }).catch(() => {});
 		});
 		try {
-			const r = await this.rx.request<PromptResult>(Method.sessionPrompt, { sessionId: id, prompt: promptText(request) });
+			const resources = await attachments(request);
+			for (const r of resources) {
+				try {
+					stream.reference(vscode.Uri.parse(r.uri));
+				} catch {
+					// a URI VS Code cannot show is still sent
+				}
+			}
+			const params = resources.length > 0 ? { sessionId: id, prompt: promptText(request), resources } : { sessionId: id, prompt: promptText(request) };
+			const r = await this.rx.request<PromptResult>(Method.sessionPrompt, params);
 			if (!streamedAnswer && r.text) stream.markdown(new vscode.MarkdownString(r.text));
 			const note = stopNote(r.stopReason);
 			if (note) stream.markdown(new vscode.MarkdownString(`\n\n*${note}*`));
+			if (usageSeen && used.totalTokens > 0) stream.markdown(new vscode.MarkdownString(`\n\n*${usageNote(used)}*`));
 			return { metadata: { sessionId: id, model, stopReason: r.stopReason } satisfies ChatMetadata };
 		} finally {
 			cancelSub.dispose();
@@ -120,8 +183,10 @@ export class ChatSessions implements vscode.Disposable {
 	}
 
 	/**
-	 * The model asked for: the chat's own model picker when it is ours, else
-	 * `@reasonix /model`'s choice; the caller falls back to rx/models' default.
+	 * The model asked for: the chat's own model picker when it is ours (one
+	 * source of truth: `@reasonix /model` sets the picker), else
+	 * `@reasonix /model`'s last choice; the caller falls back to rx/models'
+	 * default.
 	 */
 	private wantedModel(request: vscode.ChatRequest): string | undefined {
 		const m = (request as { model?: vscode.LanguageModelChat }).model;
@@ -156,12 +221,21 @@ export class ChatSessions implements vscode.Disposable {
 			return { metadata: previous };
 		}
 		await this.memento.update(MODEL_KEY, picked.ref);
+		// The chat's model picker answers the next turn: it shows the choice.
+		const info = modelInformation((r.models ?? []).find((m) => m.ref === picked.ref)!);
+		let inPicker = true;
+		try {
+			await vscode.commands.executeCommand(CHANGE_MODEL_COMMAND, { vendor: VENDOR, id: info.id, family: info.family });
+		} catch {
+			inPicker = false;
+		}
 		let model = previous.model;
 		if (previous.sessionId && this.live.has(previous.sessionId)) {
 			await this.rx.request(Method.sessionSetModel, { sessionId: previous.sessionId, model: picked.ref });
 			model = picked.ref;
 		}
-		stream.markdown(new vscode.MarkdownString(`Model: \`${picked.ref}\``));
+		const where = inPicker ? ' (also in the chat\'s model picker)' : '';
+		stream.markdown(new vscode.MarkdownString(`Model: ${escapeMarkdown(noIcons(info.name))} \`${picked.ref}\`${where}`));
 		return { metadata: { ...previous, model: model ?? picked.ref } };
 	}
 
@@ -199,24 +273,56 @@ export class ChatSessions implements vscode.Disposable {
 		renderUpdate(p.update, sink, this.tools);
 	}
 
-	async permission(p: PermissionRequest): Promise<PermissionResult> {
-		const title = p.toolCall?.title || 'a tool';
-		const sink = this.sinks.get(p.sessionId);
-		sink?.line(`\n\n$(shield) Permission asked: ${escapeMarkdown(title)}\n\n`);
+	/**
+	 * rx/session/requestPermission: asked in the response of the turn that
+	 * wants the tool (the tool, a readable summary of its input, a button
+	 * per answer: Allow once, Allow for this session, Deny); without a
+	 * visible turn, in a quick pick with the same rows. Withdrawn (the
+	 * turn was cancelled) it is answered cancelled.
+	 */
+	async permission(p: PermissionRequest, token?: vscode.CancellationToken): Promise<PermissionResult> {
 		const options = p.options ?? [];
-		const names = options.map((o) => noIcons(o.name));
-		let detail: string | undefined;
-		if (p.toolCall?.rawInput !== undefined) {
+		const title = p.toolCall?.title || 'a tool';
+		const summary = inputSummary(p.toolCall?.rawInput);
+		const sink = this.sinks.get(p.sessionId);
+		let optionId: string | undefined;
+		if (sink) {
+			const id = `q${++this.questionCounter}`;
+			const lines = [`\n\n$(shield) **Reasonix wants to run ${escapeMarkdown(noIcons(title))}**`];
+			for (const [k, v] of summary) lines.push(`- ${escapeMarkdown(k)}: ${escapeMarkdown(v)}`);
+			sink.line(lines.join('\n') + '\n\n');
+			const answered = new Promise<string | undefined>((resolve) => {
+				this.questions.set(id, resolve);
+				token?.onCancellationRequested(() => resolve(undefined));
+			});
+			for (const o of options) sink.button({ command: ANSWER_COMMAND, title: noIcons(o.name), arguments: [id, o.optionId] });
 			try {
-				detail = JSON.stringify(p.toolCall.rawInput, null, 2);
-			} catch {
-				detail = undefined;
+				optionId = await answered;
+			} finally {
+				this.questions.delete(id);
 			}
+		} else {
+			const items = options.map((o) => ({ label: noIcons(o.name), optionId: o.optionId }));
+			const picked = await vscode.window.showQuickPick(items, {
+				title: noIcons(`Reasonix wants to run ${title}`),
+				placeHolder: noIcons(summary.map(([k, v]) => `${k}: ${v}`).join(' · ')) || undefined,
+				ignoreFocusOut: true,
+			}, token);
+			optionId = picked?.optionId;
 		}
-		const picked = await vscode.window.showWarningMessage(noIcons(`Reasonix wants to run: ${title}`), { modal: true, detail }, ...names);
-		const i = picked === undefined ? -1 : names.indexOf(picked);
-		if (i < 0) return { outcome: { outcome: 'cancelled' } };
-		return { outcome: { outcome: 'selected', optionId: options[i].optionId } };
+		if (optionId === undefined || !options.some((o) => o.optionId === optionId)) return { outcome: { outcome: 'cancelled' } };
+		return { outcome: { outcome: 'selected', optionId } };
+	}
+
+	/** A permission button: answers its question once; a stale button says so. */
+	private answer(id: unknown, optionId: unknown): void {
+		const resolve = typeof id === 'string' ? this.questions.get(id) : undefined;
+		if (!resolve || typeof optionId !== 'string') {
+			void vscode.window.showInformationMessage('Reasonix: this question was already answered.');
+			return;
+		}
+		this.questions.delete(id as string);
+		resolve(optionId);
 	}
 
 	dispose(): void {
@@ -225,6 +331,19 @@ export class ChatSessions implements vscode.Disposable {
 }
 
 export const THINKING = 'Thinking…';
+export const ANSWERING = 'Answering…';
+
+/** Token counts as usage updates report them. */
+export interface Usage {
+	promptTokens: number;
+	completionTokens: number;
+	totalTokens: number;
+}
+
+/** A turn's token usage, summed over its model rounds. */
+export function usageNote(u: Usage): string {
+	return `${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out)`;
+}
 
 /** VS Code's command that opens the Chat view with a query. */
 const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
@@ -256,10 +375,12 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			if (u.status === 'completed') {
 				sink.line(`$(check) ${escapeMarkdown(title)} done\n\n`);
 				tools.delete(u.toolCallId);
+				if (!sub) sink.roundEnded();
 			} else if (u.status === 'failed') {
 				const why = (u.content ?? []).map((c) => c.content?.text ?? '').filter(Boolean).join(' ');
 				sink.line(`$(error) ${escapeMarkdown(title)} failed${why ? `: ${escapeMarkdown(why)}` : ''}\n\n`);
 				tools.delete(u.toolCallId);
+				if (!sub) sink.roundEnded();
 			} else if (u.status === 'in_progress') {
 				sink.progress(noIcons(`Running ${title}`));
 			}
@@ -270,6 +391,9 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			sink.line(`\n\n${icon} ${escapeMarkdown((sub ? `${sub.name}: ` : '') + u.text)}\n\n`);
 			return;
 		}
+		case 'usage':
+			if (!sub && u.usage) sink.usage(u.usage);
+			return;
 		case 'permission': {
 			const title = tools.get(u.toolCallId) || 'a tool call';
 			sink.line(`$(shield) ${escapeMarkdown(title)}: ${u.outcome}${u.by ? ` by ${escapeMarkdown(u.by)}` : ''}\n\n`);
@@ -289,6 +413,105 @@ function previousMetadata(context: vscode.ChatContext): ChatMetadata {
 		}
 	}
 	return {};
+}
+
+/** How long a value of a tool's input is shown before it is cut. */
+const SUMMARY_VALUE = 200;
+
+/** A tool's input as key/value rows a person reads (no JSON braces). */
+export function inputSummary(raw: unknown): [string, string][] {
+	if (raw === undefined || raw === null) return [];
+	const show = (v: unknown): string => {
+		let t: string;
+		if (typeof v === 'string') t = v;
+		else if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) t = v.map(String).join(' ');
+		else if (typeof v === 'object' && v !== null) t = JSON.stringify(v);
+		else t = String(v);
+		t = t.replace(/\s+/g, ' ').trim();
+		return t.length > SUMMARY_VALUE ? `${t.slice(0, SUMMARY_VALUE)}…` : t;
+	};
+	if (typeof raw !== 'object' || Array.isArray(raw)) return [['input', show(raw)]];
+	return Object.entries(raw as Record<string, unknown>).map(([k, v]) => [k, show(v)]);
+}
+
+interface Reference {
+	readonly id: string;
+	readonly value: unknown;
+	readonly range?: [number, number];
+}
+
+/**
+ * The files and selections attached to a request (`request.references`,
+ * `#file`), as the prompt's resources: a file with its text as the editor
+ * has it (unsaved changes included), a selection as its lines (the URI
+ * names them with #L<first>-<last>), a value with no place as its text.
+ * A `#file:<path>` typed in the prompt that VS Code did not turn into a
+ * reference is resolved in the workspace. A file too large or not text
+ * goes as a link, for the agent's own tools.
+ */
+export async function attachments(request: vscode.ChatRequest): Promise<PromptResource[]> {
+	const out: PromptResource[] = [];
+	const seen = new Set<string>();
+	const add = (r: PromptResource) => {
+		if (seen.has(r.uri)) return;
+		seen.add(r.uri);
+		out.push(r);
+	};
+	const refs = (request.references ?? []) as readonly Reference[];
+	for (const ref of refs) {
+		const v = ref.value;
+		if (v instanceof vscode.Uri) {
+			add(await fileResource(v));
+		} else if (v instanceof vscode.Location) {
+			add(await selectionResource(v));
+		} else if (typeof v === 'string' && v) {
+			add({ uri: `vscode-chat-variable:${ref.id}`, text: v });
+		}
+	}
+	const covered = (at: number) => refs.some((r) => r.range && at >= r.range[0] && at < r.range[1]);
+	for (const m of request.prompt.matchAll(/#file:(\S+)/g)) {
+		if (covered(m.index ?? 0)) continue;
+		const uri = await workspaceFile(m[1]);
+		if (uri) add(await fileResource(uri));
+	}
+	return out;
+}
+
+async function workspaceFile(rel: string): Promise<vscode.Uri | undefined> {
+	for (const f of vscode.workspace.workspaceFolders ?? []) {
+		const uri = vscode.Uri.joinPath(f.uri, rel);
+		try {
+			await vscode.workspace.fs.stat(uri);
+			return uri;
+		} catch {
+			// not in this folder
+		}
+	}
+	return undefined;
+}
+
+async function fileResource(uri: vscode.Uri): Promise<PromptResource> {
+	try {
+		const bytes = await vscode.workspace.fs.readFile(uri);
+		if (bytes.byteLength > MAX_RESOURCE_TEXT || bytes.includes(0)) return { uri: uri.toString() };
+		const doc = await vscode.workspace.openTextDocument(uri);
+		return { uri: uri.toString(), text: doc.getText() };
+	} catch {
+		return { uri: uri.toString() };
+	}
+}
+
+async function selectionResource(loc: vscode.Location): Promise<PromptResource> {
+	const first = loc.range.start.line + 1;
+	const last = loc.range.end.line + 1;
+	const uri = `${loc.uri.toString()}#L${first}-${last}`;
+	try {
+		const doc = await vscode.workspace.openTextDocument(loc.uri);
+		const text = doc.getText(loc.range);
+		return text.length > MAX_RESOURCE_TEXT ? { uri } : { uri, text };
+	} catch {
+		return { uri };
+	}
 }
 
 /**

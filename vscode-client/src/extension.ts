@@ -3,19 +3,21 @@
 
 import * as vscode from 'vscode';
 import { Bridge, DEFAULT_BACKOFF, FatalStartError } from './bridge';
+import { CARDS_VIEW } from './cards';
 import { ChatSessions, PARTICIPANT_ID } from './chat';
 import { CommandId, Commands } from './commands';
 import { SCHEME, VirtualDocs } from './docs';
 import { ChunkRouter, LanguageModels, VENDOR } from './lm';
 import { BridgeLog } from './log';
 import { CONFIG, LanguageClientTransport } from './lspTransport';
-import { Method, UIRequest, UISurface } from './protocol';
+import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
 import { Rx } from './rx';
 import { PluginUI } from './ui';
 
 export const INSTALL_BUTTON = 'Install Instructions';
 export const SETTINGS_BUTTON = 'Open Settings';
 export const RESTART_BUTTON = 'Restart Bridge';
+export const SHOW_CARDS_COMMAND = 'rxBridge.showCards';
 
 /** What activate returns; the end-to-end test extension reads it. */
 export interface Api {
@@ -34,10 +36,12 @@ export function activate(context: vscode.ExtensionContext): Api {
 			const r = await rx.request<{ accepted: boolean }>(Method.uiSubmit, { plugin, surfaceId, generation, values });
 			return r.accepted !== false;
 		},
+		reload: () => commands.reload(),
 	});
 	const commands = new Commands(rx, docs, log);
 	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
 	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
+	bridge.handlers.onNotification(Method.pluginStateChanged, (p: PluginStateChange) => ui.pluginState(p));
 	bridge.onDidStart(() => ui.clear());
 
 	const chunks = new ChunkRouter(rx);
@@ -48,6 +52,8 @@ export function activate(context: vscode.ExtensionContext): Api {
 
 	context.subscriptions.push(
 		log, docs, ui, models, chat, participant,
+		ui.cards.attach(),
+		vscode.commands.registerCommand(SHOW_CARDS_COMMAND, () => vscode.commands.executeCommand(`${CARDS_VIEW}.focus`)),
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
 		vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
 		...commands.register(),

@@ -76,7 +76,7 @@ export class LanguageClientTransport implements Transport {
 		}
 		started = true;
 		if (client.state === State.Stopped) closedResolve();
-		await client.setTrace(traceSetting(cfg.get<string>('trace.server', 'verbose'))).catch(() => {});
+		await client.setTrace(traceSetting(cfg.get<string>('trace.server', 'off'))).catch(() => {});
 		const info: ServerInfo = client.initializeResult?.capabilities?.experimental?.rxBridge ?? {};
 		this.log.info(`rx-bridge ${info.bridgeVersion ?? '?'} (protocol ${info.version ?? '?'}), home ${info.home ?? '?'}, generation ${info.generation ?? 0}`);
 		let stopping: Promise<void> | undefined;

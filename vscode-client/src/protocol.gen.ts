@@ -6,6 +6,7 @@ export const PROTOCOL_VERSION = 1;
 export const Method = {
 	actions: 'rx/actions',
 	actionsChanged: 'rx/actionsChanged',
+	pluginStateChanged: 'rx/pluginStateChanged',
 	plugins: 'rx/plugins',
 	uiRequest: 'rx/ui/request',
 	uiSurface: 'rx/ui/surface',
@@ -53,6 +54,7 @@ export interface Requests {
 /** Params of each rx/ notification. */
 export interface Notifications {
 	'rx/actionsChanged': ActionsChanged;
+	'rx/pluginStateChanged': PluginStateChange;
 	'rx/ui/surface': UISurface;
 	'rx/lm/chunk': LmChunk;
 	'rx/session/cancel': SessionParams;
@@ -135,6 +137,20 @@ export interface RunActionResult {
 export interface ReloadResult {
 	generation: number;
 	warnings: string[];
+}
+
+/** rx/pluginStateChanged: where one plugin's runtime is now (§2.5). */
+export interface PluginStateChange {
+	plugin: string;
+	/** The generation whose sidecar changed state. */
+	generation: number;
+	state: PluginState;
+	/** One redacted line saying why. */
+	reason: string;
+	/** RFC 3339 (UTC) or empty. */
+	since: string;
+	/** What brings the runtime back; empty when nothing is to do. */
+	recover: string;
 }
 
 /** The rx/plugins result. */
@@ -479,6 +495,16 @@ export interface SetModelParams {
 export interface PromptParams {
 	sessionId: string;
 	prompt: string;
+	/** What the user attached to the prompt (files, selections), in order; the agent sees them after the text. */
+	resources?: PromptResource[];
+}
+
+/** One attachment of a prompt (§5). */
+export interface PromptResource {
+	/** Where it is; a selection's lines as a #L<first>-<last> fragment. */
+	uri: string;
+	/** Its text as the editor has it; absent for a link the agent reads with its tools. */
+	text?: string;
 }
 
 /** The rx/session/prompt result, when the turn ends. */

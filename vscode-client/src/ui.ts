@@ -1,15 +1,18 @@
 // The plugin UI mapping (EDITOR_PROTOCOL.md §3): rx/ui/request answered by
-// native prompts, rx/ui/surface shown as status items, messages, Markdown
-// cards and multi-step forms. Nothing of a plugin's is ever run or opened;
-// surfaces and requests of stale generations are dropped.
+// native prompts, rx/ui/surface shown as status items, messages, cards (in
+// the Reasonix view, opened as a Markdown preview when the user asks) and
+// multi-step forms; rx/pluginStateChanged marks a crashed plugin. Nothing
+// of a plugin's is ever run or opened; surfaces and requests of stale
+// generations are dropped.
 
 import * as vscode from 'vscode';
 import type { Token } from './bridge';
+import { CardsView, OPEN_CARD_COMMAND } from './cards';
 import { VirtualDocs } from './docs';
 import { Generations } from './generation';
 import { askFields } from './prompt';
 import type {
-	CardPayload, FormPayload, NotificationPayload, Severity, StatusPayload, UIField, UIRequest, UIAnswer, UISurface,
+	CardPayload, FormPayload, NotificationPayload, PluginStateChange, Severity, StatusPayload, UIField, UIRequest, UIAnswer, UISurface,
 } from './protocol';
 import { escapeMarkdown, noIcons, percent, safeMarkdown } from './text';
 
@@ -18,21 +21,30 @@ export interface UIHost {
 	runAction(name: string): Promise<void>;
 	/** Sends rx/ui/submit; resolves to `accepted`. */
 	submit(plugin: string, surfaceId: string, generation: number, values: Record<string, unknown>): Promise<boolean>;
+	/** Reloads the plugins (Reasonix: Reload Plugins). */
+	reload(): Promise<void>;
 }
+
+export const RELOAD_BUTTON = 'Reload Plugins';
+export const RELOAD_COMMAND = 'rxBridge.reload';
 
 interface StatusEntry {
 	item: vscode.StatusBarItem;
 	generation: number;
+	plugin: string;
 }
 
-interface CardEntry {
-	path: string;
+/** A plugin's crash, as rx/pluginStateChanged told it. */
+interface Crash {
 	generation: number;
+	reason: string;
+	recover: string;
 }
 
 export class PluginUI implements vscode.Disposable {
 	private readonly status = new Map<string, StatusEntry>();
-	private readonly cards = new Map<string, CardEntry>();
+	readonly cards = new CardsView();
+	private readonly crashed = new Map<string, Crash>();
 	private staleSource = new vscode.CancellationTokenSource();
 	private readonly subs: vscode.Disposable[] = [];
 
@@ -42,6 +54,7 @@ export class PluginUI implements vscode.Disposable {
 		private readonly host: UIHost,
 	) {
 		this.subs.push(gens.onDidAdvance((g) => this.forgetOlderThan(g)));
+		this.subs.push(vscode.commands.registerCommand(OPEN_CARD_COMMAND, (key: unknown) => this.openCard(key)));
 	}
 
 	/** rx/ui/request: resolves to the answer, `{cancelled: true}` on dismissal or staleness. */
@@ -76,7 +89,7 @@ export class PluginUI implements vscode.Disposable {
 				this.notify(s.plugin, s.payload);
 				return;
 			case 'card':
-				void this.showCard(s.plugin, s.surfaceId, s.generation, s.payload);
+				this.showCard(s.plugin, s.surfaceId, s.generation, s.payload);
 				return;
 			case 'form':
 				void this.showForm(s.plugin, s.surfaceId, s.generation, s.payload);
@@ -84,12 +97,50 @@ export class PluginUI implements vscode.Disposable {
 		}
 	}
 
+	/**
+	 * rx/pluginStateChanged: a crashed plugin gets one notification with
+	 * Reload Plugins, and its status items say crashed (one is made when
+	 * it has none) until a reload replaces its generation.
+	 */
+	pluginState(ch: PluginStateChange): void {
+		if (!ch || typeof ch.plugin !== 'string' || ch.state !== 'crashed' || this.gens.isStale(ch.generation)) return;
+		const known = this.crashed.get(ch.plugin);
+		if (known && known.generation >= ch.generation) return;
+		const crash = { generation: ch.generation, reason: ch.reason ?? '', recover: ch.recover ?? '' };
+		this.crashed.set(ch.plugin, crash);
+		let marked = false;
+		for (const e of this.status.values()) {
+			if (e.plugin === ch.plugin) {
+				this.markCrashed(e.item, ch.plugin, crash);
+				marked = true;
+			}
+		}
+		if (!marked) {
+			const item = vscode.window.createStatusBarItem(`rxBridge.status.${ch.plugin}.crashed`, vscode.StatusBarAlignment.Left, 50);
+			item.name = `Reasonix: ${ch.plugin}`;
+			this.status.set(`${ch.plugin}\u0000\u0000crashed`, { item, generation: ch.generation, plugin: ch.plugin });
+			this.markCrashed(item, ch.plugin, crash);
+		}
+		void vscode.window.showErrorMessage(noIcons(`Reasonix: the plugin ${ch.plugin} crashed${crash.reason ? ` (${oneLine(crash.reason)})` : ''}. Reload the plugins to start it again; the chat goes on without it.`), RELOAD_BUTTON)
+			.then((pick) => (pick === RELOAD_BUTTON ? this.host.reload() : undefined));
+	}
+
+	private markCrashed(item: vscode.StatusBarItem, plugin: string, crash: Crash): void {
+		item.text = `$(error) ${noIcons(plugin)}: crashed`;
+		item.tooltip = [`${plugin} crashed`, crash.reason, crash.recover, 'Click to reload the plugins.'].filter(Boolean).join('\n');
+		item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+		item.accessibilityInformation = { label: `${plugin} crashed; click to reload the plugins` };
+		item.command = RELOAD_COMMAND;
+		item.show();
+	}
+
 	/** Forgets everything shown, as after a bridge restart. */
 	clear(): void {
 		for (const e of this.status.values()) e.item.dispose();
 		this.status.clear();
-		for (const c of this.cards.values()) this.docs.delete(c.path);
+		for (const c of this.cards.list()) this.docs.delete(c.uri.path);
 		this.cards.clear();
+		this.crashed.clear();
 		this.staleSource.cancel();
 		this.staleSource.dispose();
 		this.staleSource = new vscode.CancellationTokenSource();
@@ -101,6 +152,7 @@ export class PluginUI implements vscode.Disposable {
 
 	dispose(): void {
 		this.clear();
+		this.cards.dispose();
 		for (const s of this.subs) s.dispose();
 	}
 
@@ -111,11 +163,14 @@ export class PluginUI implements vscode.Disposable {
 				this.status.delete(k);
 			}
 		}
-		for (const [k, c] of this.cards) {
+		for (const c of this.cards.list()) {
 			if (c.generation < g) {
-				this.docs.delete(c.path);
-				this.cards.delete(k);
+				this.docs.delete(c.uri.path);
+				this.cards.delete(c.key);
 			}
+		}
+		for (const [plugin, c] of this.crashed) {
+			if (c.generation < g) this.crashed.delete(plugin);
 		}
 		// Open prompts of older generations are withdrawn.
 		const old = this.staleSource;
@@ -130,11 +185,16 @@ export class PluginUI implements vscode.Disposable {
 		if (!entry) {
 			const item = vscode.window.createStatusBarItem(`rxBridge.status.${plugin}.${surfaceId}`, vscode.StatusBarAlignment.Left, 50);
 			item.name = `Reasonix: ${plugin}`;
-			entry = { item, generation };
+			entry = { item, generation, plugin };
 			this.status.set(key, entry);
 		}
 		entry.generation = generation;
 		const { item } = entry;
+		const crash = this.crashed.get(plugin);
+		if (crash && crash.generation >= generation) {
+			this.markCrashed(item, plugin, crash);
+			return;
+		}
 		const pct = percent(p.progress);
 		const busy = typeof p.progress === 'number' && p.progress < 1;
 		const icon = p.severity === 'error' ? '$(error) ' : p.severity === 'warn' ? '$(warning) ' : busy ? '$(sync~spin) ' : '';
@@ -155,25 +215,23 @@ export class PluginUI implements vscode.Disposable {
 		showBySeverity(p.severity, text);
 	}
 
-	private async showCard(plugin: string, surfaceId: string, generation: number, p: CardPayload): Promise<void> {
+	/** A card goes to the Reasonix view; it opens only when the user asks. */
+	private showCard(plugin: string, surfaceId: string, generation: number, p: CardPayload): void {
 		const key = `${plugin}\u0000${surfaceId}`;
 		const path = `/card/${encodeURIComponent(plugin)}/${encodeURIComponent(surfaceId)}.md`;
-		const first = !this.cards.has(key);
-		this.cards.set(key, { path, generation });
 		const uri = this.docs.set(path, renderCard(plugin, p));
-		if (!first) return;
+		this.cards.set({ key, plugin, surfaceId, generation, payload: p, uri });
+	}
+
+	/** Opens a card as VS Code's Markdown preview, in the active editor group. */
+	private async openCard(key: unknown): Promise<void> {
+		const card = typeof key === 'string' ? this.cards.get(key) : undefined;
+		if (!card) return;
 		try {
-			await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
+			await vscode.commands.executeCommand('markdown.showPreview', card.uri);
 		} catch {
-			const doc = await vscode.workspace.openTextDocument(uri);
-			await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-		}
-		const actions = p.actions ?? [];
-		if (actions.length > 0) {
-			const labels = actions.map((a) => noIcons(a.label));
-			const picked = await vscode.window.showInformationMessage(noIcons(`${plugin}: ${p.title ?? surfaceId}`), ...labels);
-			const i = picked === undefined ? -1 : labels.indexOf(picked);
-			if (i >= 0 && !this.gens.isStale(generation)) await this.host.runAction(`/${plugin}:${actions[i].actionId}`);
+			const doc = await vscode.workspace.openTextDocument(card.uri);
+			await vscode.window.showTextDocument(doc, { preview: true });
 		}
 	}
 
@@ -227,11 +285,16 @@ export function renderCard(plugin: string, p: CardPayload): string {
 	const pct = percent(p.progress);
 	if (pct) out.push(`Progress: ${pct}`, '');
 	if (p.actions?.length) {
-		out.push('Actions (also offered in a notification, or run with "Reasonix: Run Plugin Action…"):', '');
+		out.push('Actions (in the Reasonix view under this card, or run with "Reasonix: Run Plugin Action…"):', '');
 		for (const a of p.actions) out.push(`- ${escapeMarkdown(a.label)} — \`/${plugin}:${a.actionId}\``);
 		out.push('');
 	}
 	return out.join('\n');
+}
+
+function oneLine(s: string): string {
+	const t = s.replace(/\s+/g, ' ').trim();
+	return t.length > 200 ? `${t.slice(0, 200)}…` : t;
 }
 
 export function errorText(err: unknown): string {

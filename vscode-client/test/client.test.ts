@@ -212,8 +212,8 @@ describe('chat participant', () => {
 			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'usage', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }));
 			return { stopReason: 'end_turn', text: 'Hello **world**' };
 		}));
-		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Allow' : undefined);
 		const stream = new RecordingStream();
+		stream.onButton = (b) => { if (b.title === 'Allow') void vscode.commands.executeCommand(b.command, ...(b.arguments ?? [])); };
 		const r = await h.chat.handle(chatRequest('read the readme'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
 		// No model of ours in the chat: the session gets rx/models' default.
 		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'builtin/default', stopReason: 'end_turn' } satisfies ChatMetadata);
@@ -224,25 +224,37 @@ describe('chat participant', () => {
 		assert.match(text, /\$\(error\) list\\_files failed: not run: the turn ended/);
 		assert.match(text, /\$\(error\) a tool call failed/);
 		assert.doesNotMatch(text, /tc9|tc10/);
-		assert.match(text, /Permission asked: run\\_command go test/);
+		assert.match(text, /\$\(shield\) \*\*Reasonix wants to run run\\_command go test\*\*\n- command: go/);
 		assert.match(text, /allowed by user/);
 		assert.match(text, /\$\(warning\) extension x failed at tool\\\.before/);
-		assert.ok(text.endsWith('Hello **world**'), text);
+		assert.ok(text.includes('Hello **world**'), text);
+		// Issue 19 item 14: one progress message (a step of VS Code's
+		// "Completed N steps") per model round, not per update; the turn's
+		// token usage at its end.
+		assert.deepEqual(stream.parts.filter((p) => p.kind === 'progress').map((p) => p.value), ['Thinking…', 'kit:agent:reviewer is working…']);
+		assert.ok(text.endsWith('*2 tokens (1 in, 1 out)*'), text);
 		assert.doesNotMatch(text, /NOT MINE/);
 		// A subagent's text stays out of the answer; its tool calls are named after it.
 		assert.doesNotMatch(text, /SUBAGENT TEXT/);
 		assert.ok(stream.parts.some((p) => p.kind === 'progress' && p.value === 'kit:agent:reviewer is working…'));
 		assert.match(text, /\$\(tools\) kit:agent:reviewer › grep TODO/);
-		const modal = fake.events.find((e) => e.type === 'message' && e.options?.modal) as { buttons: string[] };
-		assert.deepEqual(modal.buttons, ['Allow', 'Deny']);
+		assert.equal(fake.events.filter((e) => e.type === 'message').length, 0, 'no dialog');
+		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow', 'Deny']);
 		// Model output is Markdown without theme icons; our lines have them.
 		assert.equal(stream.parts.find((p) => p.value === 'Hello ')?.icons, false);
 	});
 
-	it('continues the session of the conversation and starts a new one after a bridge restart', async () => {
+	// Issue 19 bug 2: after a restart the conversation went on in a new, empty session.
+	it('continues the session of the conversation, reloads it after a bridge restart, and says so when it is gone', async () => {
 		let n = 0;
+		const loaded: string[] = [];
 		await start((s) => s.setup((c) => {
 			c.onRequest('rx/session/new', () => ({ sessionId: `s-${++n}`, model: 'm' }));
+			c.onRequest('rx/session/load', (p: { sessionId: string }) => {
+				loaded.push(p.sessionId);
+				if (p.sessionId !== 's-1') throw new ResponseError(-32602, `agent: no such session: ${p.sessionId}`);
+				return { sessionId: p.sessionId, model: 'm' };
+			});
 			c.onRequest('rx/session/prompt', (p: { sessionId: string }) => ({ stopReason: 'end_turn', text: `in ${p.sessionId}` }));
 		}));
 		const token = new CancellationTokenSource().token as never;
@@ -251,10 +263,20 @@ describe('chat participant', () => {
 		const s2 = new RecordingStream();
 		await h.chat.handle(chatRequest('two'), { history } as never, s2 as never, token);
 		assert.equal(s2.text(), 'in s-1');
+		assert.deepEqual(loaded, []);
 		await h.bridge.restart();
 		const s3 = new RecordingStream();
-		await h.chat.handle(chatRequest('three'), { history } as never, s3 as never, token);
-		assert.equal(s3.text(), 'in s-2');
+		const r3 = await h.chat.handle(chatRequest('three'), { history } as never, s3 as never, token);
+		assert.equal(s3.text(), 'in s-1');
+		assert.deepEqual(loaded, ['s-1']);
+		assert.equal((r3.metadata as ChatMetadata).sessionId, 's-1');
+		// A conversation whose session was deleted starts a new one, and says so.
+		const gone = [new vscode.ChatResponseTurn([], { metadata: { sessionId: 's-9', model: 'm' } }, PARTICIPANT_ID)];
+		const s4 = new RecordingStream();
+		const r4 = await h.chat.handle(chatRequest('four'), { history: gone } as never, s4 as never, token);
+		assert.match(s4.text().replace(/\\/g, ''), /could not be resumed \(agent: no such session: s-9\); a new one starts without its history/);
+		assert.match(s4.text(), /in s-2$/);
+		assert.equal((r4.metadata as ChatMetadata).sessionId, 's-2');
 	});
 
 	it('cancels the turn with rx/session/cancel when the chat is cancelled', async () => {

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CommandId, PLUGINS_DOC } from '../src/commands';
-import { ChatMetadata } from '../src/chat';
+import { CHANGE_MODEL_COMMAND, ChatMetadata } from '../src/chat';
 import { Method, ModelsResult } from '../src/protocol';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
 import { childIO, StreamTransport } from './support/rpc';
@@ -148,9 +148,16 @@ describe('real rx-bridge serve', () => {
 		await eventually(() => fake.statusItems.some((i) => (i as FakeStatusBarItem).text.includes('hello: ready') && i.visible), 'the hello status item');
 	});
 
+	/** Presses the permission button with this title whenever one is streamed. */
+	function press(stream: RecordingStream, title: string): void {
+		stream.onButton = (c) => {
+			if (c.title === title) void vscode.commands.executeCommand(c.command, ...(c.arguments ?? []));
+		};
+	}
+
 	it('streams a tool call of the agent (read_file) and the answer built on its result', async () => {
-		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Allow' : undefined);
 		const stream = new RecordingStream();
+		press(stream, 'Allow once');
 		const r = await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
 		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
 		const text = stream.text();
@@ -159,17 +166,75 @@ describe('real rx-bridge serve', () => {
 		assert.match(text, /The tool returned: "?# test workspace/, text);
 	});
 
-	it('asks permission for a command the agent wants to run, and passes the denial on', async () => {
-		fake.answer = (e) => (e.type === 'message' && e.options?.modal ? 'Deny' : undefined);
+	// Issue 19 bug 12: the question was a window-modal dialog showing raw JSON.
+	it('asks permission in the response: the tool, its input as rows, Allow once / Allow for this session / Deny; Deny is passed on', async () => {
 		const stream = new RecordingStream();
+		press(stream, 'Deny');
 		const r = await h.chat.handle(chatRequest('call run_command {"command":["echo","hi"]}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
 		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
-		const modal = fake.events.find((e) => e.type === 'message' && e.options?.modal) as { message: string; buttons: string[] } | undefined;
-		assert.ok(modal, `a permission question; streamed: ${stream.text()}`);
-		assert.match(modal.message, /Reasonix wants to run: .*echo/);
-		assert.ok(modal.buttons.includes('Deny') && modal.buttons.includes('Allow'), JSON.stringify(modal.buttons));
-		assert.match(stream.text(), /Permission asked/);
-		assert.match(stream.text(), /denied/);
+		assert.equal(fake.events.filter((e) => e.type === 'message' && e.options?.modal).length, 0, 'no modal dialog');
+		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow once', 'Allow for this session', 'Deny']);
+		const text = stream.text();
+		assert.match(text, /\$\(shield\) \*\*Reasonix wants to run .*echo/, text);
+		assert.match(text, /- command: echo hi/, text);
+		assert.doesNotMatch(text, /\{|"command"/, text);
+		assert.match(text, /denied/);
+	});
+
+	it('allows a tool for the rest of the session: the next call is not asked about', async () => {
+		const stream = new RecordingStream();
+		press(stream, 'Allow for this session');
+		const first = await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.match(stream.text(), /The tool returned/);
+		const again = new RecordingStream();
+		await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(first)] } as never, again as never, new CancellationTokenSource().token as never);
+		assert.equal(again.buttons().length, 0, again.text());
+		assert.match(again.text(), /The tool returned: "?# test workspace/);
+	});
+
+	// Issue 19 bug 3: request.references were never sent.
+	it('sends the files and selections attached to a request, and a typed #file:', async () => {
+		const readme = path.join(workspace, 'README.md');
+		const notes = path.join(workspace, 'notes.txt');
+		fake.files.set(readme, '# test workspace\nzebra-42\n');
+		fake.files.set(notes, 'one\ntwo\nthree\nfour\n');
+		vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file(workspace), name: 'ws', index: 0 }];
+		const sel = new vscode.Location(vscode.Uri.file(notes), new vscode.Range(new vscode.Position(1, 0), new vscode.Position(2, 5)));
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('what do these say #file:README.md', {
+			model: { vendor: 'reasonix', id: ECHO },
+			references: [{ id: 'vscode.selection', value: sel }],
+		}), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		const text = stream.text();
+		assert.match(text, new RegExp(`Resource file:${notes}#L2-3: two three`), text);
+		assert.match(text, new RegExp(`Resource file:${readme}: # test workspace zebra-42`), text);
+		assert.deepEqual(stream.parts.filter((p) => p.kind === 'reference').map((p) => p.value), [`file:${notes}#L2-3`, `file:${readme}`]);
+		vscode.workspace.workspaceFolders = undefined;
+	});
+
+	// Issue 19 bug 1: /model's choice lost to the chat's model picker.
+	it('@reasonix /model selects the model in the chat\'s model picker too', async () => {
+		fake.answer = (e) => (e.type === 'quickPick' ? e.items.find((i: { ref: string }) => i.ref === 'plugin/echo-provider/echo/large') : undefined);
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('', { command: 'model' }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const change = fake.events.find((e) => e.type === 'command' && e.command === CHANGE_MODEL_COMMAND) as { args: unknown[] } | undefined;
+		assert.deepEqual(change?.args, [{ vendor: 'reasonix', id: 'plugin/echo-provider/echo/large', family: 'echo-provider' }]);
+		assert.match(stream.text().replace(/\\/g, ''), /Model: Echo \(large\) `plugin\/echo-provider\/echo\/large`/);
+	});
+
+	// Issue 19 bug 2: after a window reload or a bridge restart the chat
+	// went on in a new, empty session.
+	it('resumes the conversation\'s session after the bridge restarted: the agent keeps its history and model', async () => {
+		const LARGE = 'plugin/echo-provider/echo/large';
+		const first = await h.chat.handle(chatRequest('remember the zebra', { model: { vendor: 'reasonix', id: LARGE } }), { history: [] } as never, new RecordingStream() as never, new CancellationTokenSource().token as never);
+		await h.bridge.restart();
+		await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('recap', { model: { vendor: 'reasonix', id: LARGE } }), { history: [responseTurn(first)] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		assert.match(stream.text(), /plugin\/echo-provider\/echo\/large here; 1 earlier user message: "remember the zebra"/, stream.text());
+		assert.equal((r.metadata as ChatMetadata).sessionId, (first.metadata as ChatMetadata).sessionId);
 	});
 
 	it('traces plugin frames with $/logTrace when the trace is verbose', async () => {
@@ -196,6 +261,10 @@ describe('real rx-bridge serve', () => {
 		await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
 	});
 });
+
+function responseTurn(r: { metadata?: unknown }) {
+	return new vscode.ChatResponseTurn([], { metadata: r.metadata }, 'rxBridge.reasonix');
+}
 
 function findChildPid(): number {
 	const out = execFileSync('pgrep', ['-P', String(process.pid), '-f', `${BIN} serve`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);

@@ -6,6 +6,7 @@ import { Generations } from '../src/generation';
 import { REQUIRED_MESSAGE, YES } from '../src/prompt';
 import type { UIRequest } from '../src/protocol';
 import { PluginUI, renderCard } from '../src/ui';
+import * as vscode from './support/vscode';
 import { CancellationTokenSource, fake, FakeInputBox, FakeQuickPick, FakeStatusBarItem, QuickInputButtons } from './support/vscode';
 
 function setup(generation = 3) {
@@ -16,12 +17,14 @@ function setup(generation = 3) {
 	fake.docs.set('rx-bridge', docs);
 	const ran: string[] = [];
 	const submitted: unknown[] = [];
+	const reloads: number[] = [];
 	let accept = true;
 	const ui = new PluginUI(gens, docs, {
 		runAction: async (n) => { ran.push(n); },
 		submit: async (plugin, surfaceId, generation, values) => { submitted.push({ plugin, surfaceId, generation, values }); return accept; },
+		reload: async () => { reloads.push(gens.current); },
 	});
-	return { gens, docs, ui, ran, submitted, rejectSubmit: () => { accept = false; } };
+	return { gens, docs, ui, ran, submitted, reloads, rejectSubmit: () => { accept = false; } };
 }
 
 const select: UIRequest = {
@@ -246,14 +249,26 @@ describe('rx/ui/surface', () => {
 		]);
 	});
 
-	it('shows a card as a read-only Markdown preview of a virtual document, never HTML, with actions as buttons', async () => {
-		const { ui, docs, ran } = setup();
-		fake.answer = (e) => (e.type === 'message' && e.buttons.includes('Greet again') ? 'Greet again' : undefined);
+	// Issue 19 bug 7: a card opened a Markdown preview in a new editor
+	// group on every bridge start, with a toast "<plugin>: <title>".
+	it('lists a card in the Reasonix view without opening an editor or a toast; it opens as a read-only preview when asked', async () => {
+		const { ui, docs } = setup();
 		ui.surface({
 			plugin: 'hello', surfaceId: 'c1', sessionId: 's-1', generation: 3, kind: 'card',
 			payload: { title: 'Stats', markdown: 'Hi <script>alert(1)</script> [x](command:workbench.action.quit)', fields: [{ key: 'greetings', value: '2' }], progress: 0.5, actions: [{ actionId: 'greet', label: 'Greet again' }] },
 		});
-		const preview = await fake.waitFor((e) => e.type === 'command' && e.command === 'markdown.showPreviewToSide') as { args: { scheme: string; path: string }[] };
+		await new Promise((r) => setTimeout(r, 20));
+		assert.deepEqual(fake.events.filter((e) => e.type === 'command' || e.type === 'message' || e.type === 'showTextDocument'), [], 'nothing opened or shown');
+		const [row] = ui.cards.getChildren();
+		const item = ui.cards.getTreeItem(row);
+		assert.equal(item.label, 'Stats');
+		assert.equal(item.description, 'hello');
+		const rows = ui.cards.getChildren(row).map((n) => ui.cards.getTreeItem(n));
+		assert.deepEqual(rows.map((r) => [r.label, r.description ?? '']), [['greetings', '2'], ['progress', '50%'], ['Greet again', '']]);
+		assert.deepEqual(rows[2].command, { command: 'rxBridge.runAction', title: 'Greet again', arguments: ['/hello:greet'] });
+		// A click opens it, in the active group.
+		await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+		const preview = await fake.waitFor((e) => e.type === 'command' && e.command === 'markdown.showPreview') as { args: { scheme: string; path: string }[] };
 		assert.equal(preview.args[0].scheme, 'rx-bridge');
 		const text = docs.provideTextDocumentContent(preview.args[0] as never);
 		assert.doesNotMatch(text, /<script/);
@@ -261,12 +276,49 @@ describe('rx/ui/surface', () => {
 		assert.doesNotMatch(text, /\(command:/);
 		assert.match(text, /\| greetings \| 2 \|/);
 		assert.match(text, /Progress: 50%/);
-		for (let i = 0; i < 50 && ran.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-		assert.deepEqual(ran, ['/hello:greet']);
-		// Re-publishing updates the same document without opening another preview.
+		// Re-publishing updates the same row and document.
 		ui.surface({ plugin: 'hello', surfaceId: 'c1', sessionId: 's-1', generation: 3, kind: 'card', payload: { title: 'Stats', text: 'updated' } });
-		assert.equal(fake.events.filter((e) => e.type === 'command' && e.command === 'markdown.showPreviewToSide').length, 1);
+		assert.equal(ui.cards.getChildren().length, 1);
 		assert.match(docs.provideTextDocumentContent(preview.args[0] as never), /updated/);
+		assert.equal(fake.events.filter((e) => e.type === 'command' && /markdown/.test(e.command)).length, 1);
+	});
+
+	// Issue 19 bug 4: a crashed plugin's status item kept saying it was
+	// online, and nothing offered the way out.
+	it('marks a crashed plugin: its status item says crashed and reloads on click, one notification offers Reload Plugins', async () => {
+		const { ui, reloads, gens } = setup();
+		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'hello: ready' } });
+		fake.answer = (e) => (e.type === 'message' && e.buttons.includes('Reload Plugins') ? 'Reload Plugins' : undefined);
+		const crash = { plugin: 'hello', generation: 3, state: 'crashed' as const, reason: 'extension sidecar hello crashed: exit status 2', since: '2026-01-01T00:00:00Z', recover: 'reload the plugins (rx.reload)' };
+		ui.pluginState(crash);
+		ui.pluginState(crash);
+		ui.pluginState({ ...crash, plugin: 'other', generation: 2 }); // stale
+		const item = fake.statusItems[0] as FakeStatusBarItem;
+		assert.equal(item.text, '$(error) hello: crashed');
+		assert.equal(item.command, 'rxBridge.reload');
+		assert.match(String(item.tooltip), /exit status 2/);
+		// A later publication of the crashed generation does not hide it.
+		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', sessionId: 's-1', generation: 3, kind: 'status', payload: { label: 'hello: ready' } });
+		assert.equal(item.text, '$(error) hello: crashed');
+		const msgs = fake.events.filter((e) => e.type === 'message') as { severity: string; message: string; buttons: string[] }[];
+		assert.equal(msgs.length, 1, JSON.stringify(msgs));
+		assert.equal(msgs[0].severity, 'error');
+		assert.match(msgs[0].message, /hello crashed/);
+		assert.deepEqual(msgs[0].buttons, ['Reload Plugins']);
+		for (let i = 0; i < 50 && reloads.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+		assert.equal(reloads.length, 1);
+		// The reload's generation forgets the crash.
+		gens.advance(4);
+		assert.equal(item.disposed, true);
+		ui.surface({ plugin: 'hello', surfaceId: 'hello-status', sessionId: 's-1', generation: 4, kind: 'status', payload: { label: 'hello: ready' } });
+		assert.equal((fake.statusItems[1] as FakeStatusBarItem).text, 'hello: ready');
+	});
+
+	// A crash of a plugin without a status item still shows.
+	it('shows a crashed plugin that had no status item', () => {
+		const { ui } = setup();
+		ui.pluginState({ plugin: 'quiet', generation: 3, state: 'crashed', reason: 'gone', since: '', recover: '' });
+		assert.equal((fake.statusItems[0] as FakeStatusBarItem).text, '$(error) quiet: crashed');
 	});
 
 	it('renders card text as plain text', () => {

@@ -90,7 +90,7 @@ T.test(":RxChat streams a turn; session.start shows hello's status", function()
 end)
 
 T.test("a tool call and its permission question show inline", function()
-  T.answers.select = { "Allow" }
+  T.answers.select = { "Allow once" }
   local n = #T.ui.select
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('Acall list_files<CR>', true, false, true), "xt", false)
   T.wait(function() return not chat.busy and select(2, T.buf_text(chat.buf):gsub("\n— ", "")) >= 2 end, "the turn", 20000)
@@ -112,7 +112,7 @@ T.test("an agent edit lands in the open buffer (its unsaved text), with undo", f
   require("rx_bridge.client").attach(buf)
   T.ok(vim.lsp.buf_is_attached(buf, client.id), "attached")
   vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  T.answers.select = { "Allow" }
+  T.answers.select = { "Allow once" }
   local turns = select(2, T.buf_text(chat.buf):gsub("\n— ", ""))
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(
     'Acall apply_edit {"path": "notes.txt", "edits": [{"oldText": "buffer", "newText": "edited"}]}<CR>', true, false, true), "xt", false)

@@ -57,6 +57,23 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
 	}
 }
 
+/**
+ * A step of an issue's check: it fails the run, but the steps after it
+ * still run (each starts from a closed palette), so one run shows every
+ * check that fails.
+ */
+const failures: string[] = [];
+async function check(name: string, fn: () => Promise<void>): Promise<void> {
+	try {
+		await step(name, fn);
+	} catch (err) {
+		const msg = err instanceof Error ? err.message : String(err);
+		log(`FAILED: ${msg}`);
+		failures.push(msg);
+		if (page) for (let i = 0; i < 3; i++) await page.keyboard.press('Escape').catch(() => {});
+	}
+}
+
 function requireFile(p: string, why: string): void {
 	if (!fs.existsSync(p)) throw new StepError(`${p} is missing: ${why}`);
 }
@@ -135,6 +152,73 @@ function notification(p: Page, text: string | RegExp) {
 	return p.locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item', { hasText: text }).first();
 }
 
+const RESPONSE = '.interactive-item-container.interactive-response';
+
+/** Types a request into the Chat view's input (emptied first) and sends it (a completion list open is closed first). */
+async function send(p: Page, text: string): Promise<void> {
+	const input = p.locator('.interactive-input-part .monaco-editor').first();
+	await input.waitFor({ state: 'visible', timeout: 20000 });
+	// A notification toast may cover the input: the toasts are hidden then
+	// (the notifications stay in the notification center).
+	await input.click({ timeout: 3000 }).catch(async () => {
+		await p.keyboard.press('Escape'); // notifications.hideToasts
+		await input.click({ timeout: 10000 });
+	});
+	await p.keyboard.press('ControlOrMeta+A');
+	await p.keyboard.press('Backspace');
+	await p.keyboard.type(text, { delay: 15 });
+	await p.waitForTimeout(300);
+	if (await p.locator('.suggest-widget.visible').first().isVisible().catch(() => false)) await p.keyboard.press('Escape');
+	await p.keyboard.press('Enter');
+}
+
+/**
+ * The chat list's newest row holding a request or a response. The list
+ * is virtualized and reuses its rows: DOM order is not the chat's order,
+ * data-index is.
+ */
+async function newestRow(p: Page, kind: 'request' | 'response') {
+	const i = await p.evaluate((cls) => {
+		let best = -1;
+		const doc = (globalThis as any).document;
+		for (const row of Array.from(doc.querySelectorAll('.monaco-list-row')) as any[]) {
+			if (!row.querySelector(`.interactive-item-container.${cls}`)) continue;
+			best = Math.max(best, Number(row.getAttribute('data-index')));
+		}
+		return best;
+	}, `interactive-${kind}`);
+	return i < 0 ? undefined : p.locator(`.monaco-list-row[data-index="${i}"]`).filter({ has: p.locator(`.interactive-item-container.interactive-${kind}`) }).first();
+}
+
+/** The text of the chat's newest answer ('' when there is none). */
+async function lastAnswer(p: Page): Promise<string> {
+	const row = await newestRow(p, 'response');
+	return row ? row.innerText().catch(() => '') : '';
+}
+
+/**
+ * Sends a chat request and waits for a new answer that matches (the chat
+ * list is virtualized: older items leave the DOM, so answers are told
+ * apart by their text, not counted).
+ */
+async function chat(p: Page, text: string, answer: RegExp, ms = 60000): Promise<string> {
+	const before = await lastAnswer(p);
+	await send(p, text);
+	return until(`an answer matching ${answer} to ${JSON.stringify(text)}`, ms, async () => {
+		const t = await lastAnswer(p);
+		return t !== before && answer.test(t) ? t : undefined;
+	});
+}
+
+/** The pids of processes whose command line matches re (pgrep -f). */
+function pgrep(re: string): string[] {
+	try {
+		return execFileSync('pgrep', ['-f', re], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+	} catch {
+		return [];
+	}
+}
+
 async function main(): Promise<void> {
 	const t0 = Date.now();
 	fs.rmSync(OUT, { recursive: true, force: true });
@@ -161,7 +245,7 @@ async function main(): Promise<void> {
 	const exts = path.join(tmp, 'extensions');
 	const workspace = path.join(tmp, 'workspace');
 	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
-	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n');
+	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n\nThe attached file says zebra-42.\n');
 
 	// Installed with code-server's own command line, as `code --install-extension` would.
 	const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
@@ -280,6 +364,22 @@ async function main(): Promise<void> {
 			await p.locator('.statusbar', { hasText: 'hello: ready' }).waitFor({ state: 'visible', timeout: 20000 });
 		});
 
+		// Issue 19 bug 7: the session start above made hello publish a card.
+		await check('a plugin card is listed in the Reasonix view, without opening an editor', async () => {
+			await palette(p, 'Reasonix: Show Plugin Cards');
+			const item = p.locator('.pane-body .monaco-list-row', { hasText: 'Hello, plugin' }).first();
+			await item.waitFor({ state: 'visible', timeout: 20000 });
+			const groups = await p.locator('.editor-group-container').count();
+			const tabs = await p.locator('.tabs-container .tab').allInnerTexts();
+			if (groups !== 1 || tabs.length > 0) throw new Error(`the card took editor space: ${groups} editor group(s), tabs ${JSON.stringify(tabs)}`);
+		});
+		await check('the card opens when the user asks', async () => {
+			await p.locator('.pane-body .monaco-list-row', { hasText: 'Hello, plugin' }).first().click();
+			await p.locator('.tabs-container .tab', { hasText: /hello-card/ }).first().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('iframe.webview.ready').first().waitFor({ state: 'attached', timeout: 20000 });
+			await palette(p, 'View: Close All Editors');
+		});
+
 		const lm = await step('vscode.lm streams from the echo provider', async () => {
 			await palette(p, 'RX E2E: Ask Echo Model');
 			const allow = p.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow$/ }).first();
@@ -313,6 +413,19 @@ async function main(): Promise<void> {
 			});
 		});
 
+		// Issue 19 bug 1: /model's choice answers the next turn and is the picker's.
+		// The picker starts on Echo (large), rx/models' first model.
+		await check('@reasonix /model chooses Echo (small) and the chat picker shows it', async () => {
+			await send(p, '@reasonix /model');
+			await quickRow(p, 'Echo (small)').waitFor({ state: 'visible', timeout: 20000 });
+			await quickRow(p, 'Echo (small)').click();
+			await until('the /model answer', 20000, async () => (await lastAnswer(p)).includes('plugin/echo-provider/echo/small') || undefined);
+			await p.locator('.interactive-input-part', { hasText: 'Echo (small)' }).first().waitFor({ state: 'visible', timeout: 10000 });
+		});
+		await check('the next turn is answered by the model /model chose', async () => {
+			await chat(p, '@reasonix recap', /plugin\/echo-provider\/echo\/small here; 1 earlier user message: "hello there chat"/);
+		});
+
 		await step('Run Plugin Action lists the /kit:review command with its hint', async () => {
 			await palette(p, 'Reasonix: Run Plugin Action');
 			await quickRow(p, '/kit:review').waitFor({ state: 'visible', timeout: 20000 });
@@ -329,11 +442,107 @@ async function main(): Promise<void> {
 		await step('the command runs as a @reasonix turn on the expanded text', async () => {
 			await p.keyboard.press('Enter');
 			await until('the expanded command answered in the Chat view', 60000, async () => {
-				const t = await p.locator('.interactive-item-container.interactive-response').last().innerText().catch(() => '');
+				const t = await lastAnswer(p);
 				return /Review README\.md carefully\./.test(t) ? t : undefined;
 			});
-			const req = await p.locator('.interactive-item-container.interactive-request').last().innerText();
+			const req = (await (await newestRow(p, 'request'))?.innerText()) ?? '';
 			if (!req.includes('/kit:review README.md')) throw new Error(`the chat request reads ${JSON.stringify(req)}`);
+		});
+
+		// Issue 19 bug 3: a file attached with #file reaches the agent.
+		await check('a file attached with #file:README.md reaches the agent', async () => {
+			await chat(p, '@reasonix what does #file:README.md say', /zebra-42/);
+		});
+
+		// Issue 19 bug 12: the permission question is asked in the chat.
+		const call = '@reasonix call read_file {"path":"README.md"}';
+		const buttons = async (q: string) => (await newestRow(p, 'response'))?.locator('.chat-command-button .monaco-button', { hasText: q }).first();
+		const visible = async (q: string) => (await (await buttons(q))?.isVisible().catch(() => false)) || undefined;
+		const noDialog = async () => {
+			if (await p.locator('.monaco-dialog-box').isVisible().catch(() => false)) throw new Error('a modal dialog asked instead of the chat');
+		};
+		await check('a tool call asks in the chat: Allow once shows the file', async () => {
+			await send(p, call);
+			await until('the permission question in the chat', 30000, async () => {
+				await noDialog();
+				return visible('Allow once');
+			});
+			const q = await lastAnswer(p);
+			for (const want of ['Reasonix wants to run Read README.md', 'path: README.md', 'Allow once', 'Allow for this session', 'Deny']) {
+				if (!q.includes(want)) throw new Error(`the question reads ${JSON.stringify(q)}, without ${want}`);
+			}
+			if (/Cancel|\{\s*"path"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
+			await shot('permission-question');
+			await (await buttons('Allow once'))!.click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
+		});
+		await check('Allow for this session: the next call of the tool is not asked about', async () => {
+			await send(p, call);
+			await until('the permission question in the chat', 30000, async () => {
+				await noDialog();
+				return visible('Allow for this session');
+			});
+			await (await buttons('Allow for this session'))!.click();
+			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
+			const t = await chat(p, call, /The tool returned: .*zebra-42/);
+			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
+		});
+
+		// Issue 19 bug 2: a window reload resumes the conversation's session.
+		await check('after a window reload the chat continues its session', async () => {
+			fs.rmSync(path.join(OUT, 'probe-bridge.json'), { force: true });
+			await palette(p, 'Developer: Reload Window');
+			await p.waitForTimeout(2000);
+			await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+			await until('the Reasonix bridge to run again', 90000, () => {
+				const st = readJson(path.join(OUT, 'probe-bridge.json'));
+				return st?.state === 'running' && st.actions?.includes('/hello:greet') ? st : undefined;
+			});
+			// The restored conversation shows (its older turns may be scrolled away).
+			await p.locator(RESPONSE).last().waitFor({ state: 'visible', timeout: 30000 });
+			const resumed = /plugin\/echo-provider\/echo\/small here; \d+ earlier user messages, the first: "hello there chat"/;
+			try {
+				await chat(p, '@reasonix recap', resumed, 30000);
+			} catch (err) {
+				// Right after a reload VS Code may refuse the restored picker
+				// model before its provider listed it again: asked once more.
+				if (!(await lastAnswer(p)).includes('Language model unavailable')) throw err;
+				log('the first request after the reload found the model unavailable; asking again');
+				await chat(p, '@reasonix recap', resumed);
+			}
+		});
+
+		// Issue 19 bug 4: a crashed plugin.
+		const helloCmd = `^${home}/plugins/hello/bin/hello`;
+		await check('a crashed plugin: one notification with Reload Plugins, its status item marked crashed', async () => {
+			// A new session makes hello publish its status (a resumed one does not).
+			fs.rmSync(path.join(OUT, 'probe-session.json'), { force: true });
+			await palette(p, 'RX E2E: Start Session');
+			await p.locator('.statusbar', { hasText: 'hello: ready' }).waitFor({ state: 'visible', timeout: 20000 });
+			const pids = pgrep(helloCmd);
+			if (pids.length !== 1) throw new Error(`expected one hello sidecar, found ${JSON.stringify(pids)}`);
+			process.kill(Number(pids[0]), 'SIGKILL');
+			const toast = notification(p, /hello.*crashed/);
+			await toast.waitFor({ state: 'visible', timeout: 20000 });
+			await toast.locator('.monaco-button', { hasText: 'Reload Plugins' }).waitFor({ state: 'visible', timeout: 5000 });
+			await p.locator('.statusbar', { hasText: 'hello: crashed' }).waitFor({ state: 'visible', timeout: 10000 });
+			const toasts = await p.locator('.notifications-toasts .notification-toast', { hasText: /hello/ }).count();
+			if (toasts !== 1) throw new Error(`${toasts} notifications about hello, want one`);
+			await chat(p, '@reasonix still answering after the crash', /still answering after the crash/);
+			// The turn raised no new notification (the first one's toast was hidden to type).
+			const again = await p.locator('.notifications-toasts .notification-toast', { hasText: /hello/ }).count();
+			if (again !== 0) throw new Error(`the turn after the crash raised ${again} more notification(s) about hello`);
+		});
+		await check('Reload Plugins in the notification restarts the plugin', async () => {
+			const old = pgrep(helloCmd);
+			const button = notification(p, /hello.*crashed/).locator('.monaco-button', { hasText: 'Reload Plugins' });
+			if (!(await button.isVisible().catch(() => false))) await palette(p, 'Notifications: Show Notifications');
+			await button.click();
+			await until('a new hello sidecar', 30000, () => {
+				const now = pgrep(helloCmd);
+				return now.length === 1 && !old.includes(now[0]) ? now : undefined;
+			});
+			await until('the crashed status item to go', 20000, async () => !(await p.locator('.statusbar', { hasText: 'hello: crashed' }).isVisible().catch(() => false)) || undefined);
 		});
 	} catch (err) {
 		failed = err;
@@ -356,6 +565,7 @@ async function main(): Promise<void> {
 		}
 	}
 	if (failed) throw failed;
+	if (failures.length > 0) throw new StepError(`${failures.length} check(s) failed:\n  ${failures.join('\n  ')}`);
 	log(`passed in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots and logs in ${OUT}`);
 }
 
@@ -367,7 +577,7 @@ main().then(
 	(err) => {
 		process.stderr.write(`e2e: FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
 		process.stderr.write(`e2e: screenshots and logs in ${OUT}\n`);
-		process.stdout.write(`${timings.length} passed, 1 failed\n`);
+		process.stdout.write(`${timings.length} passed, ${Math.max(failures.length, 1)} failed\n`);
 		process.exit(1);
 	},
 );

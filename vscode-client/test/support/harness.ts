@@ -6,7 +6,7 @@ import { Commands } from '../../src/commands';
 import { VirtualDocs } from '../../src/docs';
 import { ChunkRouter, LanguageModels } from '../../src/lm';
 import { BridgeLog } from '../../src/log';
-import { Method, UIRequest, UISurface } from '../../src/protocol';
+import { Method, PluginStateChange, UIRequest, UISurface } from '../../src/protocol';
 import { Rx } from '../../src/rx';
 import { PluginUI } from '../../src/ui';
 import * as vscode from './vscode';
@@ -33,9 +33,11 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 			const r = await rx.request<{ accepted: boolean }>(Method.uiSubmit, { plugin, surfaceId, generation, values });
 			return r.accepted !== false;
 		},
+		reload: () => commands.reload(),
 	});
 	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
 	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
+	bridge.handlers.onNotification(Method.pluginStateChanged, (p: PluginStateChange) => ui.pluginState(p));
 	bridge.onDidStart(() => ui.clear());
 	const chunks = new ChunkRouter(rx);
 	const models = new LanguageModels(rx, chunks);
@@ -47,7 +49,17 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 
 /** A ChatResponseStream that records what was streamed. */
 export class RecordingStream {
-	readonly parts: { kind: 'markdown' | 'progress'; value: string; icons?: boolean }[] = [];
+	readonly parts: { kind: 'markdown' | 'progress' | 'button' | 'reference'; value: string; icons?: boolean; command?: vscode.Uri | { command: string; title: string; arguments?: unknown[] } }[] = [];
+	/** Resolves on each button streamed. */
+	onButton: ((c: { command: string; title: string; arguments?: unknown[] }) => void) | undefined;
+	button(c: { command: string; title: string; arguments?: unknown[] }): void {
+		this.parts.push({ kind: 'button', value: c.title, command: c });
+		this.onButton?.(c);
+	}
+	reference(uri: vscode.Uri): void { this.parts.push({ kind: 'reference', value: uri.toString() }); }
+	buttons(): { command: string; title: string; arguments?: unknown[] }[] {
+		return this.parts.filter((p) => p.kind === 'button').map((p) => p.command as { command: string; title: string; arguments?: unknown[] });
+	}
 	markdown(v: string | vscode.MarkdownString): void {
 		if (typeof v === 'string') this.parts.push({ kind: 'markdown', value: v });
 		else this.parts.push({ kind: 'markdown', value: v.value, icons: v.supportThemeIcons });

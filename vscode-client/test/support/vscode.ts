@@ -79,6 +79,20 @@ export enum LogLevel { Off = 0, Trace = 1, Debug = 2, Info = 3, Warning = 4, Err
 export enum LanguageModelChatMessageRole { User = 1, Assistant = 2 }
 export enum LanguageModelChatToolMode { Auto = 1, Required = 2 }
 
+export class Position { constructor(readonly line: number, readonly character: number) {} }
+export class Range { constructor(readonly start: Position, readonly end: Position) {} }
+export class Location { constructor(readonly uri: Uri, readonly range: Range) {} }
+
+export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
+export class TreeItem {
+	description?: string;
+	tooltip?: unknown;
+	iconPath?: unknown;
+	command?: { command: string; title: string; arguments?: unknown[] };
+	contextValue?: string;
+	constructor(public label: string, public collapsibleState = TreeItemCollapsibleState.None) {}
+}
+
 export class ThemeColor { constructor(readonly id: string) {} }
 export class ThemeIcon { constructor(readonly id: string) {} }
 
@@ -143,7 +157,12 @@ export const fake = {
 	output: [] as FakeOutputChannel[],
 	participants: [] as { id: string; handler: unknown; iconPath?: unknown; dispose(): void }[],
 	lmProviders: new Map<string, unknown>(),
+	/** Files workspace.fs and openTextDocument read, by fsPath. */
+	files: new Map<string, string>(),
+	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean }[],
 	reset(): void {
+		this.files.clear();
+		this.treeViews = [];
 		this.events = [];
 		this.answer = () => undefined;
 		this.waiters = [];
@@ -328,6 +347,11 @@ export const window = {
 		record({ type: 'progress', title: opts.title });
 		return task({ report() {} }, CancellationTokenNone);
 	},
+	createTreeView(id: string, _opts: unknown) {
+		const v = { id, badge: undefined as unknown, message: undefined as string | undefined, visible: false, onDidChangeVisibility: new EventEmitter<{ visible: boolean }>().event, dispose() {} };
+		fake.treeViews.push(v);
+		return v;
+	},
 	async showTextDocument(doc: { uri: Uri }) {
 		record({ type: 'showTextDocument', uri: doc.uri });
 		return {};
@@ -341,8 +365,30 @@ export const workspace = {
 	},
 	async openTextDocument(uri: Uri) {
 		record({ type: 'openTextDocument', uri });
+		if (uri.scheme === 'file') {
+			const text = fake.files.get(uri.fsPath);
+			if (text === undefined) throw new Error(`no file ${uri.fsPath}`);
+			return {
+				uri,
+				getText: (r?: Range) => {
+					if (!r) return text;
+					return text.split('\n').slice(r.start.line, r.end.line + 1).join('\n');
+				},
+			};
+		}
 		const p = fake.docs.get(uri.scheme);
 		return { uri, getText: () => p?.provideTextDocumentContent(uri) ?? '' };
+	},
+	fs: {
+		async stat(uri: Uri) {
+			if (!fake.files.has(uri.fsPath)) throw new Error(`no file ${uri.fsPath}`);
+			return { type: 1, size: fake.files.get(uri.fsPath)!.length };
+		},
+		async readFile(uri: Uri) {
+			const t = fake.files.get(uri.fsPath);
+			if (t === undefined) throw new Error(`no file ${uri.fsPath}`);
+			return new TextEncoder().encode(t);
+		},
 	},
 	getConfiguration(section: string) {
 		return {
@@ -353,7 +399,7 @@ export const workspace = {
 		};
 	},
 	onDidChangeConfiguration: new EventEmitter<unknown>().event,
-	workspaceFolders: undefined,
+	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
 };
 
 export const commands = {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestServePromptResources is issue 19 bug 3: the files a user attached
+// to a chat prompt never reached the agent. rx/session/prompt's resources
+// now reach the model after the prompt's text: an embedded file with its
+// text, a link by its URI.
+func TestServePromptResources(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		resources []map[string]string
+		want      string
+	}{
+		{"none", nil, "what does it say"},
+		{"embedded and linked", []map[string]string{
+			{"uri": "file:///w/README.md", "text": "# notes\nzebra-42"},
+			{"uri": "file:///w/main.go#L3-5", "text": "func main() {}"},
+			{"uri": "file:///w/big.bin"},
+		}, "what does it say Resource file:///w/README.md: # notes zebra-42 Resource file:///w/main.go#L3-5: func main() {} Resource file:///w/big.bin"},
+	} {
+		var r promptResult
+		if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "what does it say", "resources": tc.resources}, &r); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.StopReason != "end_turn" || r.Text != tc.want {
+			t.Errorf("%s: the echo model answered %+v, want the text %q", tc.name, r, tc.want)
+		}
+	}
+	shutdownExit(t, c)
+}
+
+// TestServePermissionAllowForSession is issue 19 bug 12's bridge side:
+// the question offers Allow once, Allow for this session and Deny; once
+// allowed for the session, the tool is not asked about again in that
+// session, and another session still asks.
+func TestServePermissionAllowForSession(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"ask\"\n")
+	c := e.start()
+	var mu sync.Mutex
+	var asked []string
+	answer := "allow"
+	c.Handle("rx/session/requestPermission", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r struct {
+			SessionID string
+			Options   []struct{ OptionID, Name, Kind string }
+		}
+		_ = json.Unmarshal(raw, &r)
+		var opts []string
+		for _, o := range r.Options {
+			opts = append(opts, o.OptionID+"/"+o.Kind+"/"+o.Name)
+		}
+		if got, want := strings.Join(opts, ", "), "allow/allow_once/Allow once, allow_session/allow_always/Allow for this session, deny/reject_once/Deny"; got != want {
+			t.Errorf("options %s, want %s", got, want)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.SessionID)
+		return map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": answer}}, nil
+	})
+	initialized(t, c, clientCaps(fullRx(), nil))
+	newSession := func() string {
+		var s struct{ SessionID string }
+		if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.SessionID
+	}
+	a, b := newSession(), newSession()
+	read := `call read_file {"path": "missing.txt"}`
+	steps := []struct {
+		session, answer string
+		asked           bool
+	}{
+		{a, "allow", true},         // allowed once
+		{a, "allow_session", true}, // asked again, now allowed for the session
+		{a, "deny", false},         // not asked
+		{b, "deny", true},          // another session asks
+		{b, "allow_session", true}, // a deny grants nothing
+	}
+	for i, st := range steps {
+		mu.Lock()
+		answer = st.answer
+		before := len(asked)
+		mu.Unlock()
+		prompt(t, c, st.session, read)
+		mu.Lock()
+		got := len(asked) > before
+		mu.Unlock()
+		if got != st.asked {
+			t.Errorf("step %d: asked %v, want %v", i, got, st.asked)
+		}
+	}
+	shutdownExit(t, c)
+}
+
+// TestServeCrashIsAnnounced is issue 19 bug 4's bridge side: when a
+// plugin's sidecar crashed, the editor was told nothing but a log line,
+// so it kept showing the plugin online. rx/pluginStateChanged now says
+// which plugin crashed, in which generation, why and how to recover —
+// once, however many calls fail after it.
+func TestServeCrashIsAnnounced(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t)
+	installErrs(t, e.home, "crash", map[string]any{"capabilities": []string{"ui"}})
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	for _, action := range []string{"/errs:crash", "/errs:ping", "/errs:ping"} {
+		if _, err := runAction(t, c, action); err == nil {
+			t.Fatalf("%s succeeded", action)
+		}
+	}
+	raw, err := c.Wait(ctxT(t), "rx/pluginStateChanged", func(json.RawMessage) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ch struct {
+		Plugin, State, Reason, Since, Recover string
+		Generation                            int64
+	}
+	if err := json.Unmarshal(raw.Params, &ch); err != nil {
+		t.Fatal(err)
+	}
+	if ch.Plugin != "errs" || ch.State != "crashed" || ch.Generation < 1 || !strings.Contains(ch.Reason, "exit status 7") ||
+		strings.Contains(ch.Reason, "\n") || ch.Since == "" || !strings.Contains(ch.Recover, "rx.reload") || strings.Contains(string(raw.Params), errsSecret) {
+		t.Errorf("rx/pluginStateChanged %s", raw.Params)
+	}
+	if n := len(c.Messages("rx/pluginStateChanged")); n != 1 {
+		t.Errorf("%d rx/pluginStateChanged for one crash", n)
+	}
+	shutdownExit(t, c)
+}
