@@ -82,6 +82,7 @@ type Server struct {
 	progress atomic.Int64
 	turns    turnGate
 	chat     chatText
+	undo     turnLog
 
 	exit     chan int
 	teardown sync.Once
@@ -316,6 +317,7 @@ var requests = map[string]handler{
 	"rx/session/load":          (*Server).sessionLoad,
 	"rx/session/close":         (*Server).sessionClose,
 	"rx/session/delete":        (*Server).sessionDelete,
+	"rx/session/undoTurn":      (*Server).sessionUndoTurn,
 }
 
 // answersCancel are the requests whose handler answers a cancellation

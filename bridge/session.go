@@ -117,10 +117,15 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	}
 	s.turns.begin()
 	defer s.turns.end()
+	s.undo.begin(sess.ID())
+	// The files the turn changed, however it ends; they are in the result.
+	var out rxproto.PromptResult
+	defer func() { out.Turn, out.Edits = s.undo.end(sess.ID(), s.fileText) }()
 	done := s.beginProgress("Reasonix: " + sess.Model())
 	if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
 		done("end_turn")
-		return res, nil
+		out = res
+		return &out, nil
 	}
 	s.chat.start(sess.ID())
 	res, err := sess.Prompt(ctx, p.Prompt)
@@ -128,7 +133,8 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		done("failed")
 		if errors.Is(err, context.Canceled) {
-			return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}, nil
+			out = rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}
+			return &out, nil
 		}
 		return nil, domainError(err)
 	}
@@ -141,7 +147,8 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		text = reason
 	}
 	done(string(res.Stop))
-	return rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}, nil
+	out = rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}
+	return &out, nil
 }
 
 func (s *Server) sessionCancel(raw []byte) {
@@ -199,6 +206,7 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.undo.drop(sess.ID())
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
@@ -213,6 +221,7 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
 		return nil, sessionError(err)
 	}
+	s.undo.drop(p.SessionID)
 	return rxproto.Empty{}, nil
 }
 

@@ -21,6 +21,7 @@ export const Method = {
 	sessionLoad: 'rx/session/load',
 	sessionClose: 'rx/session/close',
 	sessionDelete: 'rx/session/delete',
+	sessionUndoTurn: 'rx/session/undoTurn',
 	sessionUpdate: 'rx/session/update',
 	sessionRequestPermission: 'rx/session/requestPermission',
 } as const;
@@ -45,6 +46,7 @@ export interface Requests {
 	'rx/session/load': { params: SessionParams; result: SessionRef };
 	'rx/session/close': { params: SessionParams; result: Empty };
 	'rx/session/delete': { params: SessionParams; result: Empty };
+	'rx/session/undoTurn': { params: UndoTurnParams; result: UndoTurnResult };
 	'rx/session/requestPermission': { params: PermissionRequest; result: PermissionResult };
 }
 
@@ -67,6 +69,8 @@ export interface ClientCapabilities {
 	ui: Record<string, boolean>;
 	sessionUpdates: boolean;
 	lmChat: boolean;
+	/** The client shows a workspace/applyEdit whose change annotations need confirmation for review, per file and per hunk, and answers applied false when the user rejected all of it (§6). */
+	reviewEdits?: boolean;
 }
 
 /** capabilities.experimental.rxBridge of initialize's result (§1.2). */
@@ -477,6 +481,40 @@ export interface PromptParams {
 export interface PromptResult {
 	stopReason: StopReason;
 	text: string;
+	/** The turn's number within the session (counted since the session was opened); absent for a turn that changed no file. */
+	turn?: number;
+	/** The files the turn's edits landed in, in order of first change; absent when none did. */
+	edits?: TurnEdit[];
+}
+
+/** A file a turn changed. */
+export interface TurnEdit {
+	/** Absolute path. */
+	path: string;
+	/** The turn created the file. */
+	created: boolean;
+}
+
+/** rx/session/undoTurn (§5.3). */
+export interface UndoTurnParams {
+	sessionId: string;
+	/** Also restore files changed since the turn left them. */
+	force?: boolean;
+}
+
+/** The rx/session/undoTurn result. */
+export interface UndoTurnResult {
+	/** The turn undone. */
+	turn: number;
+	/** Absolute paths put back to their text before the turn (a created file deleted). */
+	restored: string[];
+	skipped: UndoSkip[];
+}
+
+/** A file undo left alone. */
+export interface UndoSkip {
+	path: string;
+	reason: string;
 }
 
 /** The rx/session/list result. */
