@@ -54,7 +54,13 @@ end
 local function proposed(lines, edits, encoding)
   local scratch = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
-  vim.lsp.util.apply_text_edits(edits, scratch, encoding)
+  -- Plain text edits: the annotation is this review (Neovim 0.12 wants
+  -- the annotations with annotated edits).
+  local plain = {}
+  for i, e in ipairs(edits) do
+    plain[i] = { range = e.range, newText = e.newText }
+  end
+  vim.lsp.util.apply_text_edits(plain, scratch, encoding)
   local out = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
   vim.api.nvim_buf_delete(scratch, { force = true })
   return out
