@@ -28,6 +28,17 @@ type Editor interface {
 // implement it (the LSP bridge, the terminal chat) run commands locally.
 type Terminal = tools.Terminal
 
+// EditReviewer is implemented by an Editor that can show an edit to the
+// user for review before it lands. When ReviewsEdits is true, a call of
+// an edit-only tool (tools.EditsOnly) that the approval mode would ask
+// about is not asked: after permission hooks and permission.decision (a
+// plugin's ruling still decides without a review) it runs with
+// tools.Call.Review set, and the editor's review of the edit is the
+// question; a rejected edit fails the call with tools.ErrEditRejected.
+type EditReviewer interface {
+	ReviewsEdits() bool
+}
+
 // PermissionRequest is one question to the user about a tool call.
 type PermissionRequest struct {
 	SessionID string

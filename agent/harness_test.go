@@ -23,7 +23,13 @@ type fakeEditor struct {
 	edits   []FileEdit
 	asked   []PermissionRequest
 	answers func(PermissionRequest) PermissionOutcome
+	// reviews makes it an EditReviewer that reviews edits; rejects
+	// rejects every reviewed edit. calls are the calls edits came with.
+	reviews, rejects bool
+	calls            []tools.Call
 }
+
+func (e *fakeEditor) ReviewsEdits() bool { return e.reviews }
 
 func (e *fakeEditor) Document(_ context.Context, path string) (string, bool, error) {
 	e.mu.Lock()
@@ -32,10 +38,16 @@ func (e *fakeEditor) Document(_ context.Context, path string) (string, bool, err
 	return text, ok, nil
 }
 
-func (e *fakeEditor) ApplyEdit(_ context.Context, edit FileEdit) error {
+func (e *fakeEditor) ApplyEdit(ctx context.Context, edit FileEdit) error {
+	c, _ := tools.CallOf(ctx)
 	e.mu.Lock()
 	e.edits = append(e.edits, edit)
+	e.calls = append(e.calls, c)
+	reject := e.rejects && c.Review
 	e.mu.Unlock()
+	if reject {
+		return tools.ErrEditRejected
+	}
 	return tools.WriteToDisk(edit)
 }
 

@@ -79,7 +79,8 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 	}
 	// args are what the tool gets; tc.Arguments what is shown.
 	args := c.Arguments
-	if ok, refusal, err := t.permit(ctx, tc, args, tool); err != nil || !ok {
+	ok, review, refusal, err := t.permit(ctx, tc, args, tool)
+	if err != nil || !ok {
 		return refusal, true, false, err
 	}
 	out, err := t.hook(ctx, &extproto.ToolBeforePayload{Name: tc.Name, Arguments: args})
@@ -100,7 +101,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 		tool = next
 		args = before.Arguments
 		t.retarget(tc, tool, before.Name, args)
-		if ok, refusal, err := t.permit(ctx, tc, args, tool); err != nil || !ok {
+		if ok, review, refusal, err = t.permit(ctx, tc, args, tool); err != nil || !ok {
 			return refusal, true, false, err
 		}
 	}
@@ -110,7 +111,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 	tc.Status, tc.ServedBy = ToolInProgress, served
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
 	if served == "" {
-		result, isErr = t.runTool(ctx, tool, args)
+		result, isErr = t.runTool(tools.WithCall(ctx, tools.Call{SessionID: t.s.id, Key: tc.Key, Title: tc.Title, Review: review}), tool, args)
 	}
 	// A cancel while the tool ran still lets tool.after rule on what it
 	// produced; the turn ends after the result is recorded.

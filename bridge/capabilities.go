@@ -52,6 +52,10 @@ func (c clientCaps) supports(k editorui.Kind) bool { return c.rx != nil && c.rx.
 
 func (c clientCaps) sessionUpdates() bool { return c.rx != nil && c.rx.SessionUpdates }
 
+// reviewEdits reports whether the editor reviews edits whose change
+// annotations need confirmation (it applies edits too).
+func (c clientCaps) reviewEdits() bool { return c.applyEdit && c.rx != nil && c.rx.ReviewEdits }
+
 func (c clientCaps) lmChat() bool { return c.rx != nil && c.rx.LMChat }
 
 // rxServerCaps is the server's experimental.rxBridge; pluginBrief is one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/agent"
 	"github.com/rx-bridge/rx-bridge/agent/tools"
+	"github.com/rx-bridge/rx-bridge/redact"
 )
 
 // editLabel labels every agent edit in the editor's undo history. The
@@ -28,36 +29,66 @@ func (e *agentEditor) Document(_ context.Context, path string) (string, bool, er
 	return text, open, nil
 }
 
+// ReviewsEdits reports whether the editor shows edits for review
+// (experimental.rxBridge.reviewEdits): then an edit the user would be
+// asked about carries change annotations that need confirmation instead.
+func (e *agentEditor) ReviewsEdits() bool { return e.s.client.reviewEdits() }
+
 // ApplyEdit sends the edit as workspace/applyEdit, so it lands in the
 // editor's buffer with undo; an editor without workspace.applyEdit gets
-// it written to disk.
+// it written to disk. An edit of a call the user reviews
+// (tools.Call.Review) carries a change annotation that needs
+// confirmation on every change; applied false is the user's rejection.
+// The file's text before the edit is kept for rx/session/undoTurn.
 func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error {
 	s := e.s
-	if !s.client.applyEdit {
-		return tools.WriteToDisk(edit)
+	call, _ := tools.CallOf(ctx)
+	text, exists, err := s.fileText(edit.Path)
+	if err != nil {
+		return err
 	}
-	text, version, open := s.document(edit.Path)
-	u := uri.File(edit.Path)
-	var changes []protocol.DocumentChange
-	exists := open
-	if !open {
-		data, err := os.ReadFile(edit.Path)
-		switch {
-		case err == nil:
-			exists, text = true, string(data)
-		case !errors.Is(err, os.ErrNotExist):
+	if !s.client.applyEdit {
+		if err := tools.WriteToDisk(edit); err != nil {
 			return err
 		}
+		s.undo.record(call.SessionID, edit.Path, text, !exists)
+		return nil
 	}
+	_, version, open := s.document(edit.Path)
+	u := uri.File(edit.Path)
+	review := call.Review && s.client.reviewEdits()
+	var annotation protocol.ChangeAnnotationIdentifier
+	var annotations map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation
+	if review {
+		annotation = "rx-review"
+		yes := true
+		desc := "Reasonix wants to change " + edit.Path
+		if call.Title != "" {
+			desc += " (tool call " + call.Title + ", " + call.Key + ")"
+		}
+		desc = redact.String(desc)
+		annotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+			annotation: {Label: editLabel, NeedsConfirmation: &yes, Description: &desc},
+		}
+	}
+	var changes []protocol.DocumentChange
 	if !exists {
-		changes = append(changes, &protocol.CreateFile{Kind: "create", URI: u})
+		changes = append(changes, &protocol.CreateFile{Kind: "create", URI: u, ResourceOperation: protocol.ResourceOperation{AnnotationID: annotation}})
 	}
 	var edits []protocol.TextDocumentEditElement
+	add := func(r protocol.Range, newText string) {
+		te := protocol.TextEdit{Range: r, NewText: newText}
+		if review {
+			edits = append(edits, &protocol.AnnotatedTextEdit{TextEdit: te, AnnotationID: annotation})
+			return
+		}
+		edits = append(edits, &te)
+	}
 	if edit.Whole {
-		edits = []protocol.TextDocumentEditElement{&protocol.TextEdit{Range: protocol.Range{End: endOf(text)}, NewText: edit.Content}}
+		add(protocol.Range{End: endOf(text)}, edit.Content)
 	} else {
 		for _, te := range edit.Edits {
-			edits = append(edits, &protocol.TextEdit{Range: lspRange(te.Range), NewText: te.NewText})
+			add(lspRange(te.Range), te.NewText)
 		}
 	}
 	id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
@@ -67,17 +98,37 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 	changes = append(changes, &protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
 	label := editLabel
 	var res protocol.ApplyWorkspaceEditResult
-	if err := s.call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{DocumentChanges: changes}}, &res); err != nil {
+	if err := s.call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{DocumentChanges: changes, ChangeAnnotations: annotations}}, &res); err != nil {
 		return err
 	}
 	if !res.Applied {
+		if review {
+			return tools.ErrEditRejected
+		}
 		reason := "no reason given"
 		if res.FailureReason != nil && *res.FailureReason != "" {
 			reason = *res.FailureReason
 		}
 		return errors.New("the editor did not apply the edit: " + reason)
 	}
+	s.undo.record(call.SessionID, edit.Path, text, !exists)
 	return nil
+}
+
+// fileText is a file's text as the agent sees it: the open buffer's, else
+// the disk's; exists is false for a file that is neither.
+func (s *Server) fileText(path string) (text string, exists bool, err error) {
+	if text, _, open := s.document(path); open {
+		return text, true, nil
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return string(data), true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return "", false, nil
+	}
+	return "", false, err
 }
 
 func lspRange(r agent.Range) protocol.Range {

@@ -68,6 +68,11 @@ func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
 }
 
+// invalidRequest is a -32600 error.
+func invalidRequest(format string, args ...any) error {
+	return jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf(format, args...))
+}
+
 // decodeParams decodes LSP params leniently (clients add members), but a
 // missing params object or a wrong type is -32602.
 func decodeParams(raw json.RawMessage, v any) error {

@@ -83,6 +83,7 @@ type Server struct {
 	progress atomic.Int64
 	turns    turnGate
 	chat     chatText
+	undo     turnLog
 
 	exit     chan int
 	teardown sync.Once
@@ -318,6 +319,7 @@ var requests = map[string]handler{
 	"rx/session/close":         (*Server).sessionClose,
 	"rx/session/delete":        (*Server).sessionDelete,
 	"rx/session/rename":        (*Server).sessionRename,
+	"rx/session/undoTurn":      (*Server).sessionUndoTurn,
 }
 
 // answersCancel are the requests whose handler answers a cancellation

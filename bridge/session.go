@@ -117,11 +117,16 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	}
 	s.turns.begin()
 	defer s.turns.end()
+	s.undo.begin(sess.ID())
+	// The files the turn changed, however it ends; they are in the result.
+	var out rxproto.PromptResult
+	defer func() { out.Turn, out.Edits = s.undo.end(sess.ID(), s.fileText) }()
 	done := s.beginProgress("Reasonix: " + sess.Model())
 	if len(p.Resources) == 0 {
 		if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
 			done("end_turn")
-			return res, nil
+			out = res
+			return &out, nil
 		}
 	}
 	s.chat.start(sess.ID())
@@ -130,7 +135,8 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		done("failed")
 		if errors.Is(err, context.Canceled) {
-			return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}, nil
+			out = rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}
+			return &out, nil
 		}
 		return nil, domainError(err)
 	}
@@ -143,7 +149,8 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		text = reason
 	}
 	done(string(res.Stop))
-	return rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}, nil
+	out = rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}
+	return &out, nil
 }
 
 // promptWithResources is the text the agent gets for a prompt and its
@@ -221,6 +228,7 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.undo.drop(sess.ID())
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
@@ -237,6 +245,7 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 		return nil, sessionError(err)
 	}
 	s.grants.forget(p.SessionID)
+	s.undo.drop(p.SessionID)
 	return rxproto.Empty{}, nil
 }
 

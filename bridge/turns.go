@@ -52,3 +52,10 @@ func (g *turnGate) idle(ctx context.Context) error {
 		}
 	}
 }
+
+// busy reports whether a turn runs.
+func (g *turnGate) busy() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n > 0
+}

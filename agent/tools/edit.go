@@ -36,6 +36,10 @@ func (applyEdit) Schema() extproto.ProviderToolSchema {
 func (applyEdit) ReadOnly() bool { return false }
 func (applyEdit) Kind() Kind     { return KindEdit }
 
+// EditsOnly reports that every change the tool makes goes through
+// Documents.ApplyEdit, where an editor can show it for review.
+func (applyEdit) EditsOnly() bool { return true }
+
 func (applyEdit) Describe(args json.RawMessage) (string, []string) {
 	return describePath("Edit", args, "")
 }
@@ -73,9 +77,9 @@ func (applyEdit) Run(ctx context.Context, env *Env, args json.RawMessage) (strin
 			return "", fmt.Errorf("%s is a directory", rel)
 		}
 		if err := env.Docs.ApplyEdit(ctx, FileEdit{Path: abs, Whole: true, Content: *a.Content}); err != nil {
-			return "", fmt.Errorf("the editor did not apply the write: %w", err)
+			return "", editFailure(rel, "write", err)
 		}
-		return fmt.Sprintf("wrote %s (%d bytes)", rel, len(*a.Content)), nil
+		return fmt.Sprintf("wrote %s (%d bytes)", rel, len(*a.Content)) + reviewed(ctx), nil
 	}
 	text, err := currentText(ctx, env, abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -89,9 +93,26 @@ func (applyEdit) Run(ctx context.Context, env *Env, args json.RawMessage) (strin
 		return "", fmt.Errorf("%s: %w", rel, err)
 	}
 	if err := env.Docs.ApplyEdit(ctx, FileEdit{Path: abs, Edits: edits}); err != nil {
-		return "", fmt.Errorf("the editor did not apply the edit: %w", err)
+		return "", editFailure(rel, "edit", err)
 	}
-	return fmt.Sprintf("edited %s (%d replacement%s)", rel, len(edits), plural(len(edits))), nil
+	return fmt.Sprintf("edited %s (%d replacement%s)", rel, len(edits), plural(len(edits))) + reviewed(ctx), nil
+}
+
+// editFailure is the tool error of an edit the editor did not apply.
+func editFailure(rel, what string, err error) error {
+	if errors.Is(err, ErrEditRejected) {
+		return fmt.Errorf("the user rejected the edit to %s; it was not applied", rel)
+	}
+	return fmt.Errorf("the editor did not apply the %s: %w", what, err)
+}
+
+// reviewed is what a result adds when the user reviewed the edit before
+// it landed: they may have kept only some of its changes.
+func reviewed(ctx context.Context) string {
+	if c, ok := CallOf(ctx); ok && c.Review {
+		return "; the user reviewed it and may have kept only some of its changes, so read the file before relying on its exact text"
+	}
+	return ""
 }
 
 // locate turns exact-text replacements into range edits of text. Each

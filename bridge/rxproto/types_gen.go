@@ -51,6 +51,8 @@ const (
 	MethodSessionDelete = "rx/session/delete"
 	// MethodSessionRename (request C→S): Gives a stored session the title its listings show (§5).
 	MethodSessionRename = "rx/session/rename"
+	// MethodSessionUndoTurn (request C→S): Reverts the files of the session's last turn not yet undone (§5.3).
+	MethodSessionUndoTurn = "rx/session/undoTurn"
 	// MethodSessionUpdate (notification S→C): One update of a session (§5.1).
 	MethodSessionUpdate = "rx/session/update"
 	// MethodSessionRequestPermission (request S→C): Asks whether a tool call may run (§5.2).
@@ -58,7 +60,7 @@ const (
 )
 
 // ClientRequests are the rx/ requests a client sends.
-var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename}
+var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename, MethodSessionUndoTurn}
 
 // ClientNotifications are the rx/ notifications a client sends.
 var ClientNotifications = []string{MethodSessionCancel}
@@ -82,6 +84,8 @@ type ClientCapabilities struct {
 	UI             map[string]bool `json:"ui"`
 	SessionUpdates bool            `json:"sessionUpdates"`
 	LMChat         bool            `json:"lmChat"`
+	// The client shows a workspace/applyEdit whose change annotations need confirmation for review, per file and per hunk, and answers applied false when the user rejected all of it (§6).
+	ReviewEdits bool `json:"reviewEdits,omitempty"`
 }
 
 // ServerCapabilities: capabilities.experimental.rxBridge of initialize's result (§1.2).
@@ -470,6 +474,40 @@ type PromptResource struct {
 type PromptResult struct {
 	StopReason StopReason `json:"stopReason"`
 	Text       string     `json:"text"`
+	// The turn's number within the session (counted since the session was opened); absent for a turn that changed no file.
+	Turn int64 `json:"turn,omitempty"`
+	// The files the turn's edits landed in, in order of first change; absent when none did.
+	Edits []TurnEdit `json:"edits,omitempty"`
+}
+
+// TurnEdit: A file a turn changed.
+type TurnEdit struct {
+	// Absolute path.
+	Path string `json:"path"`
+	// The turn created the file.
+	Created bool `json:"created"`
+}
+
+// UndoTurnParams: rx/session/undoTurn (§5.3).
+type UndoTurnParams struct {
+	SessionID string `json:"sessionId"`
+	// Also restore files changed since the turn left them.
+	Force bool `json:"force,omitempty"`
+}
+
+// UndoTurnResult: The rx/session/undoTurn result.
+type UndoTurnResult struct {
+	// The turn undone.
+	Turn int64 `json:"turn"`
+	// Absolute paths put back to their text before the turn (a created file deleted).
+	Restored []string   `json:"restored"`
+	Skipped  []UndoSkip `json:"skipped"`
+}
+
+// UndoSkip: A file undo left alone.
+type UndoSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // SessionListResult: The rx/session/list result.

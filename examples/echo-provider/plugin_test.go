@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
@@ -141,6 +142,31 @@ func TestToolCall(t *testing.T) {
 	_, text, call, _ = run(t, h, req)
 	if text != `The tool returned: "# rx-bridge An LSP bridge."` || call != nil {
 		t.Errorf("reply to the result: %q, call %+v", text, call)
+	}
+}
+
+// A message of several call lines makes the calls one per round, then
+// quotes the last result.
+func TestToolCalls(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	req := extproto.ProviderRequest{Messages: []extproto.ProviderMessage{user("call read_file {\"path\": \"a\"}\n\ncall read_file {\"path\": \"b\"}\n")}, Tools: []extproto.ProviderToolSchema{readFile}}
+	var paths []string
+	for range 3 {
+		_, text, call, _ := run(t, h, req)
+		if call == nil {
+			if text != `The tool returned: "result 2"` {
+				t.Errorf("after the calls: %q", text)
+			}
+			break
+		}
+		paths = append(paths, call.Arguments)
+		req.Messages = append(req.Messages,
+			extproto.ProviderMessage{Role: extproto.RoleAssistant, ToolCalls: []extproto.ProviderToolCall{*call}},
+			extproto.ProviderMessage{Role: extproto.RoleTool, ToolCallID: call.ID, Content: fmt.Sprintf("result %d", len(paths))})
+	}
+	if strings.Join(paths, " ") != `{"path":"a"} {"path":"b"}` {
+		t.Errorf("calls %v", paths)
 	}
 }
 

@@ -20,10 +20,13 @@ const quoteLimit = 200
 
 // plan decides the reply from the conversation's last message:
 //
-//   - a tool result: a short reply quoting it;
+//   - a tool result: the next call when the last user message has
+//     several call lines and not every one ran yet, else a short reply
+//     quoting it;
 //   - a user message "call <tool> <json-args>": a call of <tool> with
 //     those arguments (an object; empty means {}), if the request offers
-//     that tool;
+//     that tool; a message of several lines that each are such a call
+//     makes the calls one after another, one per round;
 //   - a user message "recap": which model (its ref) answers and what the
 //     conversation holds (how many user messages came before, the first
 //     of them quoted), so a client can show that a session kept its
@@ -36,9 +39,22 @@ func plan(ref string, req extproto.ProviderRequest) reply {
 		last = req.Messages[n-1]
 	}
 	finish := "stop"
+	lines, ran := pendingCalls(req.Messages)
 	switch {
+	case last.Role == extproto.RoleTool && ran < len(lines):
+		if call, problem := parseCall(lines[ran], req.Tools, len(req.Messages)); problem != "" {
+			r.words = chunks(problem)
+		} else {
+			r.call, finish = call, "tool_calls"
+		}
 	case last.Role == extproto.RoleTool:
 		r.words = chunks("The tool returned: " + quote(last.Content))
+	case last.Role == extproto.RoleUser && len(lines) > 1:
+		if call, problem := parseCall(lines[0], req.Tools, len(req.Messages)); problem != "" {
+			r.words = chunks(problem)
+		} else {
+			r.call, finish = call, "tool_calls"
+		}
 	case last.Role == extproto.RoleUser:
 		if strings.EqualFold(strings.TrimSpace(last.Content), "recap") {
 			r.words = chunks(recap(ref, req.Messages[:len(req.Messages)-1]))
@@ -80,6 +96,40 @@ func recap(ref string, earlier []extproto.ProviderMessage) string {
 		return s + "1 earlier user message: " + quote(users[0])
 	}
 	return fmt.Sprintf("%s%d earlier user messages, the first: %s", s, len(users), quote(users[0]))
+}
+
+// pendingCalls returns the call lines of the last user message when it
+// has several (every non-empty line a "call ..."), and how many tool
+// results followed it.
+func pendingCalls(msgs []extproto.ProviderMessage) (lines []string, ran int) {
+	u := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == extproto.RoleUser {
+			u = i
+			break
+		}
+	}
+	if u < 0 {
+		return nil, 0
+	}
+	for _, l := range strings.Split(msgs[u].Content, "\n") {
+		switch l = strings.TrimSpace(l); {
+		case l == "":
+		case strings.HasPrefix(l, "call "):
+			lines = append(lines, l)
+		default:
+			return nil, 0
+		}
+	}
+	if len(lines) < 2 {
+		return nil, 0
+	}
+	for _, m := range msgs[u+1:] {
+		if m.Role == extproto.RoleTool {
+			ran++
+		}
+	}
+	return lines, ran
 }
 
 // parseCall reads the tool-call convention. It returns no call and no

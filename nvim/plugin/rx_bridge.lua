@@ -1,4 +1,4 @@
--- rx_bridge.nvim: the :Rx, :RxChat and :RxInstall commands. Loading this
+-- rx_bridge.nvim: the :Rx, :RxChat, :RxReview, :RxUndoTurn and :RxInstall commands. Loading this
 -- file starts nothing; require("rx_bridge").setup() (or the first command) does.
 if vim.g.loaded_rx_bridge then
   return
@@ -29,6 +29,14 @@ end, {
     return require("rx_bridge.commands").complete_chat(arglead)
   end,
 })
+
+vim.api.nvim_create_user_command("RxReview", function()
+  require("rx_bridge.review").open()
+end, { desc = "Reasonix: go to the agent edit waiting for review" })
+
+vim.api.nvim_create_user_command("RxUndoTurn", function(opts)
+  require("rx_bridge.chat").undo_turn(nil, opts.bang)
+end, { bang = true, desc = "Reasonix: undo the files of the chat's last turn (! also files changed since)" })
 
 vim.api.nvim_create_user_command("RxInstall", function(opts)
   local from = opts.fargs[1]

@@ -23,6 +23,7 @@ export const Method = {
 	sessionClose: 'rx/session/close',
 	sessionDelete: 'rx/session/delete',
 	sessionRename: 'rx/session/rename',
+	sessionUndoTurn: 'rx/session/undoTurn',
 	sessionUpdate: 'rx/session/update',
 	sessionRequestPermission: 'rx/session/requestPermission',
 } as const;
@@ -48,6 +49,7 @@ export interface Requests {
 	'rx/session/close': { params: SessionParams; result: Empty };
 	'rx/session/delete': { params: SessionParams; result: Empty };
 	'rx/session/rename': { params: RenameParams; result: Empty };
+	'rx/session/undoTurn': { params: UndoTurnParams; result: UndoTurnResult };
 	'rx/session/requestPermission': { params: PermissionRequest; result: PermissionResult };
 }
 
@@ -71,6 +73,8 @@ export interface ClientCapabilities {
 	ui: Record<string, boolean>;
 	sessionUpdates: boolean;
 	lmChat: boolean;
+	/** The client shows a workspace/applyEdit whose change annotations need confirmation for review, per file and per hunk, and answers applied false when the user rejected all of it (§6). */
+	reviewEdits?: boolean;
 }
 
 /** capabilities.experimental.rxBridge of initialize's result (§1.2). */
@@ -511,6 +515,40 @@ export interface PromptResource {
 export interface PromptResult {
 	stopReason: StopReason;
 	text: string;
+	/** The turn's number within the session (counted since the session was opened); absent for a turn that changed no file. */
+	turn?: number;
+	/** The files the turn's edits landed in, in order of first change; absent when none did. */
+	edits?: TurnEdit[];
+}
+
+/** A file a turn changed. */
+export interface TurnEdit {
+	/** Absolute path. */
+	path: string;
+	/** The turn created the file. */
+	created: boolean;
+}
+
+/** rx/session/undoTurn (§5.3). */
+export interface UndoTurnParams {
+	sessionId: string;
+	/** Also restore files changed since the turn left them. */
+	force?: boolean;
+}
+
+/** The rx/session/undoTurn result. */
+export interface UndoTurnResult {
+	/** The turn undone. */
+	turn: number;
+	/** Absolute paths put back to their text before the turn (a created file deleted). */
+	restored: string[];
+	skipped: UndoSkip[];
+}
+
+/** A file undo left alone. */
+export interface UndoSkip {
+	path: string;
+	reason: string;
 }
 
 /** The rx/session/list result. */

@@ -390,6 +390,16 @@ local function finish_turn(chat, err, res)
       foot = foot .. " · " .. usage
     end
     out(chat, { foot }, reason == "end_turn" and "RxBridgeChatMeta" or "RxBridgeChatNotice")
+    if type(res.edits) == "table" and #res.edits > 0 then
+      local files = {}
+      for _, e in ipairs(res.edits) do
+        if type(e) == "table" and type(e.path) == "string" then
+          files[#files + 1] = "  " .. text.line(vim.fn.fnamemodify(e.path, ":~:.")) .. (e.created and " (new)" or "")
+        end
+      end
+      out(chat, { ("changed files (turn %s; gu or :RxUndoTurn undoes it):"):format(tostring(res.turn or "?")) }, "RxBridgeChatMeta")
+      out(chat, files, "RxBridgeChatMeta")
+    end
   end
   chat.cancelled = false
   -- The next queued prompt, shown where the user would have typed it.
@@ -418,6 +428,51 @@ function run_turn(chat, prompt)
   async.run(function()
     local err, res = async.request(c, "rx/session/prompt", { sessionId = chat.session_id, prompt = prompt })
     finish_turn(chat, err, res)
+  end)
+end
+
+--- Undoes the files of the chat's last turn not undone yet
+--- (rx/session/undoTurn); force also restores files changed since. chat
+--- defaults to the current buffer's, else the only open chat.
+function M.undo_turn(chat, force)
+  if not chat then
+    chat = M.for_buffer(vim.api.nvim_get_current_buf())
+    if not chat then
+      local all = vim.tbl_values(M.chats)
+      chat = #all == 1 and all[1] or nil
+    end
+  end
+  if not chat then
+    vim.notify("rx-bridge: :RxUndoTurn needs a chat (run it in the chat's buffer)", vim.log.levels.ERROR)
+    return
+  end
+  local c = client_of(chat)
+  if not c then
+    vim.notify("rx-bridge: the bridge of this chat is gone", vim.log.levels.ERROR)
+    return
+  end
+  async.run(function()
+    local params = { sessionId = chat.session_id }
+    if force then
+      params.force = true
+    end
+    local err, res = async.request(c, "rx/session/undoTurn", params)
+    if err then
+      local msg = "undo: " .. require("rx_bridge.actions").err_text(err)
+      out(chat, { msg }, "RxBridgeChatError")
+      vim.notify("rx-bridge: " .. msg, vim.log.levels.WARN)
+      return
+    end
+    ---@type rx.UndoTurnResult
+    res = type(res) == "table" and res or {}
+    local lines = { ("— undid turn %s: %d file(s) restored"):format(tostring(res.turn), #(res.restored or {})) }
+    for _, s in ipairs(res.skipped or {}) do
+      lines[#lines + 1] = ("  skipped %s: %s"):format(text.line(vim.fn.fnamemodify(s.path or "", ":~:.")), text.line(s.reason))
+    end
+    out(chat, lines, #(res.skipped or {}) > 0 and "RxBridgeChatNotice" or "RxBridgeChatMeta")
+    if chat.on_undo then
+      chat.on_undo(res)
+    end
   end)
 end
 
@@ -619,6 +674,9 @@ local function create_buffer(chat)
   vim.keymap.set("n", "gm", function()
     M.set_model(chat)
   end, { buffer = buf, desc = "switch this chat's model (from the next turn)" })
+  vim.keymap.set("n", "gu", function()
+    M.undo_turn(chat)
+  end, { buffer = buf, desc = "undo the files of the last turn" })
   vim.api.nvim_buf_create_user_command(buf, "RxChatModel", function(o)
     M.set_model(chat, o.args)
   end, {
@@ -647,7 +705,7 @@ local function create_buffer(chat)
   })
   out(chat, {
     ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
-    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands · gm switches the model",
+    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands · gm switches the model · gu undoes the last turn's edits",
     "",
   }, "RxBridgeChatMeta")
   return buf

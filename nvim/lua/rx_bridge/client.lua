@@ -58,6 +58,7 @@ function M.capabilities()
     },
     sessionUpdates = true,
     lmChat = false,
+    reviewEdits = true,
   }
   return vim.tbl_deep_extend("force", caps, {
     window = {
@@ -143,7 +144,9 @@ function M.build(root)
     capabilities = M.capabilities(),
     handlers = require("rx_bridge.handlers").table(),
     trace = config.values.trace,
-    flags = { exit_timeout = false },
+    -- didChange is sent at once, so the bridge knows what an edit left in
+    -- a buffer when the edit's answer reaches it (turn edits, undo).
+    flags = { exit_timeout = false, debounce_text_changes = 0 },
     on_init = on_init,
     on_exit = on_exit,
     on_error = on_error,

@@ -178,6 +178,12 @@ end
 
 M["rx/lm/chunk"] = function() end
 
+-- An agent edit: reviewed hunk by hunk when its change annotations need
+-- confirmation (rx_bridge.review), else applied as Neovim does.
+M["workspace/applyEdit"] = function(err, params, ctx, cfg)
+  return require("rx_bridge.review").handle(err, params, ctx, cfg)
+end
+
 local message_levels = {
   [1] = { "error", vim.log.levels.ERROR },
   [2] = { "warn", vim.log.levels.WARN },

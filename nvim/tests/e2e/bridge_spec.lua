@@ -103,7 +103,7 @@ T.test("a tool call and its permission question show inline", function()
   T.contains(T.ui.select[n + 1].prompt, "Reasonix asks to run: ")
 end)
 
-T.test("an agent edit lands in the open buffer (its unsaved text), with undo", function()
+T.test("an agent edit, reviewed and accepted, lands in the open buffer (its unsaved text), with undo", function()
   local path = os.getenv("RX_TEST_TMP") .. "/notes.txt"
   vim.fn.writefile({ "hello disk" }, path)
   vim.cmd("split " .. vim.fn.fnameescape(path))
@@ -112,10 +112,14 @@ T.test("an agent edit lands in the open buffer (its unsaved text), with undo", f
   require("rx_bridge.client").attach(buf)
   T.ok(vim.lsp.buf_is_attached(buf, client.id), "attached")
   vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  T.answers.select = { "Allow once" }
   local turns = select(2, T.buf_text(chat.buf):gsub("\n— ", ""))
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(
     'Acall apply_edit {"path": "notes.txt", "edits": [{"oldText": "buffer", "newText": "edited"}]}<CR>', true, false, true), "xt", false)
+  -- Tool approval "ask": the edit comes as a review, not a question.
+  local review = require("rx_bridge.review")
+  T.wait(function() return review.pending[1] ~= nil end, "the review", 20000)
+  T.contains(T.buf_text(review.pending[1].buf), "+hello edited")
+  review.decide(review.pending[1], "all", true)
   T.wait(function() return not chat.busy and select(2, T.buf_text(chat.buf):gsub("\n— ", "")) > turns end, "the turn", 20000)
   dump(T.buf_text(chat.buf))
   T.eq({ "hello edited" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
