@@ -92,7 +92,9 @@ func TestServeListsACPSessionsUntilDeleted(t *testing.T) {
 	c := e.start()
 	initialized(t, c, clientCaps(fullRx(), nil))
 	listed := func() []string {
-		var list struct{ Sessions []struct{ SessionID, Title string } }
+		var list struct {
+			Sessions []struct{ SessionID, Title string }
+		}
 		if err := c.Call(ctxT(t), "rx/session/list", nil, &list); err != nil {
 			t.Fatal(err)
 		}
