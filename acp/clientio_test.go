@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -447,5 +448,66 @@ func TestTerminalCreateSerializesEnvOverrides(t *testing.T) {
 		if string(b) != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, b, tc.want)
 		}
+	}
+}
+
+// TestPluginSurfacesGoToTheStartingSession: what a plugin publishes when
+// a session starts (hello's status and card, from its session.start
+// observer) shows in that session — after the client learnt its id from
+// session/new's response —, not in the session last prompted.
+func TestPluginSurfacesGoToTheStartingSession(t *testing.T) {
+	t.Parallel()
+	e := startIO(t, acpsdk.ClientCapabilities{}, "hello")
+	first := e.newSession(t)
+	e.prompt(t, first, "hi")
+	second := e.newSession(t)
+	type frame struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+		Params struct {
+			SessionID string `json:"sessionId"`
+			Update    struct {
+				Content struct{ Text string } `json:"content"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	// Where hello's status for the second session was shown, and
+	// whether the response naming that session came first.
+	var shownIn []string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		shownIn = shownIn[:0]
+		responded := false
+		early := false
+		for _, line := range e.tap.all() {
+			var f frame
+			if json.Unmarshal([]byte(line), &f) != nil {
+				continue
+			}
+			if f.Method == "" && f.Result.SessionID == string(second) {
+				responded = true
+			}
+			if f.Method == "session/update" && strings.Contains(f.Params.Update.Content.Text, "[hello] hello: ready") {
+				shownIn = append(shownIn, f.Params.SessionID)
+				if f.Params.SessionID == string(second) && !responded {
+					early = true
+				}
+			}
+		}
+		if early {
+			t.Fatal("hello's status for the second session came before the response that names it")
+		}
+		if slices.Contains(shownIn, string(second)) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The first session got its own status (it was the only one); the
+	// second's status went to the second.
+	if !slices.Contains(shownIn, string(second)) || strings.Count(strings.Join(shownIn, " "), string(first)) > 1 {
+		t.Errorf("hello's session.start status shown in %v; sessions %s then %s", shownIn, first, second)
 	}
 }

@@ -208,3 +208,26 @@ func TestSessionMCPPromptsAreCommands(t *testing.T) {
 }
 
 func installExample(t *testing.T, home, name string) { examplestest.Install(t, home, name) }
+
+// TestSessionReloadExtensions: the reference's
+// _reasonix.io/session/reloadExtensions rebuilds the plugins, and the
+// new command list follows; an unknown session is -32602.
+func TestSessionReloadExtensions(t *testing.T) {
+	t.Parallel()
+	e := startIO(t, acpsdk.ClientCapabilities{})
+	id := e.newSession(t) // echo-provider alone: no command, no list sent
+	if _, err := e.conn.CallExtension(ctxT(t), methodReloadExtensions, map[string]any{"sessionId": "20261203T021500-000000000000"}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "unknown session") {
+		t.Errorf("unknown session: %v", err)
+	}
+	n := len(commandsSeen(e.c.testClient))
+	installExample(t, e.home, "hello")
+	res, err := e.conn.CallExtension(ctxT(t), methodReloadExtensions, map[string]any{"sessionId": id})
+	if err != nil || string(res) != "{}" {
+		t.Fatalf("reloadExtensions = %s, %v", res, err)
+	}
+	waitFor(t, "the list after the reload", func() bool { return len(commandsSeen(e.c.testClient)) > n })
+	all := commandsSeen(e.c.testClient)
+	if got := names(all[len(all)-1]); !strings.Contains(got, "hello:greet") {
+		t.Errorf("after the reload: %q", got)
+	}
+}

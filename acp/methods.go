@@ -74,13 +74,17 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, rpcError(codeInvalidParams, "session/new: %v", err)
 	}
+	// The plugins' session.start surfaces are held until the client
+	// knows the session from this response.
+	s.beginOpen()
 	as, err := s.agent.New(ctx, cwd, s.opts.Model)
 	if err != nil {
+		s.endOpen("")
 		return acpsdk.NewSessionResponse{}, rpcError(codeInternal, "session/new: %v", err)
 	}
 	ss := s.register(ctx, as, servers)
 	id := as.ID()
-	s.out.after(func() { ss.notices.open(); s.advertise(id) }, `"sessionId":"`+id+`"`)
+	s.out.after(func() { ss.notices.open(); s.endOpen(id); s.advertise(id) }, `"sessionId":"`+id+`"`)
 	models, opts := s.configState(as)
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(id), Models: models, Modes: modeState(as), ConfigOptions: opts}, nil
 }
@@ -125,6 +129,11 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 			s.log.Warn(redact.String(err.Error()))
 		}
 	}
+	// Updates before a load's or resume's result are the norm: held
+	// surfaces go to the session as soon as it is registered.
+	s.beginOpen()
+	opened := ""
+	defer func() { s.endOpen(opened) }()
 	load := s.agent.Resume
 	if replay {
 		load = s.agent.Load
@@ -152,6 +161,7 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 	ss := s.register(ctx, as, servers)
 	// load and resume: updates before the result are the norm (replay).
 	ss.notices.open()
+	opened = ss.s.ID()
 	return ss, nil
 }
 

@@ -183,6 +183,8 @@ func (s *server) HandleExtensionMethod(ctx context.Context, method string, param
 			return nil, rpcError(codeInvalidParams, "session/delete: %v", err)
 		}
 		return s.deleteSession(ctx, p)
+	case methodReloadExtensions:
+		return s.reloadExtensions(ctx, params)
 	}
 	return nil, acpsdk.NewMethodNotFound(method)
 }
@@ -219,4 +221,31 @@ func withDeleteCapability(res acpsdk.InitializeResponse) (json.RawMessage, error
 		return nil, err
 	}
 	return json.Marshal(top)
+}
+
+// methodReloadExtensions is the reference's vendor method that rebuilds
+// the plugin runtime from the install records.
+const methodReloadExtensions = "_reasonix.io/session/reloadExtensions"
+
+// reloadExtensions serves _reasonix.io/session/reloadExtensions
+// {sessionId}: the plugin runtime is rebuilt now (one runtime serves
+// every session of the connection) and {} answered; a failed build keeps
+// the running plugins and is an error naming the plugin. A turn in
+// flight keeps the generation it started on (it is pinned), so the
+// reload is never queued ({"queued": true} is never answered). Every
+// open session whose command list changed gets it again.
+func (s *server) reloadExtensions(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID acpsdk.SessionId `json:"sessionId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, rpcError(codeInvalidParams, "%s: %v", methodReloadExtensions, err)
+	}
+	if _, ok := s.session(p.SessionID); !ok {
+		return nil, rpcError(codeInvalidParams, "%s: unknown session %s", methodReloadExtensions, p.SessionID)
+	}
+	if _, err := s.rt.Reload(ctx); err != nil {
+		return nil, rpcError(codeInternal, "%s: %v", methodReloadExtensions, err)
+	}
+	return map[string]any{}, nil
 }

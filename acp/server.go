@@ -70,8 +70,14 @@ type server struct {
 	// replayed (session/load).
 	replaying map[string]bool
 	// focus is the session the plugins' UI goes to: the one that last
-	// started a prompt (one runtime serves every session).
+	// started a prompt or was opened (one runtime serves every session).
 	focus string
+	// opening counts the sessions being opened; meanwhile published
+	// surfaces are held (a plugin's session.start status belongs to the
+	// session starting, which the client knows only from its response),
+	// and shown in the session opened when the last opening ends.
+	opening int
+	held    []func(id string)
 	// shownText is the text each surface last showed, by session, plugin
 	// and surface id (clientUI.showSurface).
 	shownText map[string]string
@@ -308,6 +314,48 @@ func (s *server) setFocus(id string) {
 	s.mu.Lock()
 	s.focus = id
 	s.mu.Unlock()
+}
+
+// beginOpen starts holding published surfaces while a session opens.
+func (s *server) beginOpen() {
+	s.mu.Lock()
+	s.opening++
+	s.mu.Unlock()
+}
+
+// endOpen ends an opening: the session it opened (id; "" when it
+// failed) takes the focus, and once no other session is opening the
+// held surfaces are shown in the focused session.
+func (s *server) endOpen(id string) {
+	s.mu.Lock()
+	s.opening--
+	if id != "" {
+		s.focus = id
+	}
+	var held []func(string)
+	if s.opening == 0 {
+		held, s.held = s.held, nil
+	}
+	s.mu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	to := s.focused()
+	for _, show := range held {
+		show(to)
+	}
+}
+
+// hold keeps show for the end of the openings in progress; false when
+// none is.
+func (s *server) hold(show func(id string)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opening == 0 {
+		return false
+	}
+	s.held = append(s.held, show)
+	return true
 }
 
 // rpcError is a JSON-RPC error with the reference's code and message

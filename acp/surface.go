@@ -92,7 +92,14 @@ func surfaceUpdate(id string, dto surfaceDTO) map[string]any {
 // in that session (a status re-published with only its progress
 // changed). With no session to show it in, it is logged.
 func (u *clientUI) showSurface(o editorui.Origin, dto surfaceDTO, sev editorui.Severity, text string) {
-	id := u.s.focused()
+	if u.s.hold(func(id string) { u.showSurfaceIn(id, o, dto, sev, text) }) {
+		return
+	}
+	u.showSurfaceIn(u.s.focused(), o, dto, sev, text)
+}
+
+// showSurfaceIn is showSurface in session id ("" for none: logged).
+func (u *clientUI) showSurfaceIn(id string, o editorui.Origin, dto surfaceDTO, sev editorui.Severity, text string) {
 	if id == "" {
 		u.s.log.Info(text)
 		return
