@@ -55,6 +55,14 @@ type StartOptions struct {
 	Trace func(plugin string, inbound bool, frame []byte)
 }
 
+// callerReads is how long the reading role of a sidecar's connection
+// waits for the next call after a caller read its own answer
+// (wire.Options.CallerReads): intercepts come in bursts (the hook points
+// of one turn, the walk of a chain), and with no call in flight the
+// sidecar's unsolicited frames are read within this delay. A negative
+// StartOptions.Wire.CallerReads turns it off.
+const callerReads = time.Millisecond
+
 // Sidecar is one running plugin runtime: its process, its connection and
 // what it declared at the handshake. It owns both for their whole life.
 type Sidecar struct {
@@ -125,6 +133,9 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 		shutdownDone: make(chan struct{}),
 	}
 	wopts := opts.Wire
+	if wopts.CallerReads == 0 {
+		wopts.CallerReads = callerReads
+	}
 	wopts.Handler = s.handleRequest
 	wopts.NotifyHandler = s.handleNotification
 	wopts.Gate = s.gate

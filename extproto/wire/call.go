@@ -80,11 +80,9 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		}
 	}
 
-	select {
-	case r := <-pc.ch:
+	if r, ok := c.await(ctx, pc); ok {
 		c.recycle(pc)
 		return r.result, r.err
-	case <-ctx.Done():
 	}
 	if c.take(id) == nil {
 		// An answer (or the teardown error) is being delivered right now.
@@ -137,7 +135,13 @@ func (c *Conn) TryNotify(method string, params any) error {
 		return err
 	}
 	f.bestEffort = true
-	f.queue()
+	token := f.queue()
+	// Written here when the writer is idle: queueing it would wake the
+	// writer goroutine, and the caller's next call would find the writer
+	// busy and wait for that wake-up. One non-blocking attempt only.
+	if c.try != nil && c.tryInline(context.Background(), f, token) {
+		return nil
+	}
 	c.queued.Add(1)
 	select {
 	case c.out <- f:
