@@ -11,6 +11,7 @@ import (
 
 // intercept sends one extension/intercept to s with a fresh seq, the
 // payload externalized when over 64 KiB, and decodes the ruling strictly.
+// Past budget it fails with an error matching context.DeadlineExceeded.
 // The payload's content refs live until the call ends (plus the store's
 // grace), so the sidecar can page them while it decides.
 func (s *Sidecar) intercept(ctx context.Context, point extproto.HookPoint, raw json.RawMessage, budget time.Duration) (*extproto.InterceptResult, error) {
@@ -21,7 +22,7 @@ func (s *Sidecar) intercept(ctx context.Context, point extproto.HookPoint, raw j
 		return nil, err
 	}
 	params := extproto.InterceptParams{Event: point, Seq: s.NextSeq(), Payload: payload, Externalized: ext, TimeoutMillis: budget.Milliseconds()}
-	res, err := s.Call(ctx, extproto.MethodIntercept, params)
+	res, err := s.callWithin(ctx, budget, extproto.MethodIntercept, params)
 	if err != nil {
 		return nil, err
 	}

@@ -397,10 +397,23 @@ func (s *Sidecar) CrashInfo() (Crash, bool) {
 // fails fast once the sidecar crashed or shut down; a crash while waiting
 // fails with the one-line crash error naming the plugin.
 func (s *Sidecar) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return s.callWithin(ctx, 0, method, params)
+}
+
+// callWithin is Call bounded by d too when d > 0 (wire.Conn.CallWithin:
+// no timer per call): past d it fails with an error matching
+// context.DeadlineExceeded while ctx.Err() stays nil.
+func (s *Sidecar) callWithin(ctx context.Context, d time.Duration, method string, params any) (json.RawMessage, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	raw, err := s.conn.Call(ctx, method, params)
+	var raw json.RawMessage
+	var err error
+	if d > 0 {
+		raw, err = s.conn.CallWithin(ctx, d, method, params)
+	} else {
+		raw, err = s.conn.Call(ctx, method, params)
+	}
 	if err != nil {
 		return nil, s.callError(ctx, method, err)
 	}

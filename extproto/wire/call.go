@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -45,6 +46,20 @@ func (c *Conn) take(id int64) *pendingCall {
 // ends first only this call fails: its frame is dropped if the writer has
 // not started it, and a late answer is reported as unmatched.
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.call(ctx, time.Time{}, method, params)
+}
+
+// CallWithin is Call bounded by d as well as by ctx: after d it fails
+// with an error matching context.DeadlineExceeded while ctx.Err() stays
+// nil. It saves the timer and context of a context.WithTimeout per call:
+// a caller reading its own answer (Options.CallerReads) bounds its read
+// with a read deadline, and only a caller waiting for someone else to
+// read arms a (pooled) timer.
+func (c *Conn) CallWithin(ctx context.Context, d time.Duration, method string, params any) (json.RawMessage, error) {
+	return c.call(ctx, time.Now().Add(d), method, params)
+}
+
+func (c *Conn) call(ctx context.Context, deadline time.Time, method string, params any) (json.RawMessage, error) {
 	f := getBuf()
 	id := c.nextID.Add(1)
 	if err := f.request(id, true, method, params); err != nil {
@@ -80,7 +95,8 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		}
 	}
 
-	if r, ok := c.await(ctx, pc); ok {
+	r, werr := c.await(ctx, pc, deadline)
+	if werr == nil {
 		c.recycle(pc)
 		return r.result, r.err
 	}
@@ -92,7 +108,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 	f.drop(token)
 	c.recycle(pc)
-	return nil, fmt.Errorf("wire: call %q (id %d): %w", method, id, ctx.Err())
+	return nil, fmt.Errorf("wire: call %q (id %d): %w", method, id, werr)
 }
 
 func (c *Conn) recycle(pc *pendingCall) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -111,58 +112,114 @@ func (c *Conn) giveRole(st *readState) {
 }
 
 // await waits for pc's answer, reading the connection itself whenever
-// the role is parked. ok false means ctx ended first.
-func (c *Conn) await(ctx context.Context, pc *pendingCall) (reply, bool) {
+// the role is parked. A non-nil error is why it stopped waiting first:
+// ctx's, or context.DeadlineExceeded once deadline (if not zero) passed.
+func (c *Conn) await(ctx context.Context, pc *pendingCall, deadline time.Time) (reply, error) {
+	var timer *time.Timer
+	var expired <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+			timerPool.Put(timer)
+		}
+	}()
 	for {
 		select {
 		case r := <-pc.ch:
-			return r, true
+			return r, nil
 		case st := <-c.role: // nil channel when callers never read
-			if r, ok, done := c.lead(ctx, pc, st); done {
-				return r, ok
+			if r, done, err := c.lead(ctx, pc, st, deadline); done {
+				return r, err
+			}
+			continue
+		default:
+		}
+		if !deadline.IsZero() && timer == nil {
+			// Someone else reads: bound the wait with a pooled timer.
+			d := time.Until(deadline)
+			if d <= 0 {
+				return reply{}, context.DeadlineExceeded
+			}
+			timer = timerPool.Get().(*time.Timer)
+			timer.Reset(d)
+			expired = timer.C
+		}
+		select {
+		case r := <-pc.ch:
+			return r, nil
+		case st := <-c.role:
+			if r, done, err := c.lead(ctx, pc, st, deadline); done {
+				return r, err
 			}
 		case <-ctx.Done():
-			return reply{}, false
+			return reply{}, ctx.Err()
+		case <-expired:
+			return reply{}, context.DeadlineExceeded
 		}
 	}
 }
 
-// lead reads with the role st until pc is answered (done, ok), ctx ends
-// (done, !ok), or a request takes the role to a pool goroutine (!done).
-func (c *Conn) lead(ctx context.Context, pc *pendingCall, st *readState) (r reply, ok, done bool) {
+var timerPool = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}}
+
+// lead reads with the role st until pc is answered or fails (done, nil
+// error), ctx ends or deadline passes (done, the reason), or the role
+// goes to a pool goroutine with a request to serve (!done).
+func (c *Conn) lead(ctx context.Context, pc *pendingCall, st *readState, deadline time.Time) (r reply, done bool, err error) {
+	if err := ctx.Err(); err != nil {
+		c.giveRole(st)
+		return reply{}, true, err
+	}
+	if !deadline.IsZero() {
+		if !time.Now().Before(deadline) {
+			c.giveRole(st)
+			return reply{}, true, context.DeadlineExceeded
+		}
+		_ = c.rd.SetReadDeadline(deadline)
+	}
 	var stop func() bool
 	if ctx.Done() != nil {
-		if ctx.Err() != nil {
-			c.giveRole(st)
-			return reply{}, false, true
-		}
 		c.leadMu.Lock()
 		c.leader = pc
 		c.leadMu.Unlock()
 		stop = context.AfterFunc(ctx, func() { c.interrupt(pc) })
 	}
+	unlead := func() {
+		if stop != nil || !deadline.IsZero() {
+			c.unlead(stop)
+		}
+	}
 	unsolicited := false
 	for {
 		select {
 		case r = <-pc.ch:
-			c.unlead(stop)
+			unlead()
 			if unsolicited || handBack(ctx) {
 				c.giveRole(st)
 			} else {
 				c.park(st)
 			}
-			return r, true, true
+			return r, true, nil
 		default:
 		}
-		line, err := st.fr.next()
-		if err != nil {
-			c.unlead(stop)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				c.giveRole(st) // interrupted: ctx ended (await sees it)
-				return reply{}, false, false
+		line, rerr := st.fr.next()
+		if rerr != nil {
+			unlead()
+			if errors.Is(rerr, os.ErrDeadlineExceeded) {
+				c.giveRole(st)
+				switch {
+				case ctx.Err() != nil:
+					return reply{}, true, ctx.Err()
+				case !deadline.IsZero() && !time.Now().Before(deadline):
+					return reply{}, true, context.DeadlineExceeded
+				}
+				return reply{}, false, nil // not ours: wait on
 			}
-			c.readFailed(err)
-			return <-pc.ch, true, true // the failure answered every call
+			c.readFailed(rerr)
+			return <-pc.ch, true, nil // the failure answered every call
 		}
 		line = trimFrame(line)
 		if len(line) == 0 {
@@ -171,14 +228,14 @@ func (c *Conn) lead(ctx context.Context, pc *pendingCall, st *readState) (r repl
 		c.traceFrame(true, line)
 		req, kind, more := c.dispatch(st.p, line)
 		if !more {
-			c.unlead(stop)
-			return <-pc.ch, true, true
+			unlead()
+			return <-pc.ch, true, nil
 		}
 		if kind == kindRequest {
-			c.unlead(stop)
+			unlead()
 			st.first, st.hasFirst = req, true
 			c.giveRole(st)
-			return reply{}, false, false
+			return reply{}, false, nil
 		}
 		if kind != kindResponse {
 			unsolicited = true
@@ -195,20 +252,21 @@ func (c *Conn) interrupt(pc *pendingCall) {
 	c.leadMu.Unlock()
 }
 
-// unlead ends a cancellable lead before the role moves on, clearing a
-// deadline its interrupt may have set.
+// unlead ends a bounded or cancellable lead before the role moves on,
+// clearing the read deadline it or its interrupt set.
 func (c *Conn) unlead(stop func() bool) {
 	if stop == nil {
+		_ = c.rd.SetReadDeadline(time.Time{})
 		return
 	}
 	c.leadMu.Lock()
 	c.leader = nil
 	c.leadMu.Unlock()
-	if !stop() {
-		// The interrupt ran or is running; once it holds leadMu it sees
-		// no leader, so a deadline it set is cleared here after it.
-		c.leadMu.Lock()
-		_ = c.rd.SetReadDeadline(time.Time{})
-		c.leadMu.Unlock()
-	}
+	stop()
+	// An interrupt that already ran set its deadline before this point;
+	// one still running sees no leader once it holds leadMu. Clearing
+	// under leadMu therefore comes after any deadline it sets.
+	c.leadMu.Lock()
+	_ = c.rd.SetReadDeadline(time.Time{})
+	c.leadMu.Unlock()
 }

@@ -251,3 +251,53 @@ func TestCallerReadsStreamOpen(t *testing.T) {
 		lp.wantNote(fmt.Sprintf("chunk%d", i))
 	}
 }
+
+func TestCallWithin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		park  time.Duration // 0: callers never read, a timer bounds the wait
+		other bool          // another caller holds the role meanwhile
+	}{
+		{"reader goroutine reads", 0, false},
+		{"caller reads", time.Hour, false},
+		{"another caller reads", time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lp := &leadPeer{notes: make(chan string, 64), unmatched: make(chan UnmatchedResponse, 8)}
+			lp.c, lp.rawPeer = newRawPeer(t, Options{CallerReads: tc.park, Handler: echo,
+				NotifyHandler: func(_ context.Context, method string, _ json.RawMessage) { lp.notes <- method }})
+			ctx := context.Background()
+			if tc.park > 0 {
+				lp.warm(ctx)
+			}
+			var other chan callResult
+			var otherID int64
+			if tc.other {
+				other = lp.call(ctx, "other")
+				otherID = lp.request()
+			}
+			_, err := lp.c.CallWithin(ctx, 20*time.Millisecond, "never", nil)
+			if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				t.Fatalf("CallWithin past its bound: %v", err)
+			}
+			lp.request() // the call's frame did go out
+			if tc.other {
+				lp.answer(otherID, "other")
+				wantResult(t, other, "other")
+			}
+			// Still reading: a call is answered, a notification arrives.
+			done := make(chan callResult, 1)
+			go func() {
+				raw, err := lp.c.CallWithin(ctx, testDeadline, "ok", nil)
+				done <- callResult{raw, err}
+			}()
+			id := lp.request()
+			lp.send(`{"jsonrpc":"2.0","method":"still"}`)
+			lp.answer(id, "ok")
+			wantResult(t, done, "ok")
+			lp.wantNote("still")
+		})
+	}
+}
