@@ -80,6 +80,11 @@ type Options struct {
 	Handler Handler
 	// NotifyHandler receives inbound notifications. Nil ignores them.
 	NotifyHandler NotifyHandler
+	// Skip, if set, runs on the reading goroutine for every admitted
+	// notification before it is queued for NotifyHandler; true drops it
+	// silently, sparing the notification worker a wake-up for a frame it
+	// would ignore. params is valid only during the call.
+	Skip func(method string, params json.RawMessage) bool
 	// Gate, if set, vets inbound requests and notifications first.
 	Gate Gate
 

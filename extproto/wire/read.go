@@ -105,6 +105,9 @@ func (c *Conn) dispatch(p *parser, line []byte) (req request, k kind, more bool)
 		}
 	}
 	if notify {
+		if c.opts.Skip != nil && c.opts.Skip(m.method, m.params) {
+			return req, kindNotification, true
+		}
 		c.queueNotification(m)
 		return req, kindNotification, true
 	}
