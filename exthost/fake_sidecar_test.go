@@ -96,6 +96,8 @@ func fakeSidecar(mode string) int {
 		return rawEcho()
 	case "reasonix-sdk":
 		return fakeReasonixSDK()
+	case "sdk-text":
+		return fakeSDKText()
 	}
 	if mode == "sleeper" || mode == "setsid-sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.

@@ -3,6 +3,8 @@ package exthost
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -192,4 +194,64 @@ func schedstat(b *testing.B, pid string) time.Duration {
 		}
 	}
 	return total
+}
+
+// BenchmarkContentRatio is an 8 MiB input.receive payload to a sidecar on
+// our SDK that reads it (content refs paged through host/content/read,
+// verified, the text decoded), interleaved op by op with its floor: one
+// SHA-256 plus one base64 encode and decode of the same bytes into reused
+// buffers. CPU counts this process and the sidecar.
+func BenchmarkContentRatio(b *testing.B) {
+	p, _ := fakePluginB(b, "reader")
+	p.Runtime.Env = map[string]string{envFakeMode: "sdk-text"}
+	p.Intercepts = []extproto.HookPoint{extproto.InputReceive}
+	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
+	defer m.Close()
+	g, err := m.Load(context.Background(), []*Plugin{p})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(g.Sidecars) != 1 {
+		b.Fatalf("sidecar did not start: %q", g.Warnings)
+	}
+	pid := strconv.Itoa(g.Sidecars[0].proc.tree.Pid())
+	// Lines of code, as long as fits one 8 MiB content object once
+	// JSON-encoded (the newlines and quotes are escaped).
+	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
+	lines := (8<<20 - 64) / (len(line) + 4)
+	text := strings.Repeat(line, lines)
+	payload := &extproto.InputReceivePayload{Text: text}
+	raw := []byte(text)
+	enc := make([]byte, base64.StdEncoding.EncodedLen(len(text)))
+	dec := make([]byte, len(text))
+	floor := func() {
+		sha256.Sum256(raw)
+		base64.StdEncoding.Encode(enc, raw)
+		if _, err := base64.StdEncoding.Decode(dec, enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	cpuNow := func() time.Duration { return schedstat(b, "self") + schedstat(b, pid) }
+	var wall, cpu [2]time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0, c0 := time.Now(), cpuNow()
+		floor()
+		t1, c1 := time.Now(), cpuNow()
+		out, err := g.Intercept(ctx, extproto.InputReceive, payload)
+		if err != nil || out.Blocked || len(out.Rulings) != 1 || out.Rulings[0].Err != nil {
+			b.Fatalf("%v %+v", err, out)
+		}
+		t2, c2 := time.Now(), cpuNow()
+		wall[0], wall[1] = wall[0]+t1.Sub(t0), wall[1]+t2.Sub(t1)
+		cpu[0], cpu[1] = cpu[0]+c1-c0, cpu[1]+c2-c1
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(wall[0].Microseconds())/n/1e3, "floor-ms/op")
+	b.ReportMetric(float64(wall[1].Microseconds())/n/1e3, "read-ms/op")
+	b.ReportMetric(float64(wall[1])/float64(wall[0]), "wall-ratio")
+	b.ReportMetric(float64(cpu[0].Microseconds())/n/1e3, "floor-cpu-ms/op")
+	b.ReportMetric(float64(cpu[1].Microseconds())/n/1e3, "read-cpu-ms/op")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "cpu-ratio")
 }
