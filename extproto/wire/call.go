@@ -18,6 +18,9 @@ type pendingCall struct {
 	frame  *frameBuf
 	token  uint64
 	ch     chan reply // capacity 1: whoever takes the call from the map sends once
+	// handBack: the reading role goes to a reader goroutine, not parked,
+	// once this call's answer is read (HandBack).
+	handBack bool
 }
 
 type reply struct {
@@ -74,6 +77,7 @@ func (c *Conn) call(ctx context.Context, deadline time.Time, method string, para
 	pc := pendingPool.Get().(*pendingCall)
 	token := f.queue()
 	pc.id, pc.method, pc.frame, pc.token = id, method, f, token
+	pc.handBack = c.role != nil && handBack(ctx)
 	c.mu.Lock()
 	if c.pending == nil {
 		c.mu.Unlock()

@@ -236,19 +236,28 @@ func TestCallerReadsRequestWhileLeading(t *testing.T) {
 
 func TestCallerReadsStreamOpen(t *testing.T) {
 	t.Parallel()
-	lp := newLeadPeer(t, time.Hour)
-	lp.warm(context.Background())
 	// A call opening a stream hands the role back with its answer: the
-	// chunks that follow are read with no call in flight.
-	done := lp.call(HandBack(testCtx(t)), "open")
-	id := lp.request()
-	lp.answer(id, "open")
-	wantResult(t, done, "open")
-	for i := range 20 {
-		lp.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"chunk%d"}`, i))
-	}
-	for i := range 20 {
-		lp.wantNote(fmt.Sprintf("chunk%d", i))
+	// chunks that follow are read with no call in flight, whether the
+	// caller read the answer (the role was parked) or a reader goroutine
+	// did (it does not park the role after it).
+	for _, warm := range []bool{true, false} {
+		t.Run(fmt.Sprintf("caller reads %v", warm), func(t *testing.T) {
+			t.Parallel()
+			lp := newLeadPeer(t, time.Hour)
+			if warm {
+				lp.warm(context.Background())
+			}
+			done := lp.call(HandBack(testCtx(t)), "open")
+			id := lp.request()
+			lp.answer(id, "open")
+			wantResult(t, done, "open")
+			for i := range 20 {
+				lp.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"chunk%d"}`, i))
+			}
+			for i := range 20 {
+				lp.wantNote(fmt.Sprintf("chunk%d", i))
+			}
+		})
 	}
 }
 

@@ -85,9 +85,9 @@ func (c *Conn) readFailed(err error) {
 }
 
 // dispatch handles one frame. kind is kindRequest when req is to be
-// served, kindResponse when an answer was delivered (or reported
-// unmatched), kindNotification for any other inbound frame; more false
-// stops reading.
+// served, kindResponse when an answer was delivered after which the
+// reading role may park (deliver), kindNotification for any other inbound
+// frame; more false stops reading.
 func (c *Conn) dispatch(p *parser, line []byte) (req request, k kind, more bool) {
 	m, rej, ok := p.parse(line)
 	if !ok {
@@ -95,7 +95,9 @@ func (c *Conn) dispatch(p *parser, line []byte) (req request, k kind, more bool)
 		return req, kindNotification, true
 	}
 	if m.kind == kindResponse {
-		c.deliver(m)
+		if !c.deliver(m) {
+			return req, kindNotification, true // nothing to park for
+		}
 		return req, kindResponse, true
 	}
 	notify := m.kind == kindNotification
@@ -155,10 +157,13 @@ func (c *Conn) gated(m message, err error) bool {
 	return true
 }
 
-func (c *Conn) deliver(m message) {
+// deliver hands a response to its caller. It reports whether a caller
+// was answered that leaves the reading role to be parked for the next
+// call (lead.go): not a call marked HandBack, not an unmatched response.
+func (c *Conn) deliver(m message) bool {
 	if m.nullID {
 		c.unmatched(UnmatchedResponse{Null: true, Err: remoteError(m)})
-		return
+		return false
 	}
 	pc := c.take(m.id)
 	if pc == nil {
@@ -167,13 +172,15 @@ func (c *Conn) deliver(m message) {
 			u.Err = remoteError(m)
 		}
 		c.unmatched(u)
-		return
+		return false
 	}
+	park := !pc.handBack
 	if m.hasError {
 		pc.ch <- reply{err: remoteError(m)}
-		return
+		return park
 	}
 	pc.ch <- reply{result: clone(m.result)}
+	return park
 }
 
 func (c *Conn) unmatched(u UnmatchedResponse) {
