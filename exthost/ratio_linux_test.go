@@ -130,20 +130,21 @@ func (r *rawEchoChild) close() { _ = r.in.Close(); _ = r.cmd.Wait() }
 // interceptRatioLoop alternates blocks of raw echoes and calls of call.
 func interceptRatioLoop(b *testing.B, raw *rawEchoChild, pids []int, call func()) {
 	const block = 128
-	cpuOf := func(side int) time.Duration {
-		d := schedstat(b, "self")
+	// cpuOf is this process's CPU time and the side's children's.
+	cpuOf := func(side int) (self, child time.Duration) {
 		if side == 0 {
-			return d + schedstat(b, strconv.Itoa(raw.cmd.Process.Pid))
+			return schedstat(b, "self"), schedstat(b, strconv.Itoa(raw.cmd.Process.Pid))
 		}
 		for _, p := range pids {
-			d += schedstat(b, strconv.Itoa(p))
+			child += schedstat(b, strconv.Itoa(p))
 		}
-		return d
+		return schedstat(b, "self"), child
 	}
-	var wall, cpu [2]time.Duration
+	var wall, cpu, childCPU [2]time.Duration
 	var blocks [2]int
 	side, inBlock := 0, 0
-	start, cpuStart := time.Now(), cpuOf(0)
+	start := time.Now()
+	selfStart, childStart := cpuOf(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		if side == 0 {
@@ -155,10 +156,13 @@ func interceptRatioLoop(b *testing.B, raw *rawEchoChild, pids []int, call func()
 			continue
 		}
 		wall[side] += time.Since(start)
-		cpu[side] += cpuOf(side) - cpuStart
+		self, child := cpuOf(side)
+		cpu[side] += self - selfStart + child - childStart
+		childCPU[side] += child - childStart
 		blocks[side]++
 		side, inBlock = 1-side, 0
-		start, cpuStart = time.Now(), cpuOf(side)
+		start = time.Now()
+		selfStart, childStart = cpuOf(side)
 	}
 	if blocks[0] == 0 || blocks[1] == 0 {
 		return
@@ -174,6 +178,10 @@ func interceptRatioLoop(b *testing.B, raw *rawEchoChild, pids []int, call func()
 	b.ReportMetric(rawCPU, "raw-cpu-µs/call")
 	b.ReportMetric(cpu1, "cpu-µs/call")
 	b.ReportMetric(cpu1/rawCPU, "cpu-ratio")
+	rawChild, child1 := per(childCPU[0], 0), per(childCPU[1], 1)
+	b.ReportMetric(rawChild, "raw-child-cpu-µs/call")
+	b.ReportMetric(child1, "sidecar-cpu-µs/call")
+	b.ReportMetric(child1/rawChild, "sidecar-cpu-ratio")
 }
 
 // schedstat sums the on-CPU nanoseconds of every thread of a process.
