@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
 test: check gotest wine-test acp-test vscode-test nvim-test
 
@@ -71,9 +71,18 @@ wine-test:
 generate:
 	$(GO) generate ./...
 
-# Benchmarks as docs/PERFORMANCE.md records them.
+# Benchmarks as docs/PERFORMANCE.md records them (about 8 minutes).
+BENCH_PKGS := ./exthost/... ./extproto/wire ./contentref ./providers ./sdk
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./exthost/...
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
+
+# Before and after in the same run (docs/PERFORMANCE.md, issue 20): the
+# exthost ratio benchmarks of BASE (a git ref) and of this tree in ROUNDS
+# interleaved rounds, on every vCPU and pinned to one, as medians.
+BASE ?= main
+ROUNDS ?= 5
+bench-compare:
+	@mkdir -p $(BIN); internal/benchmed/compare.sh $(BASE) $(ROUNDS) | tee $(BIN)/bench-compare.txt | $(GO) run ./internal/benchmed
 
 # Short local fuzzing of every decoder of untrusted bytes (FUZZTIME=2m for the real run).
 FUZZTIME ?= 30s

@@ -20,21 +20,42 @@ type ReadFunc func(ctx context.Context, p extproto.ContentReadParams) (*extproto
 // SHA-256 (hex compared case-insensitively). A mismatch is protocol_error,
 // an object over 8 MiB frame_too_large; an error from read is returned as
 // is. desc's pointer is not looked at.
+//
+// Pages are pipelined: the read of the page a page's nextOffset names is
+// sent before that page is decoded and hashed, so the host encodes and
+// sends the next page while this one is checked. At most two reads are in
+// flight, and Fetch returns only once both have ended.
 func Fetch(ctx context.Context, read ReadFunc, desc extproto.ExternalizedField) ([]byte, error) {
 	want, err := checkDescriptor(&desc)
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := read(ctx, extproto.ContentReadParams{ContentRef: desc.ContentRef, Offset: 0})
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ahead chan fetched // the next page's read, in flight
+	defer func() {
+		if ahead != nil {
+			cancel()
+			<-ahead
+		}
+	}()
 	buf := make([]byte, desc.TotalBytes)
 	h := sha256.New()
 	var off int64
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		r, err := read(ctx, extproto.ContentReadParams{ContentRef: desc.ContentRef, Offset: off})
-		if err != nil {
-			return nil, err
+		if r != nil && r.NextOffset != nil && *r.NextOffset > off && *r.NextOffset < desc.TotalBytes {
+			ahead = make(chan fetched, 1)
+			go func(ch chan<- fetched, next int64) {
+				p, err := read(rctx, extproto.ContentReadParams{ContentRef: desc.ContentRef, Offset: next})
+				ch <- fetched{p, err}
+			}(ahead, *r.NextOffset)
 		}
 		n, err := decodePage(r, &desc, want, off, buf)
 		if err != nil {
@@ -45,12 +66,29 @@ func Fetch(ctx context.Context, read ReadFunc, desc extproto.ExternalizedField) 
 		if r.NextOffset == nil {
 			break
 		}
+		// checkNext made sure nextOffset is off, inside the object: the
+		// read in flight is the one for it.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f := <-ahead
+		ahead = nil
+		if f.err != nil {
+			return nil, f.err
+		}
+		r = f.page
 	}
 	var got [sha256.Size]byte
 	if h.Sum(got[:0]); got != want {
 		return nil, extproto.Errorf(extproto.ReasonProtocolError, "content ref %q: reassembled bytes do not match sha256 %s", desc.ContentRef, desc.SHA256)
 	}
 	return buf, nil
+}
+
+// fetched is a page read ahead.
+type fetched struct {
+	page *extproto.ContentReadResult
+	err  error
 }
 
 // ResolveIncoming is the sidecar's inbound rule for the externalizable

@@ -271,3 +271,53 @@ func TestResolveIncomingEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// The next page is asked for before the current one is decoded, and Fetch
+// never returns with a read still running: a bad first page fails the
+// fetch only after the read ahead (which waits for its context) ended.
+func TestFetchReadsAhead(t *testing.T) {
+	t.Parallel()
+	s := NewStore()
+	t.Cleanup(s.Close)
+	d := put(t, s.Lease(), pattern(600000)).Field("/payload")
+	var aheadAsked, aheadEnded atomic.Bool
+	_, err := Fetch(t.Context(), func(ctx context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
+		if p.Offset == 0 {
+			r, err := s.Read(&p)
+			if err == nil {
+				r.DataBase64 = "!" + r.DataBase64[1:] // not base64: the decode fails
+			}
+			return r, err
+		}
+		aheadAsked.Store(true)
+		defer aheadEnded.Store(true)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, d)
+	wantReason(t, err, extproto.ReasonProtocolError)
+	if !aheadAsked.Load() {
+		t.Error("the next page was not asked for before the first was decoded")
+	}
+	if !aheadEnded.Load() {
+		t.Error("Fetch returned with a read still in flight")
+	}
+
+	// A whole object, read ahead page by page, is still exact.
+	data := pattern(1 << 20)
+	d = put(t, s.Lease(), data).Field("/payload")
+	var inFlight, most atomic.Int32
+	got, err := Fetch(t.Context(), func(_ context.Context, p extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		return s.Read(&p)
+	}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEqual(t, got, data)
+	if most.Load() > 2 {
+		t.Errorf("%d reads in flight at once, want at most 2", most.Load())
+	}
+}

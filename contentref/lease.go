@@ -41,8 +41,11 @@ func (l *Lease) Put(data []byte) (Descriptor, error) {
 }
 
 // Release ends the call's scope: l's refs stay readable for the store's
-// grace, then expire. Release is idempotent.
+// grace, then expire. Release is idempotent; a nil Lease releases nothing.
 func (l *Lease) Release() {
+	if l == nil {
+		return // a payload that needed no lease
+	}
 	s := l.store
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -259,12 +259,10 @@ func (w *walk) strategy(ctx context.Context, s *Sidecar) error {
 // point and decodes the ruling strictly.
 func (w *walk) ask(ctx context.Context, s *Sidecar) (*extproto.InterceptResult, time.Duration, error) {
 	budget := w.point.InterceptTimeout(s.Plugin.TimeoutMillis)
-	cctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
 	began := time.Now()
-	res, err := s.intercept(cctx, w.point, w.raw, budget)
+	res, err := s.intercept(ctx, w.point, w.raw, budget)
 	latency := time.Since(began)
-	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		err = extproto.Errorf(extproto.ReasonInterceptTimeout, "extension %s did not answer %s within %s", s.Plugin.ID, w.point, budget)
 	}
 	return res, latency, err

@@ -350,6 +350,28 @@ func contains(s []string, v string) bool {
 	return false
 }
 
+// One intercept walk to one plugin allocates at most 8 objects on the
+// host (issue 20): no context and timer per call, no content lease for a
+// payload that travels inline. Not parallel: AllocsPerRun counts the
+// whole process.
+func TestInterceptAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pooled objects allocate")
+	}
+	g, _ := startScripted(t, scripted{id: "a", intercept: []extproto.HookPoint{input}})
+	p := text("hello")
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(200, func() {
+		out, err := g.Intercept(ctx, input, p)
+		if err != nil || len(out.Rulings) != 1 || out.Rulings[0].Err != nil {
+			t.Fatalf("intercept: %v %+v", err, out.Rulings)
+		}
+	})
+	if allocs > 8 {
+		t.Fatalf("%v allocations per intercept, want at most 8", allocs)
+	}
+}
+
 func TestNoRuntimeMeansNoWork(t *testing.T) {
 	g, _ := newGeneration(1, nil, observers{})
 	p := text("x")

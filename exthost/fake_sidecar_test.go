@@ -94,6 +94,10 @@ func fakeSidecar(mode string) int {
 		return 0
 	case "raw-echo":
 		return rawEcho()
+	case "reasonix-sdk":
+		return fakeReasonixSDK()
+	case "sdk-text":
+		return fakeSDKText()
 	}
 	if mode == "sleeper" || mode == "setsid-sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
@@ -390,4 +394,57 @@ func waitFile(t *testing.T, file string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%s never appeared", file)
+}
+
+// fakeReasonixSDK answers like a sidecar on the Reasonix Go SDK, as
+// ../shared/PERFORMANCE.md describes it: every frame decoded with
+// encoding/json (the envelope, then the params again), each request
+// answered from a goroutine of its own, answers encoded with
+// encoding/json and written under a mutex. It answers initialize,
+// intercept (continue) and shutdown.
+func fakeReasonixSDK() int {
+	type envelope struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      *json.RawMessage `json:"id,omitempty"`
+		Method  string           `json:"method,omitempty"`
+		Params  json.RawMessage  `json:"params,omitempty"`
+		Result  any              `json:"result,omitempty"`
+		Error   any              `json:"error,omitempty"`
+	}
+	var mu sync.Mutex
+	out := os.Stdout
+	reply := func(e envelope) {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		_, _ = out.Write(append(b, '\n'))
+		mu.Unlock()
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 64<<10), extproto.FrameBytes)
+	for sc.Scan() {
+		var e envelope
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.ID == nil {
+			continue // notifications are observed by nobody here
+		}
+		go func(e envelope) {
+			var params map[string]any
+			_ = json.Unmarshal(e.Params, &params)
+			r := envelope{JSONRPC: "2.0", ID: e.ID}
+			switch e.Method {
+			case extproto.MethodInitialize:
+				r.Result = extproto.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
+			case extproto.MethodIntercept:
+				r.Result = extproto.InterceptResult{Decision: extproto.DecisionContinue}
+			case extproto.MethodShutdown:
+				r.Result = struct{}{}
+			default:
+				r.Error = extproto.WireError{Code: -32601, Message: "method not found"}
+			}
+			reply(r)
+		}(e)
+	}
+	return 0
 }

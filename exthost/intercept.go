@@ -11,17 +11,18 @@ import (
 
 // intercept sends one extension/intercept to s with a fresh seq, the
 // payload externalized when over 64 KiB, and decodes the ruling strictly.
+// Past budget it fails with an error matching context.DeadlineExceeded.
 // The payload's content refs live until the call ends (plus the store's
 // grace), so the sidecar can page them while it decides.
 func (s *Sidecar) intercept(ctx context.Context, point extproto.HookPoint, raw json.RawMessage, budget time.Duration) (*extproto.InterceptResult, error) {
-	lease := s.content.Lease()
+	lease := s.lease(raw)
 	defer lease.Release()
 	payload, ext, err := contentref.Externalize(lease, "/payload", raw)
 	if err != nil {
 		return nil, err
 	}
 	params := extproto.InterceptParams{Event: point, Seq: s.NextSeq(), Payload: payload, Externalized: ext, TimeoutMillis: budget.Milliseconds()}
-	res, err := s.Call(ctx, extproto.MethodIntercept, params)
+	res, err := s.callWithin(ctx, budget, extproto.MethodIntercept, params)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +48,23 @@ func (s *Sidecar) intercept(ctx context.Context, point extproto.HookPoint, raw j
 // payload's refs get the store's grace to be read, since an observation
 // has no call to scope them to.
 func (s *Sidecar) event(point extproto.HookPoint, raw json.RawMessage) error {
-	lease := s.content.Lease()
+	lease := s.lease(raw)
 	defer lease.Release()
 	payload, ext, err := contentref.Externalize(lease, "/payload", raw)
 	if err != nil {
 		return err
 	}
 	return s.TryNotify(extproto.MethodEvent, extproto.EventParams{Event: point, Payload: payload, Externalized: ext})
+}
+
+// lease scopes the content refs of a payload raw: nil (which holds and
+// releases nothing) when raw is small enough to travel inline, so the
+// common intercept allocates no lease.
+func (s *Sidecar) lease(raw json.RawMessage) *contentref.Lease {
+	if len(raw) <= extproto.ExternalizeFieldBytes {
+		return nil
+	}
+	return s.content.Lease()
 }
 
 // readContent serves host/content/read from the sidecar's own store only.

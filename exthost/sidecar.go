@@ -55,6 +55,14 @@ type StartOptions struct {
 	Trace func(plugin string, inbound bool, frame []byte)
 }
 
+// callerReads is how long the reading role of a sidecar's connection
+// waits for the next call after a caller read its own answer
+// (wire.Options.CallerReads): intercepts come in bursts (the hook points
+// of one turn, the walk of a chain), and with no call in flight the
+// sidecar's unsolicited frames are read within this delay. A negative
+// StartOptions.Wire.CallerReads turns it off.
+const callerReads = time.Millisecond
+
 // Sidecar is one running plugin runtime: its process, its connection and
 // what it declared at the handshake. It owns both for their whole life.
 type Sidecar struct {
@@ -125,6 +133,9 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 		shutdownDone: make(chan struct{}),
 	}
 	wopts := opts.Wire
+	if wopts.CallerReads == 0 {
+		wopts.CallerReads = callerReads
+	}
 	wopts.Handler = s.handleRequest
 	wopts.NotifyHandler = s.handleNotification
 	wopts.Gate = s.gate
@@ -386,10 +397,23 @@ func (s *Sidecar) CrashInfo() (Crash, bool) {
 // fails fast once the sidecar crashed or shut down; a crash while waiting
 // fails with the one-line crash error naming the plugin.
 func (s *Sidecar) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return s.callWithin(ctx, 0, method, params)
+}
+
+// callWithin is Call bounded by d too when d > 0 (wire.Conn.CallWithin:
+// no timer per call): past d it fails with an error matching
+// context.DeadlineExceeded while ctx.Err() stays nil.
+func (s *Sidecar) callWithin(ctx context.Context, d time.Duration, method string, params any) (json.RawMessage, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	raw, err := s.conn.Call(ctx, method, params)
+	var raw json.RawMessage
+	var err error
+	if d > 0 {
+		raw, err = s.conn.CallWithin(ctx, d, method, params)
+	} else {
+		raw, err = s.conn.Call(ctx, method, params)
+	}
 	if err != nil {
 		return nil, s.callError(ctx, method, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/extproto/wire"
 	"github.com/rx-bridge/rx-bridge/redact"
 )
 
@@ -68,7 +69,9 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 	s.streams[ps.id] = ps
 	s.streamsMu.Unlock()
 
-	raw, err := s.Call(ctx, extproto.MethodStreamOpen, extproto.StreamOpenParams{StreamID: ps.id, ProviderRef: ref, Model: model, Effort: effort, Request: req, SeqBase: 1})
+	// The chunks follow the ack at once: the reading role goes back to a
+	// reader goroutine as soon as the ack is read (wire.HandBack).
+	raw, err := s.Call(wire.HandBack(ctx), extproto.MethodStreamOpen, extproto.StreamOpenParams{StreamID: ps.id, ProviderRef: ref, Model: model, Effort: effort, Request: req, SeqBase: 1})
 	if err == nil {
 		var v any
 		if v, err = extproto.DecodeResult(extproto.MethodStreamOpen, raw); err == nil && !v.(*extproto.StreamOpenResult).Accepted {

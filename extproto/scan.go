@@ -1,6 +1,7 @@
 package extproto
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -120,6 +121,7 @@ func (d *decoder) str() ([]byte, *FieldError) {
 			return nil, d.syntaxError("in string")
 		case c < utf8.RuneSelf:
 			i++
+			i += plainLen(d.data[i:])
 		default:
 			r, size := utf8.DecodeRune(d.data[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -202,8 +204,9 @@ func (d *decoder) strSlow(start, i int) ([]byte, *FieldError) {
 			d.pos = i
 			return nil, d.syntaxError("in string")
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
+			n := plainLen(d.data[i:]) // at least 1: c is plain
+			b = append(b, d.data[i:i+n]...)
+			i += n
 		default:
 			r, size := utf8.DecodeRune(d.data[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -222,13 +225,23 @@ func (d *decoder) strSlow(start, i int) ([]byte, *FieldError) {
 // quote (or to the end of input).
 func (d *decoder) encodedLen(i int) int {
 	j := i
-	for j < len(d.data) && d.data[j] != '"' {
-		if d.data[j] == '\\' {
-			j++
+	for {
+		k := bytes.IndexByte(d.data[j:], '"')
+		if k < 0 {
+			return len(d.data) - i
+		}
+		j += k
+		// The quote is escaped when an odd number of backslashes, all
+		// from i on (before i the string is plain), precede it.
+		n := 0
+		for p := j - 1; p >= i && d.data[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j - i
 		}
 		j++
 	}
-	return min(j, len(d.data)) - i
 }
 
 // hex4 parses `\uXXXX` at the start of s and returns the code unit, or -1.

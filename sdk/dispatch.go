@@ -54,6 +54,31 @@ func decode[T any](method string, raw json.RawMessage) (*T, error) {
 // notify is the wire NotifyHandler. It runs on wire's single ordered
 // worker, so observers see events in arrival order without a goroutine
 // per event.
+// skip drops, on the read loop, the notifications no callback of the
+// plugin would see: events of points it does not observe (every
+// intercept is followed by one) and resource changes nobody watches.
+func (s *server) skip(method string, raw json.RawMessage) bool {
+	switch method {
+	case extproto.MethodEvent:
+		if len(s.p.events) == 0 {
+			return true
+		}
+		if _, all := s.p.events[AnyPoint]; all {
+			return false
+		}
+		var head struct {
+			Event extproto.HookPoint `json:"event"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			return false // let the strict decode report it
+		}
+		return s.p.eventFor(head.Event) == nil
+	case extproto.MethodResourcesChanged:
+		return s.p.resources == nil
+	}
+	return false
+}
+
 func (s *server) notify(ctx context.Context, method string, raw json.RawMessage) {
 	switch method {
 	case extproto.MethodEvent:

@@ -69,6 +69,7 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 		Handler:        s.handle,
 		NotifyHandler:  s.notify,
 		Gate:           s.gate,
+		Skip:           s.skip,
 		MaxHandlers:    wire.SDKMaxHandlers,
 		NotifyOverflow: wire.DropOnOverflow,
 		Logger:         s.log,

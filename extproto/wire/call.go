@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -17,6 +18,9 @@ type pendingCall struct {
 	frame  *frameBuf
 	token  uint64
 	ch     chan reply // capacity 1: whoever takes the call from the map sends once
+	// handBack: the reading role goes to a reader goroutine, not parked,
+	// once this call's answer is read (HandBack).
+	handBack bool
 }
 
 type reply struct {
@@ -45,6 +49,20 @@ func (c *Conn) take(id int64) *pendingCall {
 // ends first only this call fails: its frame is dropped if the writer has
 // not started it, and a late answer is reported as unmatched.
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.call(ctx, time.Time{}, method, params)
+}
+
+// CallWithin is Call bounded by d as well as by ctx: after d it fails
+// with an error matching context.DeadlineExceeded while ctx.Err() stays
+// nil. It saves the timer and context of a context.WithTimeout per call:
+// a caller reading its own answer (Options.CallerReads) bounds its read
+// with a read deadline, and only a caller waiting for someone else to
+// read arms a (pooled) timer.
+func (c *Conn) CallWithin(ctx context.Context, d time.Duration, method string, params any) (json.RawMessage, error) {
+	return c.call(ctx, time.Now().Add(d), method, params)
+}
+
+func (c *Conn) call(ctx context.Context, deadline time.Time, method string, params any) (json.RawMessage, error) {
 	f := getBuf()
 	id := c.nextID.Add(1)
 	if err := f.request(id, true, method, params); err != nil {
@@ -59,6 +77,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	pc := pendingPool.Get().(*pendingCall)
 	token := f.queue()
 	pc.id, pc.method, pc.frame, pc.token = id, method, f, token
+	pc.handBack = c.role != nil && handBack(ctx)
 	c.mu.Lock()
 	if c.pending == nil {
 		c.mu.Unlock()
@@ -80,11 +99,10 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		}
 	}
 
-	select {
-	case r := <-pc.ch:
+	r, werr := c.await(ctx, pc, deadline)
+	if werr == nil {
 		c.recycle(pc)
 		return r.result, r.err
-	case <-ctx.Done():
 	}
 	if c.take(id) == nil {
 		// An answer (or the teardown error) is being delivered right now.
@@ -94,7 +112,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 	f.drop(token)
 	c.recycle(pc)
-	return nil, fmt.Errorf("wire: call %q (id %d): %w", method, id, ctx.Err())
+	return nil, fmt.Errorf("wire: call %q (id %d): %w", method, id, werr)
 }
 
 func (c *Conn) recycle(pc *pendingCall) {
@@ -137,7 +155,13 @@ func (c *Conn) TryNotify(method string, params any) error {
 		return err
 	}
 	f.bestEffort = true
-	f.queue()
+	token := f.queue()
+	// Written here when the writer is idle: queueing it would wake the
+	// writer goroutine, and the caller's next call would find the writer
+	// busy and wait for that wake-up. One non-blocking attempt only.
+	if c.try != nil && c.tryInline(context.Background(), f, token) {
+		return nil
+	}
 	c.queued.Add(1)
 	select {
 	case c.out <- f:

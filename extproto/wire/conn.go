@@ -45,7 +45,14 @@ type Conn struct {
 	try *tryWriter
 	// readRole hands the reading role to an idle goroutine (unbuffered:
 	// a send succeeds only when one is waiting; see read.go).
-	readRole      chan *readState
+	readRole chan *readState
+	// Callers reading their own answers (lead.go); role is nil when they
+	// never do.
+	role          chan *readState
+	roleTimer     *time.Timer
+	rd            readDeadliner
+	leadMu        sync.Mutex
+	leader        *pendingCall
 	idle          atomic.Int32
 	notifications chan notification
 	notifyDone    chan struct{}
@@ -99,6 +106,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 		kick:       make(chan struct{}, 1),
 	}
 	c.try = newTryWriter(w)
+	c.setupLead(r)
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(context.Background(), connKey{}, c))
 	c.errQueueFull = fmt.Errorf("%w (limit %d)", ErrQueueFull, o.EventSlots)
 
@@ -148,6 +156,9 @@ func (c *Conn) Close() error {
 		c.timer.Stop()
 	}
 	c.mu.Unlock()
+	if c.roleTimer != nil {
+		c.roleTimer.Stop()
+	}
 	return errors.Join(ignoreClosed(c.wErr), ignoreClosed(c.rErr))
 }
 

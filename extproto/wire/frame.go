@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -25,6 +26,9 @@ type frameReader struct {
 	br    *bufio.Reader
 	limit int
 	line  []byte
+	// resume: line holds the start of a frame whose read was interrupted
+	// by a deadline (a caller leaving the reading role); next goes on.
+	resume bool
 }
 
 func newFrameReader(r io.Reader, limit int) *frameReader {
@@ -40,10 +44,13 @@ func errFrameTooLarge(limit int) error {
 // may have none). The slice is valid until the following call. At EOF it
 // returns io.EOF; a line over the budget returns a frame_too_large error.
 func (fr *frameReader) next() ([]byte, error) {
-	if cap(fr.line) > retainLineBuf {
-		fr.line = nil
+	if !fr.resume {
+		if cap(fr.line) > retainLineBuf {
+			fr.line = nil
+		}
+		fr.line = fr.line[:0]
 	}
-	fr.line = fr.line[:0]
+	fr.resume = false
 	for {
 		chunk, err := fr.br.ReadSlice('\n')
 		total := len(fr.line) + len(chunk)
@@ -65,6 +72,10 @@ func (fr *frameReader) next() ([]byte, error) {
 			// next call reports EOF.
 			fr.line = append(fr.line, chunk...)
 			return fr.line, nil
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			fr.line = append(fr.line, chunk...)
+			fr.resume = len(fr.line) > 0
+			return nil, err
 		default:
 			return nil, err
 		}

@@ -80,6 +80,11 @@ type Options struct {
 	Handler Handler
 	// NotifyHandler receives inbound notifications. Nil ignores them.
 	NotifyHandler NotifyHandler
+	// Skip, if set, runs on the reading goroutine for every admitted
+	// notification before it is queued for NotifyHandler; true drops it
+	// silently, sparing the notification worker a wake-up for a frame it
+	// would ignore. params is valid only during the call.
+	Skip func(method string, params json.RawMessage) bool
 	// Gate, if set, vets inbound requests and notifications first.
 	Gate Gate
 
@@ -104,6 +109,16 @@ type Options struct {
 	// DrainTimeout is how long Close (and a fatal gate verdict) lets the
 	// writer flush frames already queued. Default 100 ms.
 	DrainTimeout time.Duration
+	// CallerReads lets a caller waiting for its answer read the
+	// connection itself while no one else reads (no goroutine hand-off
+	// per call), and is how long the reading role then waits for the next
+	// caller before a reader goroutine takes it back: with no call in
+	// flight, unsolicited frames are read within this delay. Zero (the
+	// default) keeps a reader goroutine reading at all times. It needs r
+	// to be an *os.File that supports read deadlines (a pipe from
+	// os.Pipe on Unix): a caller whose context ends while it reads is
+	// interrupted by one. Otherwise it is ignored.
+	CallerReads time.Duration
 	// MaxFrameBytes is the frame limit, newline included, both ways.
 	// Default extproto.FrameBytes; only tests should change it.
 	MaxFrameBytes int

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -17,28 +19,46 @@ import (
 // that read them (serve.go).
 
 // readUntilRequest reads and dispatches frames until one is a request to
-// serve; false means reading is over.
-func (c *Conn) readUntilRequest(st *readState) (request, bool) {
+// serve (readServe), reading is over (readOver), or, when callers read
+// their own answers, an answer was delivered and the role parked for the
+// next caller (readParked, lead.go).
+func (c *Conn) readUntilRequest(st *readState) (request, readOutcome) {
 	for {
 		line, err := st.fr.next()
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && c.rd != nil {
+				// A caller's interrupt that outlived its lead: harmless.
+				_ = c.rd.SetReadDeadline(time.Time{})
+				continue
+			}
 			c.readFailed(err)
-			return request{}, false
+			return request{}, readOver
 		}
 		line = trimFrame(line)
 		if len(line) == 0 {
 			continue
 		}
 		c.traceFrame(true, line)
-		req, serve, more := c.dispatch(st.p, line)
-		if !more {
-			return request{}, false
-		}
-		if serve {
-			return req, true
+		req, kind, more := c.dispatch(st.p, line)
+		switch {
+		case !more:
+			return request{}, readOver
+		case kind == kindRequest:
+			return req, readServe
+		case kind == kindResponse && c.role != nil:
+			c.park(st)
+			return request{}, readParked
 		}
 	}
 }
+
+type readOutcome uint8
+
+const (
+	readServe readOutcome = iota
+	readOver
+	readParked
+)
 
 func (c *Conn) readFailed(err error) {
 	select {
@@ -64,35 +84,42 @@ func (c *Conn) readFailed(err error) {
 	c.fail(fmt.Errorf("wire: read: %w", err), false)
 }
 
-// dispatch handles one frame. serve says req is to be served; more false
-// stops reading.
-func (c *Conn) dispatch(p *parser, line []byte) (req request, serve, more bool) {
+// dispatch handles one frame. kind is kindRequest when req is to be
+// served, kindResponse when an answer was delivered after which the
+// reading role may park (deliver), kindNotification for any other inbound
+// frame; more false stops reading.
+func (c *Conn) dispatch(p *parser, line []byte) (req request, k kind, more bool) {
 	m, rej, ok := p.parse(line)
 	if !ok {
 		c.reject(rej)
-		return req, false, true
+		return req, kindNotification, true
 	}
 	if m.kind == kindResponse {
-		c.deliver(m)
-		return req, false, true
+		if !c.deliver(m) {
+			return req, kindNotification, true // nothing to park for
+		}
+		return req, kindResponse, true
 	}
 	notify := m.kind == kindNotification
 	if c.opts.Gate != nil {
 		if err := c.opts.Gate(m.method, notify); err != nil {
-			return req, false, c.gated(m, err)
+			return req, kindNotification, c.gated(m, err)
 		}
 	}
 	if notify {
+		if c.opts.Skip != nil && c.opts.Skip(m.method, m.params) {
+			return req, kindNotification, true
+		}
 		c.queueNotification(m)
-		return req, false, true
+		return req, kindNotification, true
 	}
 	if int(c.handlers.Add(1)) > c.opts.MaxHandlers {
 		c.handlers.Add(-1)
 		c.opts.Logger.Warn("wire: request refused, every handler is busy", "method", m.method, "id", m.id, "limit", c.opts.MaxHandlers)
 		c.respondError(m.id, true, busyResponse)
-		return req, false, true
+		return req, kindNotification, true
 	}
-	return request{id: m.id, method: m.method, params: clone(m.params)}, true, true
+	return request{id: m.id, method: m.method, params: clone(m.params)}, kindRequest, true
 }
 
 // reject answers a frame that failed envelope validation. None of these
@@ -130,10 +157,13 @@ func (c *Conn) gated(m message, err error) bool {
 	return true
 }
 
-func (c *Conn) deliver(m message) {
+// deliver hands a response to its caller. It reports whether a caller
+// was answered that leaves the reading role to be parked for the next
+// call (lead.go): not a call marked HandBack, not an unmatched response.
+func (c *Conn) deliver(m message) bool {
 	if m.nullID {
 		c.unmatched(UnmatchedResponse{Null: true, Err: remoteError(m)})
-		return
+		return false
 	}
 	pc := c.take(m.id)
 	if pc == nil {
@@ -142,13 +172,15 @@ func (c *Conn) deliver(m message) {
 			u.Err = remoteError(m)
 		}
 		c.unmatched(u)
-		return
+		return false
 	}
+	park := !pc.handBack
 	if m.hasError {
 		pc.ch <- reply{err: remoteError(m)}
-		return
+		return park
 	}
 	pc.ch <- reply{result: clone(m.result)}
+	return park
 }
 
 func (c *Conn) unmatched(u UnmatchedResponse) {

@@ -39,6 +39,10 @@ const maxIdleHandlers = 8
 type readState struct {
 	fr *frameReader
 	p  *parser
+	// first is a request already read, to serve before reading on: a
+	// caller reading its own answer hands it over with the role.
+	first    request
+	hasFirst bool
 }
 
 // request is an admitted inbound request on its way to a handler.
@@ -70,9 +74,21 @@ func (c *Conn) reader(st *readState) {
 	s.timer.Stop()
 	defer s.timer.Stop()
 	for {
-		req, ok := c.readUntilRequest(st)
-		if !ok {
+		var req request
+		out := readServe
+		if st.hasFirst {
+			req, st.first, st.hasFirst = st.first, request{}, false
+		} else {
+			req, out = c.readUntilRequest(st)
+		}
+		if out == readOver {
 			return
+		}
+		if out == readParked {
+			if st = c.idleWait(); st == nil {
+				return
+			}
+			continue
 		}
 		s.mu.Lock()
 		s.holding = st
@@ -88,16 +104,25 @@ func (c *Conn) reader(st *readState) {
 		if kept {
 			continue // still the reader
 		}
-		if c.idle.Add(1) > maxIdleHandlers {
-			c.idle.Add(-1)
+		if st = c.idleWait(); st == nil {
 			return
 		}
-		select {
-		case st = <-c.readRole:
-			c.idle.Add(-1)
-		case <-c.done:
-			return
-		}
+	}
+}
+
+// idleWait keeps a pool goroutine idle until the reading role comes back
+// to it; nil means it is not needed (too many idle, or the end).
+func (c *Conn) idleWait() *readState {
+	if c.idle.Add(1) > maxIdleHandlers {
+		c.idle.Add(-1)
+		return nil
+	}
+	select {
+	case st := <-c.readRole:
+		c.idle.Add(-1)
+		return st
+	case <-c.done:
+		return nil
 	}
 }
 
@@ -111,18 +136,7 @@ func (s *server) handoff() {
 		return
 	}
 	s.holding = nil
-	c := s.c
-	select {
-	case c.readRole <- st:
-	default:
-		if c.isDone() {
-			return // reading is over; nobody needs the role
-		}
-		// The serving goroutine is still counted in c.wg (it is inside
-		// serve), so this Add cannot race with Close's Wait reaching zero.
-		c.wg.Add(1)
-		go c.reader(st)
-	}
+	s.c.giveRole(st)
 }
 
 // releaseRole is called by Call before it waits: if ctx is a handler's

@@ -1,0 +1,5 @@
+//go:build !race
+
+package exthost
+
+const raceEnabled = false
