@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -57,9 +58,12 @@ func TestExternalizedPayloadViolations(t *testing.T) {
 	t.Parallel()
 	p := minimalPlugin()
 	p.OnIntercept(extproto.InputReceive, func(context.Context, *sdk.Call) (sdk.Decision, error) { return sdk.Continue(), nil })
-	var tamperRef string // set before the call that reads it
+	// Set before the call that reads it; a page read ahead for an
+	// earlier call may still be served meanwhile, hence atomic.
+	var tamperRef atomic.Value
+	tamperRef.Store("")
 	tamper := func(pg *extproto.ContentReadResult) {
-		if pg.ContentRef == tamperRef && pg.Offset > 0 {
+		if pg.ContentRef == tamperRef.Load().(string) && pg.Offset > 0 {
 			b := []byte(pg.DataBase64)
 			b[0] ^= 1 // still base64, different bytes
 			pg.DataBase64 = string(b)
@@ -87,7 +91,7 @@ func TestExternalizedPayloadViolations(t *testing.T) {
 	expired.ContentRef = "content_000000000000000000000bad"
 	wantReason(t, send("null", expired), extproto.ReasonContentRefExpired)
 	tampered := h.PutContent(payload)
-	tamperRef = tampered.ContentRef
+	tamperRef.Store(tampered.ContentRef)
 	if pe := wantReason(t, send("null", tampered), extproto.ReasonProtocolError); !strings.Contains(pe.Message, "reassembled bytes do not match sha256") {
 		t.Errorf("tampered page: %q", pe.Message)
 	}
