@@ -20,6 +20,9 @@ M.chats = {}
 local counter = 0
 local open_window -- defined below
 local source_buffer -- defined below
+local submit_detached -- defined below
+-- Chats whose bridge exited, waiting to resume on the next one: chat -> true.
+local detached = setmetatable({}, { __mode = "k" })
 
 local function key(client_id, session_id)
   return tostring(client_id) .. "\0" .. tostring(session_id)
@@ -191,7 +194,8 @@ end
 function M.on_update(client_id, params)
   local chat = M.chats[key(client_id, params.sessionId)]
   local u = params.update
-  if not chat or type(u) ~= "table" then
+  -- A session resumed after a restart replays what the buffer shows.
+  if not chat or type(u) ~= "table" or chat.replaying then
     return
   end
   local kind = u.sessionUpdate
@@ -528,7 +532,7 @@ function M.submit(chat, prompt)
   if prompt:match("^%s*$") then
     return
   end
-  if not client_of(chat) then
+  if not client_of(chat) and not detached[chat] then
     out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
     return
   end
@@ -540,6 +544,10 @@ function M.submit(chat, prompt)
       vim.api.nvim_buf_set_lines(chat.buf, -2, -1, false, { PROMPT .. prompt })
       vim.bo[chat.buf].modified = false
     end
+    return
+  end
+  if detached[chat] then
+    submit_detached(chat, item)
     return
   end
   if chat.busy then
@@ -755,6 +763,7 @@ local function create_buffer(chat)
     once = true,
     callback = function()
       stop_busy(chat)
+      detached[chat] = nil
       M.chats[key(chat.client_id, chat.session_id)] = nil
       local c = client_of(chat)
       if c then
@@ -942,7 +951,8 @@ function M.for_buffer(buf)
   return nil
 end
 
---- The bridge of these chats exited.
+--- The bridge of these chats exited: each waits, detached, for the next
+--- bridge of its workspace, which resumes its session (reattach).
 function M.forget(client_id)
   for k, chat in pairs(M.chats) do
     if chat.client_id == client_id then
@@ -950,10 +960,94 @@ function M.forget(client_id)
       chat.busy = false
       chat.queue = {}
       stop_busy(chat)
-      out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
       chat.client_id = nil
+      if valid(chat) and chat.root then
+        detached[chat] = true
+        out(chat, { "— the bridge exited; the next prompt restarts it and resumes this session" }, "RxBridgeChatError")
+      else
+        out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
+      end
     end
   end
+end
+
+--- Resumes a detached chat's session on bridge c (rx/session/load; the
+--- replay is not shown again: the buffer has it), then calls each
+--- done(ok) waiting on it. Runs in a coroutine.
+local function reattach(chat, c, st)
+  if chat.reattaching then
+    async.await(function(cb)
+      table.insert(chat.reattaching, cb)
+    end)
+    return chat.client_id ~= nil
+  end
+  chat.reattaching = {}
+  if st.generation == 0 then
+    require("rx_bridge.state").wait_generation(st, 15000)
+  end
+  M.chats[key(c.id, chat.session_id)] = chat
+  chat.replaying = true
+  local err, res = async.request(c, "rx/session/load", { sessionId = chat.session_id })
+  chat.replaying = false
+  local ok = err == nil
+  if ok then
+    detached[chat] = nil
+    chat.client_id = c.id
+    if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
+      chat.model = res.model
+    end
+    out(chat, { ("— the bridge restarted; session %s resumed on %s, its history kept"):format(
+      text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
+    log.add("info", "chat", ("session %s resumed after the bridge restarted"):format(text.line(chat.session_id)))
+  else
+    M.chats[key(c.id, chat.session_id)] = nil
+    out(chat, { "— cannot resume this session: " .. require("rx_bridge.actions").err_text(err) .. "; :RxChat opens a new chat" },
+      "RxBridgeChatError")
+  end
+  local waiters = chat.reattaching
+  chat.reattaching = nil
+  for _, w in ipairs(waiters) do
+    w()
+  end
+  return ok
+end
+
+--- A bridge initialized for root: the detached chats of that workspace
+--- resume their sessions on it (after :LspRestart, or a bridge started
+--- by a file buffer or another command).
+function M.on_bridge(client_id, root)
+  for chat in pairs(detached) do
+    if chat.root == root and valid(chat) and not chat.reattaching then
+      async.run(function()
+        local c = vim.lsp.get_client_by_id(client_id)
+        local st = require("rx_bridge.state").get(client_id)
+        if c and st then
+          reattach(chat, c, st)
+        end
+      end)
+    end
+  end
+end
+
+--- A prompt in a detached chat: the bridge of its workspace is started
+--- (or found), the session resumed, then the turn runs.
+function submit_detached(chat, item)
+  out(chat, { "(starting the bridge and resuming the session…)" }, "RxBridgeChatMeta")
+  async.run(function()
+    local c, st = require("rx_bridge.client").ready(chat.root, 20000)
+    if not c then
+      out(chat, { "error: cannot start the bridge: " .. text.line(st) }, "RxBridgeChatError")
+      return
+    end
+    if chat.client_id ~= c.id and not reattach(chat, c, st) then
+      return
+    end
+    if chat.busy then
+      enqueue(chat, item)
+    else
+      run_turn(chat, item)
+    end
+  end)
 end
 
 return M
