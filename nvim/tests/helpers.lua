@@ -263,7 +263,8 @@ function T.shot(name)
     rows[#rows + 1] = (table.concat(cells):gsub("%s+$", ""))
   end
   shots = shots + 1
-  local file = ("%s/%02d-%s.txt"):format(dir, shots, (name:gsub("[^%w_.-]+", "-"):gsub("^-+", ""):gsub("-+$", "")))
+  local slug = name:gsub("[^%w_.-]+", "-"):sub(1, 60):gsub("^-+", ""):gsub("-+$", "")
+  local file = ("%s/%02d-%s.txt"):format(dir, shots, slug)
   local f = assert(io.open(file, "w"))
   f:write(table.concat(rows, "\n"), "\n")
   f:close()
@@ -288,6 +289,8 @@ function T.run()
     local start = vim.uv.hrtime()
     local ok, err = xpcall(t.fn, debug.traceback)
     local ms = math.floor((vim.uv.hrtime() - start) / 1e6)
+    -- The screen as the test left it (e2e specs keep them).
+    pcall(T.shot, (ok and "" or "FAILED-") .. t.name)
     if not ok then
       failed = failed + 1
     end

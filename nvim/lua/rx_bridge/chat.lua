@@ -371,7 +371,6 @@ local function stop_busy(chat)
     chat.timer = nil
   end
   if valid(chat) then
-    chat.busy = false
     show_busy(chat)
   end
 end

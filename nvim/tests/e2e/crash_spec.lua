@@ -72,7 +72,6 @@ T.test("a chat runs; hello's status item says it is ready", function()
   wait_answer("\nbefore the crash\n")
   T.wait(function() return require("rx_bridge").status({ raw = true }):find("hello: ready", 1, true) ~= nil end,
     "hello's status item", 15000)
-  T.shot("chat-before-crash")
 end)
 
 T.test("hello's sidecar is killed: one message naming :Rx reload; its status says crashed", function()
@@ -86,7 +85,6 @@ T.test("hello's sidecar is killed: one message naming :Rx reload; its status say
   T.contains(note.msg, ":Rx reload")
   T.eq(vim.log.levels.ERROR, note.level)
   T.eq("hello: ready (crashed)", require("rx_bridge").status({ raw = true }))
-  T.shot("after-crash")
 end)
 
 T.test("later turns on echo-provider's model go on; no further crash message", function()
@@ -126,7 +124,6 @@ T.test(":Rx reload brings hello back: its status is ready again", function()
   T.ok(find_process(home .. "/plugins/hello/"), "a new hello process")
   T.eq(nil, require("rx_bridge").status({ raw = true }):find("crashed", 1, true), "the crashed mark is gone")
   T.eq({}, st.plugin_states)
-  T.shot("after-reload")
 end)
 
 T.run()

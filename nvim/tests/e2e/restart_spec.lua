@@ -61,7 +61,6 @@ T.test("a chat's first turn", function()
   vim.cmd("stopinsert")
   type_prompt("remember the word walrus")
   wait_text("\nremember the word walrus\n— done", "the first answer")
-  T.shot("first-turn")
 end)
 
 T.test("the bridge is killed: the chat says the next prompt resumes it", function()
@@ -69,7 +68,6 @@ T.test("the bridge is killed: the chat says the next prompt resumes it", functio
   T.ok(pid, "the bridge process")
   vim.uv.kill(pid, "sigkill")
   wait_text("the bridge exited; the next prompt restarts it and resumes this session")
-  T.shot("bridge-killed")
 end)
 
 T.test("recap in the same chat: the bridge restarts, the session resumes, the agent has the history", function()
@@ -96,7 +94,6 @@ T.test("a restart by someone else (stop, new bridge): the chat resumes on its ow
   T.eq(n + 1, select(2, T.buf_text(chat.buf):gsub("the bridge restarted", "")))
   type_prompt("recap")
   wait_text('2 earlier user messages, the first: "remember the word walrus"', "the second recap")
-  T.shot("resumed-after-restart")
 end)
 
 T.run()
