@@ -450,6 +450,8 @@ end
 function run_turn(chat, item)
   show_attached(chat, item)
   local c = client_of(chat)
+  chat.turn = (chat.turn or 0) + 1
+  local turn = chat.turn
   chat.busy = true
   chat.cancelled = false
   chat.got_text = false
@@ -469,7 +471,10 @@ function run_turn(chat, item)
       params.resources = item.resources
     end
     local err, res = async.request(c, "rx/session/prompt", params)
-    finish_turn(chat, err, res)
+    -- A turn whose bridge exited was ended by forget; a later one may run.
+    if chat.turn == turn then
+      finish_turn(chat, err, res)
+    end
   end)
 end
 
@@ -957,6 +962,7 @@ function M.forget(client_id)
     if chat.client_id == client_id then
       M.chats[k] = nil
       chat.busy = false
+      chat.turn = (chat.turn or 0) + 1
       chat.queue = {}
       stop_busy(chat)
       chat.client_id = nil

@@ -23,7 +23,9 @@ end
 
 T.capture_notify()
 T.stub_ui()
-T.setup({ cmd = { bin, "serve", "--home", home } })
+-- Slow answers (a word per 150 ms), so a turn surely runs when the
+-- bridge is killed.
+T.setup({ cmd = { bin, "serve", "--home", home }, cmd_env = { ECHO_PROVIDER_DELAY = "150ms" } })
 local client = T.start()
 local root = client.root_dir
 local chat_mod = require("rx_bridge.chat")
@@ -40,7 +42,7 @@ local function wait_text(sub, what)
 end
 
 --- The bridge process of client c (the child of this Neovim running serve).
-local function bridge_pid(c)
+local function bridge_pid()
   for _, pid in ipairs(T.descendants(vim.fn.getpid())) do
     local f = io.open("/proc/" .. pid .. "/cmdline", "r")
     if f then
@@ -64,7 +66,7 @@ T.test("a chat's first turn", function()
 end)
 
 T.test("the bridge is killed: the chat says the next prompt resumes it", function()
-  local pid = bridge_pid(client)
+  local pid = bridge_pid()
   T.ok(pid, "the bridge process")
   vim.uv.kill(pid, "sigkill")
   wait_text("the bridge exited; the next prompt restarts it and resumes this session")
@@ -83,6 +85,19 @@ T.test("recap in the same chat: the bridge restarts, the session resumes, the ag
   T.eq(nil, text:find("error:", 1, true), text)
 end)
 
+T.test("the bridge is killed mid-turn: the turn ends there, the next prompt resumes the session", function()
+  type_prompt("one two three four five six seven eight nine ten eleven twelve")
+  T.wait(function() return chat.busy and T.buf_text(chat.buf):find("\none ", 1, true) ~= nil end, "the turn to stream", 20000)
+  vim.uv.kill(bridge_pid(), "sigkill")
+  T.wait(function() return not chat.busy end, "the turn to end", 15000)
+  T.eq(2, select(2, T.buf_text(chat.buf):gsub("the next prompt restarts it", "")), "the second exit")
+  type_prompt("recap")
+  wait_text('the first: "remember the word walrus"', "the third recap")
+  local text = T.buf_text(chat.buf)
+  T.eq(nil, text:find("error:", 1, true), text)
+  T.ok(not chat.busy)
+end)
+
 T.test("a restart by someone else (stop, new bridge): the chat resumes on its own", function()
   local old = vim.lsp.get_client_by_id(chat.client_id)
   compat.stop(old)
@@ -93,7 +108,10 @@ T.test("a restart by someone else (stop, new bridge): the chat resumes on its ow
   T.wait(function() return chat.client_id == c.id end, "the chat to resume on the new bridge", 20000)
   T.eq(n + 1, select(2, T.buf_text(chat.buf):gsub("the bridge restarted", "")))
   type_prompt("recap")
-  wait_text('2 earlier user messages, the first: "remember the word walrus"', "the second recap")
+  -- The recaps after the first say "N earlier user messages, the first: …".
+  T.wait(function()
+    return not chat.busy and select(2, T.buf_text(chat.buf):gsub('the first: "remember the word walrus"', "")) == 2
+  end, "the last recap", 30000)
 end)
 
 T.run()
