@@ -1,4 +1,4 @@
--- rx_bridge.nvim: the :Rx, :RxChat, :RxReview, :RxUndoTurn and :RxInstall commands. Loading this
+-- rx_bridge.nvim: the :Rx, :RxChat, :RxChatAdd, :RxReview, :RxUndoTurn and :RxInstall commands. Loading this
 -- file starts nothing; require("rx_bridge").setup() (or the first command) does.
 if vim.g.loaded_rx_bridge then
   return
@@ -29,6 +29,11 @@ end, {
     return require("rx_bridge.commands").complete_chat(arglead)
   end,
 })
+
+vim.api.nvim_create_user_command("RxChatAdd", function(opts)
+  require("rx_bridge").ensure_setup()
+  require("rx_bridge.chat").add_selection(vim.api.nvim_get_current_buf(), opts.line1, opts.line2)
+end, { range = true, desc = "Reasonix: attach the lines (visual selection) to the chat's next prompt" })
 
 vim.api.nvim_create_user_command("RxReview", function()
   require("rx_bridge.review").open()

@@ -7,14 +7,19 @@
 # Runs them on every Neovim version of RX_NVIM_VERSIONS (default "0.10 0.11
 # 0.12"), each fetched once by scripts/fetch-nvim.sh (cached); a version no
 # allowed source has (0.11, see fetch-nvim.sh) is reported and skipped.
+# The e2e specs save a text screenshot of the screen per step in
+# nvim/out/e2e/<version>/<spec>/<nn>-<step>.txt (git ignores nvim/out/).
 #
-#   nvim/scripts/test.sh [unit|e2e|all]   (default: all)
+#   nvim/scripts/test.sh [unit|e2e|all] [SPEC...]   (default: all; SPECs
+#   name spec files without _spec.lua, e.g. `e2e chat context`)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 nvim_dir="$(dirname "$here")"
 repo="$(dirname "$nvim_dir")"
 suite="${1:-all}"
+shift || true
+only=("$@")
 
 versions=()
 launchers=()
@@ -66,10 +71,23 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi
 
+if [ "${#only[@]}" -gt 0 ]; then
+  picked=()
+  for s in "${specs[@]}"; do
+    for o in "${only[@]}"; do
+      [ "$(basename "$s")" = "${o}_spec.lua" ] && picked+=("$s")
+    done
+  done
+  [ "${#picked[@]}" -gt 0 ] || { echo "no spec named ${only[*]}" >&2; exit 1; }
+  specs=("${picked[@]}")
+fi
+
 failed=0
 for i in "${!versions[@]}"; do
   echo "== Neovim ${versions[$i]}"
   export RX_TEST_NVIM="${launchers[$i]}"
+  # Text screenshots of the e2e steps (T.shot), kept after the run.
+  export RX_TEST_SHOTS_ROOT="$nvim_dir/out/e2e/${versions[$i]}"
   "$RX_TEST_NVIM" --clean -l "$nvim_dir/tests/run.lua" --timeout 240 "${specs[@]}" || failed=1
 done
 exit "$failed"

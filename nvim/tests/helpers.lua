@@ -242,6 +242,34 @@ function T.descendants(pid)
   return out
 end
 
+--- Saves a text screenshot of the screen grid (what a UI would show:
+--- windows, status lines, virtual lines, floats, the message line) as
+--- $RX_TEST_SHOTS/<nn>-<name>.txt, numbered in the order taken. Headless
+--- Neovim keeps the grid without a UI; screenstring() reads it.
+local shots = 0
+function T.shot(name)
+  local dir = os.getenv("RX_TEST_SHOTS")
+  if not dir then
+    return
+  end
+  vim.fn.mkdir(dir, "p")
+  vim.cmd("redraw!")
+  local rows = {}
+  for r = 1, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      cells[#cells + 1] = vim.fn.screenstring(r, c)
+    end
+    rows[#rows + 1] = (table.concat(cells):gsub("%s+$", ""))
+  end
+  shots = shots + 1
+  local slug = name:gsub("[^%w_.-]+", "-"):sub(1, 60):gsub("^-+", ""):gsub("-+$", "")
+  local file = ("%s/%02d-%s.txt"):format(dir, shots, slug)
+  local f = assert(io.open(file, "w"))
+  f:write(table.concat(rows, "\n"), "\n")
+  f:close()
+end
+
 local function write_result(r)
   local path = os.getenv("RX_TEST_RESULTS")
   local line = vim.json.encode(r)
@@ -261,6 +289,8 @@ function T.run()
     local start = vim.uv.hrtime()
     local ok, err = xpcall(t.fn, debug.traceback)
     local ms = math.floor((vim.uv.hrtime() - start) / 1e6)
+    -- The screen as the test left it (e2e specs keep them).
+    pcall(T.shot, (ok and "" or "FAILED-") .. t.name)
     if not ok then
       failed = failed + 1
     end

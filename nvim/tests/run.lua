@@ -38,6 +38,13 @@ for _, spec in ipairs(specs) do
     XDG_DATA_HOME = tmp .. "/data",
     XDG_CACHE_HOME = tmp .. "/cache",
   }
+  -- The e2e specs' screenshots (T.shot, one after each test and those a
+  -- test takes) go to $RX_TEST_SHOTS_ROOT/<spec>/ when set.
+  local shots_root = os.getenv("RX_TEST_SHOTS_ROOT")
+  if shots_root and spec:find("/e2e/", 1, true) then
+    env.RX_TEST_SHOTS = shots_root .. "/" .. vim.fn.fnamemodify(spec, ":t:r")
+    vim.fn.delete(env.RX_TEST_SHOTS, "rf")
+  end
   local start = vim.uv.hrtime()
   local res = vim.system({
     nvim, "--headless", "--clean", "-i", "NONE", "-n",

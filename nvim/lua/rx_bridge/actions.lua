@@ -125,6 +125,15 @@ function M.run_command(c, a, arguments)
 end
 
 function M.run_with(c, name, args)
+  -- A crashed plugin's action would fail with the crash's text again
+  -- (told once already): one short line instead.
+  local st = state.get(c.id)
+  local plugin = type(name) == "string" and name:match("^/([^:]+):") or nil
+  local ps = st and plugin and st.plugin_states[plugin]
+  if ps and ps.state == "crashed" then
+    fail(("%s: %s crashed; :Rx reload starts it again"):format(text.line(name), text.line(plugin)))
+    return false
+  end
   local arguments = { name }
   if args and next(args) then
     arguments[2] = args

@@ -7,6 +7,7 @@ local async = require("rx_bridge.async")
 local config = require("rx_bridge.config")
 local log = require("rx_bridge.log")
 local text = require("rx_bridge.text")
+local context = require("rx_bridge.context")
 
 local M = {}
 
@@ -18,6 +19,10 @@ local PROMPT = "> "
 M.chats = {}
 local counter = 0
 local open_window -- defined below
+local source_buffer -- defined below
+local submit_detached -- defined below
+-- Chats whose bridge exited, waiting to resume on the next one: chat -> true.
+local detached = setmetatable({}, { __mode = "k" })
 
 local function key(client_id, session_id)
   return tostring(client_id) .. "\0" .. tostring(session_id)
@@ -189,7 +194,8 @@ end
 function M.on_update(client_id, params)
   local chat = M.chats[key(client_id, params.sessionId)]
   local u = params.update
-  if not chat or type(u) ~= "table" then
+  -- A session resumed after a restart replays what the buffer shows.
+  if not chat or type(u) ~= "table" or chat.replaying then
     return
   end
   local kind = u.sessionUpdate
@@ -332,24 +338,30 @@ local function usage_text(t)
   return s .. ")"
 end
 
---- The virtual line above the prompt while a turn runs: how long it has
---- run, what is queued, how to cancel. Cleared when idle.
+--- The virtual lines above the prompt: while a turn runs, how long it
+--- has run, what is queued, how to cancel; the selections the next prompt
+--- attaches (:RxChatAdd).
 local function show_busy(chat)
   if not valid(chat) then
     return
   end
   vim.api.nvim_buf_clear_namespace(chat.buf, busy_ns, 0, -1)
-  if not chat.busy then
-    return
+  local lines = {}
+  if chat.busy then
+    local secs = math.floor((vim.uv.now() - chat.started) / 1000)
+    lines[1] = { { ("⏳ working… %ds · <C-c> cancels"):format(secs), "RxBridgeChatMeta" } }
+    for _, q in ipairs(chat.queue) do
+      lines[#lines + 1] = { { "⏸ queued: " .. text.line(q.prompt), "RxBridgeChatNotice" } }
+    end
   end
-  local secs = math.floor((vim.uv.now() - chat.started) / 1000)
-  local lines = { { { ("⏳ working… %ds · <C-c> cancels"):format(secs), "RxBridgeChatMeta" } } }
-  for _, q in ipairs(chat.queue) do
-    lines[#lines + 1] = { { "⏸ queued: " .. text.line(q), "RxBridgeChatNotice" } }
+  for _, a in ipairs(chat.pending or {}) do
+    lines[#lines + 1] = { { "📎 with the next prompt: " .. text.line(a.label), "RxBridgeChatMeta" } }
   end
-  vim.api.nvim_buf_set_extmark(chat.buf, busy_ns, prompt_row(chat), 0, { virt_lines = lines, virt_lines_above = true })
+  if #lines > 0 then
+    vim.api.nvim_buf_set_extmark(chat.buf, busy_ns, prompt_row(chat), 0, { virt_lines = lines, virt_lines_above = true })
+  end
   -- The buffer's state for statuslines: b:rx_bridge_busy.
-  vim.b[chat.buf].rx_bridge_busy = true
+  vim.b[chat.buf].rx_bridge_busy = chat.busy
 end
 
 local function stop_busy(chat)
@@ -359,8 +371,7 @@ local function stop_busy(chat)
     chat.timer = nil
   end
   if valid(chat) then
-    vim.api.nvim_buf_clear_namespace(chat.buf, busy_ns, 0, -1)
-    vim.b[chat.buf].rx_bridge_busy = false
+    show_busy(chat)
   end
 end
 
@@ -405,13 +416,42 @@ local function finish_turn(chat, err, res)
   -- The next queued prompt, shown where the user would have typed it.
   local nxt = table.remove(chat.queue, 1)
   if nxt and client_of(chat) then
-    out(chat, { PROMPT .. nxt })
+    out(chat, { PROMPT .. nxt.prompt })
     run_turn(chat, nxt)
   end
 end
 
-function run_turn(chat, prompt)
+--- Shows what a prompt attached, under its prompt line.
+local function show_attached(chat, item)
+  if #item.labels > 0 then
+    out(chat, { "  📎 attached: " .. text.line(table.concat(item.labels, ", ")) }, "RxBridgeChatMeta")
+  end
+end
+
+--- A prompt and what it attaches (#buffer, #file:<path>, the pending
+--- selections, which it takes). Returns the item or nil, error.
+local function prepare(chat, prompt, plain)
+  if plain then
+    return { prompt = prompt, resources = {}, labels = {} }
+  end
+  local from = chat.from
+  local alt = vim.fn.bufnr("#")
+  if vim.api.nvim_get_current_buf() == chat.buf and context.is_source(alt) then
+    from = alt
+  end
+  local resources, labels = context.resolve(prompt, from, chat.root, chat.pending)
+  if not resources then
+    return nil, labels
+  end
+  chat.pending = {}
+  return { prompt = prompt, resources = resources, labels = labels }
+end
+
+function run_turn(chat, item)
+  show_attached(chat, item)
   local c = client_of(chat)
+  chat.turn = (chat.turn or 0) + 1
+  local turn = chat.turn
   chat.busy = true
   chat.cancelled = false
   chat.got_text = false
@@ -426,8 +466,15 @@ function run_turn(chat, prompt)
     end
   end))
   async.run(function()
-    local err, res = async.request(c, "rx/session/prompt", { sessionId = chat.session_id, prompt = prompt })
-    finish_turn(chat, err, res)
+    local params = { sessionId = chat.session_id, prompt = item.prompt }
+    if #item.resources > 0 then
+      params.resources = item.resources
+    end
+    local err, res = async.request(c, "rx/session/prompt", params)
+    -- A turn whose bridge exited was ended by forget; a later one may run.
+    if chat.turn == turn then
+      finish_turn(chat, err, res)
+    end
   end)
 end
 
@@ -477,8 +524,8 @@ function M.undo_turn(chat, force)
 end
 
 --- Queues a prompt while a turn runs: it is sent when the turn ends.
-local function enqueue(chat, prompt)
-  chat.queue[#chat.queue + 1] = prompt
+local function enqueue(chat, item)
+  chat.queue[#chat.queue + 1] = item
   show_busy(chat)
 end
 
@@ -489,8 +536,22 @@ function M.submit(chat, prompt)
   if prompt:match("^%s*$") then
     return
   end
-  if not client_of(chat) then
+  if not client_of(chat) and not detached[chat] then
     out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
+    return
+  end
+  local item, err = prepare(chat, prompt)
+  if not item then
+    -- Nothing is sent; the prompt goes back to the prompt line.
+    out(chat, { "error: " .. text.line(err) .. " (not sent)" }, "RxBridgeChatError")
+    if valid(chat) then
+      vim.api.nvim_buf_set_lines(chat.buf, -2, -1, false, { PROMPT .. prompt })
+      vim.bo[chat.buf].modified = false
+    end
+    return
+  end
+  if detached[chat] then
+    submit_detached(chat, item)
     return
   end
   if chat.busy then
@@ -499,17 +560,18 @@ function M.submit(chat, prompt)
       vim.api.nvim_buf_set_lines(chat.buf, row, row + 1, false, {})
       vim.bo[chat.buf].modified = false
     end
-    enqueue(chat, prompt)
+    enqueue(chat, item)
     return
   end
-  run_turn(chat, prompt)
+  run_turn(chat, item)
 end
 
 --- Sends line as if typed at the prompt: it shows as the prompt line, then
 --- the turn runs (queued while one runs).
 function M.submit_line(chat, line)
+  local item = prepare(chat, line, true)
   if chat.busy then
-    enqueue(chat, line)
+    enqueue(chat, item)
     return
   end
   if not client_of(chat) then
@@ -517,7 +579,7 @@ function M.submit_line(chat, line)
     return
   end
   out(chat, { PROMPT .. line })
-  run_turn(chat, line)
+  run_turn(chat, item)
 end
 
 --- Switches the chat's model (rx/session/setModel): the running turn
@@ -593,13 +655,25 @@ end
 --- actions of this chat's bridge.
 function M.complete(chat, findstart, base)
   local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2]
+  local before = line:sub(1, col)
   if findstart == 1 then
-    local col = vim.api.nvim_win_get_cursor(0)[2]
-    local before = line:sub(1, col)
+    -- #buffer, #file:<path>: the candidates are listed now, filtered by
+    -- the second call's base.
+    local start, items = context.complete(before, chat.root)
+    chat.context_items = items
+    if start then
+      return start
+    end
     if not vim.startswith(before, PROMPT .. "/") or before:sub(#PROMPT + 1):find("%s") then
       return -3
     end
     return #PROMPT
+  end
+  if chat.context_items then
+    return vim.tbl_filter(function(i)
+      return vim.startswith(i, base)
+    end, chat.context_items)
   end
   local c = client_of(chat)
   if not c then
@@ -693,6 +767,7 @@ local function create_buffer(chat)
     once = true,
     callback = function()
       stop_busy(chat)
+      detached[chat] = nil
       M.chats[key(chat.client_id, chat.session_id)] = nil
       local c = client_of(chat)
       if c then
@@ -711,9 +786,54 @@ local function create_buffer(chat)
   return buf
 end
 
+--- The buffer #buffer means in a chat opened now: the current buffer,
+--- else the alternate one, if an ordinary buffer.
+function source_buffer()
+  local cur = vim.api.nvim_get_current_buf()
+  if context.is_source(cur) then
+    return cur
+  end
+  local alt = vim.fn.bufnr("#")
+  return context.is_source(alt) and alt or nil
+end
+
+--- :'<,'>RxChatAdd: attaches lines first..last of buf to the next prompt
+--- of the chat of this workspace (the one last opened; a new one when
+--- there is none). Calls on_added(chat) (tests).
+function M.add_selection(buf, first, last, on_added)
+  if not context.is_source(buf) then
+    vim.notify("rx-bridge: :RxChatAdd attaches lines of a file buffer, not of this one", vim.log.levels.ERROR)
+    return
+  end
+  local root = require("rx_bridge.client").root_for(buf)
+  local function add(chat)
+    local res, label = context.selection(buf, first, last, chat.root)
+    chat.pending[#chat.pending + 1] = { resource = res, label = label }
+    show_busy(chat)
+    if vim.fn.bufwinid(chat.buf) == -1 then
+      open_window(chat.buf)
+    end
+    if on_added then
+      on_added(chat)
+    end
+  end
+  local pick
+  for _, chat in pairs(M.chats) do
+    if chat.root == root and valid(chat) and client_of(chat) and (not pick or chat.n > pick.n) then
+      pick = chat
+    end
+  end
+  if pick then
+    add(pick)
+    return
+  end
+  M.open(nil, add)
+end
+
 --- :RxChat [model]. Calls on_open(chat) once the buffer is up (tests).
 function M.open(model, on_open)
   set_hl()
+  local from = source_buffer()
   async.run(function()
     local actions = require("rx_bridge.actions")
     local c, st = actions.ready({ generation = false })
@@ -746,6 +866,9 @@ function M.open(model, on_open)
       tools = {},
       busy = false,
       queue = {},
+      root = st.root,
+      from = from,
+      pending = {},
     }
     M.chats[key(c.id, res.sessionId)] = chat
     local buf = create_buffer(chat)
@@ -764,6 +887,7 @@ end
 --- on_open(chat) once the replay is done (tests).
 function M.resume(session_id, model, on_open)
   set_hl()
+  local from = source_buffer()
   async.run(function()
     local actions = require("rx_bridge.actions")
     local c, st = actions.ready({ generation = false })
@@ -794,6 +918,9 @@ function M.resume(session_id, model, on_open)
       tools = {},
       busy = false,
       queue = {},
+      root = st.root,
+      from = from,
+      pending = {},
     }
     -- Registered before the load: its replay arrives as updates first.
     M.chats[key(c.id, session_id)] = chat
@@ -828,18 +955,104 @@ function M.for_buffer(buf)
   return nil
 end
 
---- The bridge of these chats exited.
+--- The bridge of these chats exited: each waits, detached, for the next
+--- bridge of its workspace, which resumes its session (reattach).
 function M.forget(client_id)
   for k, chat in pairs(M.chats) do
     if chat.client_id == client_id then
       M.chats[k] = nil
       chat.busy = false
+      chat.turn = (chat.turn or 0) + 1
       chat.queue = {}
       stop_busy(chat)
-      out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
       chat.client_id = nil
+      if valid(chat) and chat.root then
+        detached[chat] = true
+        out(chat, { "— the bridge exited; the next prompt restarts it and resumes this session" }, "RxBridgeChatError")
+      else
+        out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
+      end
     end
   end
+end
+
+--- Resumes a detached chat's session on bridge c (rx/session/load; the
+--- replay is not shown again: the buffer has it), then calls each
+--- done(ok) waiting on it. Runs in a coroutine.
+local function reattach(chat, c, st)
+  if chat.reattaching then
+    async.await(function(cb)
+      table.insert(chat.reattaching, cb)
+    end)
+    return chat.client_id ~= nil
+  end
+  chat.reattaching = {}
+  if st.generation == 0 then
+    require("rx_bridge.state").wait_generation(st, 15000)
+  end
+  M.chats[key(c.id, chat.session_id)] = chat
+  chat.replaying = true
+  local err, res = async.request(c, "rx/session/load", { sessionId = chat.session_id })
+  chat.replaying = false
+  local ok = err == nil
+  if ok then
+    detached[chat] = nil
+    chat.client_id = c.id
+    if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
+      chat.model = res.model
+    end
+    out(chat, { ("— the bridge restarted; session %s resumed on %s, its history kept"):format(
+      text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
+    log.add("info", "chat", ("session %s resumed after the bridge restarted"):format(text.line(chat.session_id)))
+  else
+    M.chats[key(c.id, chat.session_id)] = nil
+    out(chat, { "— cannot resume this session: " .. require("rx_bridge.actions").err_text(err) .. "; :RxChat opens a new chat" },
+      "RxBridgeChatError")
+  end
+  local waiters = chat.reattaching
+  chat.reattaching = nil
+  for _, w in ipairs(waiters) do
+    w()
+  end
+  return ok
+end
+
+--- A bridge initialized for root: the detached chats of that workspace
+--- resume their sessions on it (after :LspRestart, or a bridge started
+--- by a file buffer or another command).
+function M.on_bridge(client_id, root)
+  for chat in pairs(detached) do
+    if chat.root == root and valid(chat) and not chat.reattaching then
+      async.run(function()
+        local c = vim.lsp.get_client_by_id(client_id)
+        local st = require("rx_bridge.state").get(client_id)
+        if c and st then
+          reattach(chat, c, st)
+        end
+      end)
+    end
+  end
+end
+
+--- A prompt in a detached chat: the bridge of its workspace is started
+--- (or found), the session resumed, then the turn runs.
+function submit_detached(chat, item)
+  out(chat, { "(starting the bridge and resuming the session…)" }, "RxBridgeChatMeta")
+  async.run(function()
+    local c, st = require("rx_bridge.client").ready(chat.root, 20000)
+    if not c then
+      out(chat, { "error: cannot start the bridge: " .. text.line(st) }, "RxBridgeChatError")
+      return
+    end
+    if chat.client_id ~= c.id and not reattach(chat, c, st) then
+      return
+    end
+    if chat.busy then
+      enqueue(chat, item)
+    else
+      run_turn(chat, item)
+    end
+  end)
 end
 
 return M

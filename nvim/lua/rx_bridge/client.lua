@@ -100,6 +100,11 @@ local function on_init(client, result)
   state.bump(st, info.generation)
   log.add("info", "bridge", ("started for %s (rx-bridge %s, generation %s)"):format(
     st.root, text.line(info.bridgeVersion), tostring(info.generation)))
+  -- Chats whose bridge exited resume their sessions on this one.
+  local client_id, root = client.id, st.root
+  vim.schedule(function()
+    require("rx_bridge.chat").on_bridge(client_id, root)
+  end)
 end
 
 local function on_exit(code, signal, client_id)

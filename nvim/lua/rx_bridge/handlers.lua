@@ -103,6 +103,8 @@ M["rx/actionsChanged"] = function(_, params, ctx)
   st.warnings = type(params.warnings) == "table" and params.warnings or {}
   st.models = nil
   if newer then
+    -- A new generation starts every plugin afresh.
+    st.plugin_states = {}
     require("rx_bridge.status").forget(ctx.client_id, st.generation)
     require("rx_bridge.card").forget(ctx.client_id, st.generation)
   end
@@ -116,6 +118,37 @@ M["rx/actionsChanged"] = function(_, params, ctx)
     modeline = false,
     data = { client_id = ctx.client_id, generation = st.generation },
   })
+end
+
+-- A plugin's runtime changed state outside a reload (EDITOR_PROTOCOL
+-- §2.5): a crashed sidecar is told once, with what brings it back
+-- (:Rx reload), and its status items say crashed until the next
+-- generation replaces it.
+---@param params rx.PluginStateChange
+M["rx/pluginStateChanged"] = function(_, params, ctx)
+  local st = state.get(ctx.client_id)
+  if not st or type(params) ~= "table" or type(params.plugin) ~= "string" then
+    return
+  end
+  if state.is_stale(st, params.generation) then
+    log.add("info", "bridge", ("ignored rx/pluginStateChanged of old generation %s"):format(tostring(params.generation)))
+    return
+  end
+  local plugin = text.line(params.plugin)
+  local s = text.line(params.state)
+  local before = st.plugin_states[plugin]
+  st.plugin_states[plugin] = { state = s, reason = text.line(params.reason), since = text.line(params.since),
+    generation = params.generation }
+  log.add(s == "crashed" and "error" or "info", plugin, ("%s: %s"):format(s, text.line(params.reason)))
+  if s ~= "crashed" then
+    return
+  end
+  require("rx_bridge.status").mark(ctx.client_id, plugin, "crashed", params.generation)
+  if before and before.state == "crashed" and before.generation == params.generation then
+    return
+  end
+  vim.notify(("rx-bridge: plugin %s crashed: %s\n:Rx reload starts it again (:Rx plugins shows why); chats on other models go on"):format(
+    plugin, text.line(params.reason)), vim.log.levels.ERROR, { title = "rx-bridge: " .. plugin })
 end
 
 M["rx/ui/request"] = function(_, params, ctx)

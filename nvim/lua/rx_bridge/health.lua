@@ -122,13 +122,16 @@ function M.check()
         runtime_words[p.runtime] or text.line(p.runtime), text.line(p.install))
       local r = running and running[p.name]
       if r then
-        line = line .. (r.running and ", running" or ", not running")
+        local rs = type(r.state) == "string" and r.state ~= "" and r.state or (r.running and "running" or "not running")
+        line = line .. ", " .. text.line(rs)
         if r.runtime and type(r.runtime.command) == "string" then
           line = line .. "; command " .. text.line(r.runtime.command)
         end
       end
       if p.error and p.error ~= "" then
         health.error(line .. " — " .. text.line(p.error))
+      elseif r and r.state == "crashed" then
+        health.error(line .. " — " .. text.line(r.reason), { ":Rx reload starts it again; :Rx plugins shows its stderr tail" })
       elseif r and r.error and r.error ~= "" then
         health.warn(line .. " — start failed: " .. text.line(r.error))
       elseif p.runtime == "full-trust" then

@@ -14,6 +14,7 @@ local M = {}
 ---@field models table[]|nil cached rx/models result
 ---@field initialized boolean
 ---@field waiters function[] called on every generation change
+---@field plugin_states table<string, table> rx/pluginStateChanged per plugin ({state, reason, since, generation}), this generation
 
 ---@type table<integer, rx_bridge.ClientState>
 M.clients = {}
@@ -35,6 +36,7 @@ function M.new(client_id, root)
     models = nil,
     initialized = false,
     waiters = {},
+    plugin_states = {},
   }
   M.clients[client_id] = st
   return st

@@ -36,6 +36,25 @@ function M.publish(client_id, params)
   fire(vim.deepcopy(item))
 end
 
+--- Marks every item of a plugin with its runtime's state (rx/pluginStateChanged:
+--- "crashed"); a plugin without an item gets one saying so. The next
+--- generation's forget drops them.
+function M.mark(client_id, plugin, runtime_state, generation)
+  local found = false
+  for _, it in pairs(items) do
+    if it.client_id == client_id and it.plugin == plugin then
+      it.runtime_state = runtime_state
+      it.severity = "error"
+      found = true
+    end
+  end
+  if not found then
+    items[key(client_id, plugin, "")] = { client_id = client_id, plugin = plugin, surface_id = "", generation = generation,
+      label = plugin, severity = "error", runtime_state = runtime_state }
+  end
+  fire({ client_id = client_id, plugin = plugin, runtime_state = runtime_state })
+end
+
 --- Drops the items of a client (all of them, or those older than `generation`).
 function M.forget(client_id, generation)
   local changed = false
@@ -77,6 +96,9 @@ function M.format(opts)
   local parts = {}
   for _, it in ipairs(M.items()) do
     local s = esc(it.label)
+    if it.runtime_state then
+      s = s .. " (" .. esc(it.runtime_state) .. ")"
+    end
     if opts.detail and it.detail and it.detail ~= "" then
       s = s .. ": " .. esc(it.detail)
     end

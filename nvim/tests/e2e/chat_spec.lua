@@ -83,7 +83,7 @@ T.test(":RxChat opens on the configured model", function()
 end)
 
 T.test("two tool calls the provider both names call-1 show one line each, turn 1's left alone", function()
-  T.answers.select = { "Allow", "Allow" }
+  T.answers.select = { "Allow once", "Allow once" }
   type_prompt("call list_files {}")
   wait_turns(1)
   local first = T.buf_text(chat.buf)
@@ -113,7 +113,7 @@ T.test("a permission question is asked with the chat redrawn: its call and quest
     at_ask = { drawn = drawn, tick = vim.api.nvim_buf_get_changedtick(chat.buf), text = T.buf_text(chat.buf) }
     return stub(items, opts, on_choice)
   end
-  T.answers.select = { "Allow" }
+  T.answers.select = { "Allow once" }
   local n = turns()
   type_prompt('call read_file {"path": "README.md"}')
   wait_turns(n + 1)
@@ -138,7 +138,7 @@ T.test("while a turn runs the chat says so; a prompt typed meanwhile is queued, 
   T.ok(chat.busy, "the first turn still runs")
   T.contains(virt_text(chat.buf), "queued: second prompt")
   T.eq(nil, T.buf_text(chat.buf):find("> second prompt", 1, true), "not in the buffer while queued")
-  T.ui.select[asked + 1].answer("Allow")
+  T.ui.select[asked + 1].answer("Allow once")
   wait_turns(n + 2)
   local text = T.buf_text(chat.buf)
   dump(text)
@@ -164,7 +164,7 @@ T.test("gm switches the model at any time: the next turn runs on it; turns show 
   T.wait(function() return T.buf_text(chat.buf):find("model: " .. LARGE .. " (from the next turn)", 1, true) ~= nil end,
     "the switch", 20000)
   T.ok(chat.busy, "the turn still runs")
-  permission.answer("Allow")
+  permission.answer("Allow once")
   wait_turns(n + 1)
   type_prompt("after the switch")
   wait_turns(n + 2)
@@ -215,12 +215,13 @@ T.test("a card never takes focus: typing in the chat goes on; :Rx cards opens it
   local note = T.find_note("Card 1")
   T.ok(note, "a notification names the card")
   T.contains(note.msg, ":Rx cards")
-  -- Three cards (ids card-0..2), the latest of each.
+  -- hello's own card (published at the session's start), then three
+  -- (ids card-0..2), the latest of each.
   T.answers.select = { "hello: Card 6" }
   local n = #T.ui.select
   vim.cmd("Rx cards")
   T.wait(function() return #T.ui.select > n end, "the card list")
-  T.eq({ "hello: Card 4", "hello: Card 5", "hello: Card 6" }, T.ui.select[n + 1].shown)
+  T.eq({ "hello: Hello, plugin", "hello: Card 4", "hello: Card 5", "hello: Card 6" }, T.ui.select[n + 1].shown)
   T.wait(function() return vim.api.nvim_win_get_config(0).relative ~= "" end, "the card window")
   T.contains(T.buf_text(0), "# Card 6")
   vim.api.nvim_feedkeys("q", "x", false)
