@@ -98,6 +98,12 @@ describe('activate', () => {
 		assert.deepEqual(params.capabilities.experimental.rxBridge.ui, { select: true, multiselect: true, input: true, confirm: true, form: true, notification: true, status: true, card: true });
 		assert.equal(params.capabilities.experimental.rxBridge.sessionUpdates, true);
 		assert.equal(params.capabilities.experimental.rxBridge.lmChat, true);
+		// Reviewed agent edits (§1.1, §6): VS Code's refactor preview needs
+		// the annotations to arrive, so the client must declare them.
+		assert.equal(params.capabilities.experimental.rxBridge.reviewEdits, true);
+		assert.equal(params.capabilities.workspace.applyEdit, true);
+		assert.ok(params.capabilities.workspace.workspaceEdit?.changeAnnotationSupport, 'workspace.workspaceEdit.changeAnnotationSupport is declared');
+		assert.ok(params.capabilities.workspace.workspaceEdit?.documentChanges, 'workspace.workspaceEdit.documentChanges is declared');
 		assert.equal(params.capabilities.workspace.executeCommand.dynamicRegistration, true);
 		assert.equal(params.capabilities.window.workDoneProgress, true);
 		// The bridge registers its commands once, after initialized (not also

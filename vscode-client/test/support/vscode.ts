@@ -162,6 +162,7 @@ export const fake = {
 	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean }[],
 	reset(): void {
 		this.files.clear();
+		workspace.workspaceFolders = undefined;
 		this.treeViews = [];
 		this.events = [];
 		this.answer = () => undefined;
@@ -400,6 +401,13 @@ export const workspace = {
 	},
 	onDidChangeConfiguration: new EventEmitter<unknown>().event,
 	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+	asRelativePath(u: Uri | string): string {
+		const p = typeof u === 'string' ? u : u.fsPath;
+		for (const f of workspace.workspaceFolders ?? []) {
+			if (p.startsWith(`${f.uri.fsPath}/`)) return p.slice(f.uri.fsPath.length + 1);
+		}
+		return p;
+	},
 };
 
 export const commands = {
