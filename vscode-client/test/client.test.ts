@@ -9,6 +9,7 @@ import { FatalStartError, Transport } from '../src/bridge';
 import { CHAT_OPEN, CommandId, PLUGINS_DOC } from '../src/commands';
 import { ChatMetadata, PARTICIPANT_ID, UNDO_ANYWAY } from '../src/chat';
 import { VENDOR } from '../src/lm';
+import { BridgeStatus, STATUS_ITEM_ID } from '../src/status';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
 import { FakeServer, StreamTransport } from './support/rpc';
 import * as vscode from './support/vscode';
@@ -485,6 +486,50 @@ describe('supervisor', () => {
 		h.bridge.start();
 		assert.ok((await failed) instanceof FatalStartError);
 		assert.equal(starts, 1);
+	});
+
+	// Issue 19 item 9: the user sees whether the bridge runs, and reaches its log.
+	it('shows the bridge state in a status item whose click opens the log', async () => {
+		server = new FakeServer();
+		transport = new StreamTransport(server.io);
+		h = harness(transport);
+		const status = new BridgeStatus(h.bridge);
+		const item = fake.statusItems.find((i) => i.id === STATUS_ITEM_ID)!;
+		assert.ok(item?.visible, 'the item shows');
+		assert.equal(item.command, CommandId.showLog);
+		const seen: string[] = [];
+		h.bridge.onDidChangeState(() => seen.push(item.text));
+		h.bridge.start();
+		await h.bridge.ready();
+		server.crash();
+		await eventually(() => transport.starts === 2 && h.bridge.state === 'running', 'restart');
+		assert.deepEqual(seen, ['$(sync~spin) Reasonix: starting', '$(hubot) Reasonix: running', '$(warning) Reasonix: crashed, restarting', '$(sync~spin) Reasonix: starting', '$(hubot) Reasonix: running']);
+		assert.match(String(item.tooltip), /running \(rx-bridge .*\)\. Click for the bridge log/);
+		await h.bridge.stop();
+		assert.equal(item.text, '$(circle-slash) Reasonix: stopped');
+		await vscode.commands.executeCommand(item.command as string);
+		assert.equal(fake.output[0].shown, true);
+		status.dispose();
+
+		fake.reset();
+		h = harness({ start: async () => { throw new Error('exit status 1'); } });
+		const s2 = new BridgeStatus(h.bridge);
+		const failed = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		await failed;
+		assert.equal(fake.statusItems.at(-1)!.text, '$(error) Reasonix: crashed');
+		assert.match(String(fake.statusItems.at(-1)!.tooltip), /stopped 4 times in a row/);
+		s2.dispose();
+
+		fake.reset();
+		h = harness({ start: async () => { throw new FatalStartError('rx-bridge was not found (looked for rx-bridge on PATH)', 'not_found'); } });
+		const s3 = new BridgeStatus(h.bridge);
+		const missing = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		await missing;
+		assert.equal(fake.statusItems.at(-1)!.text, '$(error) Reasonix: not started');
+		assert.match(String(fake.statusItems.at(-1)!.tooltip), /could not start: rx-bridge was not found/);
+		s3.dispose();
 	});
 
 	it('restarts on request', async () => {

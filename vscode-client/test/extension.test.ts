@@ -47,7 +47,14 @@ describe('activate', () => {
 		assert.equal(api.bridge.state, 'failed');
 		// Restarting tries again (and fails the same way): the settings button this time.
 		await vscode.commands.executeCommand(CommandId.restart);
-		await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openSettings');
+		const local = await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openSettings') as { args: unknown[] };
+		assert.deepEqual(local.args, [{ query: '@id:rxBridge.path' }]);
+		// Issue 19 item 9: in a remote window (code-server, SSH) the setting
+		// the bridge reads is the remote machine's: its tab opens.
+		vscode.env.remoteName = 'ssh-remote';
+		await vscode.commands.executeCommand(CommandId.restart).then(undefined, () => {});
+		const remote = await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openRemoteSettings') as { args: unknown[] };
+		assert.deepEqual(remote.args, [{ query: '@id:rxBridge.path' }]);
 		await deactivate(ctx, api);
 	});
 

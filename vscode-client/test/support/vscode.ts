@@ -163,6 +163,7 @@ export const fake = {
 	reset(): void {
 		this.files.clear();
 		workspace.workspaceFolders = undefined;
+		env.remoteName = undefined;
 		this.treeViews = [];
 		this.events = [];
 		this.answer = () => undefined;
@@ -440,6 +441,7 @@ export const lm = {
 };
 
 export const env = {
+	remoteName: undefined as string | undefined,
 	async openExternal(uri: Uri) {
 		record({ type: 'command', command: 'env.openExternal', args: [uri.toString()] });
 		return true;
