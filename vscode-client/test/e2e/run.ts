@@ -246,7 +246,7 @@ async function main(): Promise<void> {
 	const workspace = path.join(tmp, 'workspace');
 	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
 	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n\nThe attached file says zebra-42.\n');
-	fs.writeFileSync(path.join(workspace, 'a.txt'), 'alpha original\n');
+	fs.writeFileSync(path.join(workspace, 'a.txt'), 'one\ntwo\nthree\n');
 	fs.writeFileSync(path.join(workspace, 'b.txt'), 'beta original\n');
 
 	// Installed with code-server's own command line, as `code --install-extension` would.
@@ -361,11 +361,14 @@ async function main(): Promise<void> {
 
 		// Issue 19 item 9: the bridge's own status item, clickable to the log.
 		await check('the bridge status item says running and opens the bridge log', async () => {
-			await palette(p, 'View: Close Panel').catch(() => {});
+			await palette(p, 'View: Hide Panel');
+			await until('the panel to close', 10000, async () => !(await p.locator('.part.panel').isVisible().catch(() => false)) || undefined);
 			const item = p.locator('.statusbar-item', { hasText: 'Reasonix: running' }).first();
 			await item.waitFor({ state: 'visible', timeout: 20000 });
 			await item.click();
-			await p.locator('.part.panel', { hasText: /rx-bridge .* \(protocol/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+			// The Output panel with the Reasonix Bridge channel (BridgeLog's lines).
+			// (The editor renders spaces as no-break spaces.)
+			await p.locator('.part.panel', { hasText: /Z\s\[(trace|info)\]\s/ }).first().waitFor({ state: 'visible', timeout: 15000 });
 		});
 
 		// Issue 19 item 10: a plugin action found by its plugin's name.
@@ -397,16 +400,17 @@ async function main(): Promise<void> {
 			await p.keyboard.press('Enter');
 			await p.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ state: 'visible', timeout: 15000 });
 			await p.locator('.editor-instance .view-lines').first().click();
-			await palette(p, 'Source Action...');
-			const menu = p.locator('.action-widget');
-			const greet = menu.locator('.action-list .monaco-list-row', { hasText: '/hello:greet' }).first();
-			await greet.waitFor({ state: 'visible', timeout: 20000 });
-			await shot('source-action-menu');
-			await greet.click();
-			await quickRow(p, 'pirate').waitFor({ state: 'visible', timeout: 20000 });
-			await p.keyboard.press('Escape');
-			await p.keyboard.press('Escape');
-			await palette(p, 'View: Close All Editors');
+			try {
+				await palette(p, 'Source Action...');
+				await p.locator('.action-widget', { hasText: 'Reasonix: Greet me (/hello:greet)' }).first().waitFor({ state: 'visible', timeout: 20000 });
+				await shot('source-action-menu');
+				await p.keyboard.press('Enter');
+				await quickRow(p, 'pirate').waitFor({ state: 'visible', timeout: 20000 });
+				await p.keyboard.press('Escape');
+				await p.keyboard.press('Escape');
+			} finally {
+				await palette(p, 'View: Close All Editors');
+			}
 		});
 
 		await step('the plugin status item shows', async () => {
@@ -548,7 +552,7 @@ async function main(): Promise<void> {
 			await input.click({ timeout: 3000 }).catch(async () => { await p.keyboard.press('Escape'); await input.click({ timeout: 10000 }); });
 			await p.keyboard.press('ControlOrMeta+A');
 			await p.keyboard.press('Backspace');
-			await p.keyboard.type('@reasonix call apply_edit {"path": "a.txt", "content": "alpha by the agent\\n"}', { delay: 5 });
+			await p.keyboard.type('@reasonix call apply_edit {"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]}', { delay: 5 });
 			await p.keyboard.press('Shift+Enter');
 			await p.keyboard.type('call apply_edit {"path": "b.txt", "content": "beta by the agent\\n"}', { delay: 5 });
 			await p.waitForTimeout(300);
@@ -558,6 +562,11 @@ async function main(): Promise<void> {
 			const discard = p.locator('.monaco-button', { hasText: /^Discard$/ }).first();
 			await apply.waitFor({ state: 'visible', timeout: 30000 });
 			await p.locator('.part.panel', { hasText: 'a.txt' }).first().waitFor({ state: 'visible', timeout: 10000 });
+			// VS Code starts edits that need confirmation unchecked: the user
+			// ticks what to accept. Only the first hunk of a.txt is.
+			const hunk = p.locator('.part.panel .monaco-list-row', { hasText: /ONE/ }).first();
+			await hunk.waitFor({ state: 'visible', timeout: 10000 });
+			await hunk.locator('.monaco-custom-toggle, .monaco-checkbox, input[type="checkbox"]').first().click();
 			await shot('refactor-preview-a');
 			await apply.click();
 			await until('the second preview (b.txt)', 30000, async () => (await p.locator('.part.panel', { hasText: 'b.txt' }).first().isVisible().catch(() => false)) && (await discard.isVisible().catch(() => false)) || undefined);
@@ -571,7 +580,9 @@ async function main(): Promise<void> {
 			if (/b\.txt/.test(t.slice(t.indexOf('Changed files')))) throw new Error(`the changed files list the rejected b.txt: ${JSON.stringify(t)}`);
 			if (!/rejected the edit to .*b\.txt/.test(t)) throw new Error(`the answer does not say b.txt was rejected: ${JSON.stringify(t)}`);
 			await palette(p, 'File: Save All');
-			await until('a.txt changed on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'alpha by the agent\n' || undefined);
+			await until('a.txt with only its accepted hunk on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'ONE\ntwo\nthree\n' || undefined).catch(() => {
+				throw new Error(`a.txt reads ${JSON.stringify(fs.readFileSync(a, 'utf8'))}, want only the accepted hunk: "ONE\\ntwo\\nthree\\n"`);
+			});
 			if (fs.readFileSync(b, 'utf8') !== 'beta original\n') throw new Error(`b.txt changed: ${JSON.stringify(fs.readFileSync(b, 'utf8'))}`);
 		});
 		await check('Undo turn in the answer restores a.txt', async () => {
@@ -579,7 +590,7 @@ async function main(): Promise<void> {
 			await undo.click({ timeout: 10000 });
 			await notification(p, /undid turn \d+: restored a\.txt/).waitFor({ state: 'visible', timeout: 20000 });
 			await palette(p, 'File: Save All');
-			await until('a.txt restored on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'alpha original\n' || undefined);
+			await until('a.txt restored on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'one\ntwo\nthree\n' || undefined);
 			await palette(p, 'View: Close All Editors');
 		});
 
@@ -653,9 +664,13 @@ async function main(): Promise<void> {
 			await editor.waitFor({ state: 'visible', timeout: 20000 });
 			await p.locator('.settings-editor .setting-item-contents', { hasText: /Path/ }).first().waitFor({ state: 'visible', timeout: 15000 });
 			const rows = await p.locator('.settings-editor .setting-item-contents').allInnerTexts();
-			const tabs = await p.locator('.settings-editor .settings-tabs-widget .action-item.checked').allInnerTexts().catch(() => []);
-			fs.writeFileSync(path.join(OUT, 'settings-editor.json'), JSON.stringify({ rows, tabs, activated: readJson(path.join(OUT, 'probe-activated.json')) }, null, 2));
-			if (rows.length !== 1 || !rows[0].includes('/nonexistent/rx-bridge')) throw new Error(`the settings editor shows ${JSON.stringify(rows)} (tab ${JSON.stringify(tabs)}), not the rxBridge.path in effect`);
+			const values = await p.locator('.settings-editor .setting-item-contents input').evaluateAll((els) => els.map((e) => (e as any).value as string));
+			const tabs = await p.locator('.settings-editor .settings-tabs-widget .action-label.checked').allInnerTexts().catch(() => []);
+			fs.writeFileSync(path.join(OUT, 'settings-editor.json'), JSON.stringify({ rows, values, tabs, activated: readJson(path.join(OUT, 'probe-activated.json')) }, null, 2));
+			// The tab whose value the bridge reads: the Remote one, showing the path in effect.
+			if (rows.length !== 1 || !/Rx Bridge: Path/.test(rows[0]) || values[0] !== '/nonexistent/rx-bridge') throw new Error(`the settings editor shows ${JSON.stringify(rows)} with ${JSON.stringify(values)} (tab ${JSON.stringify(tabs)}), not the rxBridge.path in effect`);
+			if (!tabs.some((t) => /Remote/.test(t))) throw new Error(`the settings editor opened on the tab ${JSON.stringify(tabs)}, not Remote`);
+			await p.keyboard.press('Escape');
 		});
 		await check('the path fixed: the status item says running again', async () => {
 			fs.writeFileSync(machine, '{}');
