@@ -161,6 +161,29 @@ func (l *turnLog) undone(id string, t *turnFiles) {
 	st.size -= t.size()
 }
 
+// keep leaves turn t of session id to undo with only the skipped files.
+func (l *turnLog) keep(id string, t *turnFiles, skipped []rxproto.UndoSkip) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.sessions[id]
+	if st == nil || len(st.done) == 0 || st.done[len(st.done)-1] != t {
+		return
+	}
+	left := map[string]bool{}
+	for _, k := range skipped {
+		left[k.Path] = true
+	}
+	st.size -= t.size()
+	files := t.files[:0:0]
+	for _, f := range t.files {
+		if left[f.path] {
+			files = append(files, f)
+		}
+	}
+	t.files = files
+	st.size += t.size()
+}
+
 // drop forgets session id's turns (the session closed).
 func (l *turnLog) drop(id string) {
 	l.mu.Lock()
@@ -219,6 +242,12 @@ func (s *Server) sessionUndoTurn(ctx context.Context, raw []byte) (any, error) {
 		for _, f := range todo {
 			res.Restored = append(res.Restored, f.path)
 		}
+	}
+	if len(res.Skipped) > 0 {
+		// The turn stays the one to undo, with only the files left alone,
+		// so that a retry with force restores them (not an older turn).
+		s.undo.keep(p.SessionID, t, res.Skipped)
+		return res, nil
 	}
 	s.undo.undone(p.SessionID, t)
 	return res, nil

@@ -346,6 +346,19 @@ func TestServeUndoTurn(t *testing.T) {
 	if got := readFile(t, a) + readFile(t, b); got != "ONE\ntwo\nthree\nmine\n" {
 		t.Errorf("after undo of turn 2: %q", got)
 	}
+	// Until its skipped file is restored (force), turn 2 is the one to undo.
+	if err := c.Call(ctxT(t), "rx/session/undoTurn", map[string]any{"sessionId": id}, &u); err != nil || u.Turn != 2 || len(u.Restored) != 0 || len(u.Skipped) != 1 || u.Skipped[0].Path != b {
+		t.Fatalf("undo again without force = %+v, %v", u, err)
+	}
+	if err := c.Call(ctxT(t), "rx/session/undoTurn", map[string]any{"sessionId": id, "force": true}, &u); err != nil || u.Turn != 2 || len(u.Restored) != 1 || u.Restored[0] != b || len(u.Skipped) != 0 {
+		t.Fatalf("forced undo of turn 2 = %+v, %v", u, err)
+	}
+	if got := readFile(t, b); got != "bee\n" {
+		t.Errorf("b.txt after the forced undo of turn 2: %q", got)
+	}
+	if err := os.WriteFile(b, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Call(ctxT(t), "rx/session/undoTurn", map[string]any{"sessionId": id}, &u); err != nil || u.Turn != 1 {
 		t.Fatalf("undo of turn 1 = %+v, %v", u, err)
 	}

@@ -122,6 +122,11 @@ export class Bridge {
 		return this.conn;
 	}
 
+	/** Why the bridge last stopped or failed to start (cleared once it runs). */
+	get error(): Error | undefined {
+		return this.lastError;
+	}
+
 	onDidStart(l: Listener<Connection>): Disposable {
 		return addListener(this.startListeners, l);
 	}

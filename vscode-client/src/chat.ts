@@ -10,9 +10,10 @@
 
 import * as vscode from 'vscode';
 import { modelInformation, VENDOR } from './lm';
+import * as path from 'node:path';
 import {
 	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionRef, PromptResult, SessionUpdate,
-	SessionUpdateBody,
+	SessionUpdateBody, TurnEdit, UndoTurnResult,
 } from './protocol';
 import type { Rx } from './rx';
 import { escapeMarkdown, noIcons } from './text';
@@ -47,6 +48,10 @@ export interface TurnSink {
 /** The command a permission button runs: (question id, option id). */
 export const ANSWER_COMMAND = 'rxBridge.answerPermission';
 
+/** The command the "Undo turn" button of an answer runs: (session id, turn). */
+export const UNDO_TURN_COMMAND = 'rxBridge.undoTurn';
+export const UNDO_ANYWAY = 'Undo Anyway';
+
 /** VS Code's command that selects a model in the chat's model picker (every chat widget). */
 export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
 
@@ -68,6 +73,7 @@ export class ChatSessions implements vscode.Disposable {
 		this.subs.push(rx.bridge.handlers.onRequest(Method.sessionRequestPermission, (p: PermissionRequest, token) => this.permission(p, token as vscode.CancellationToken)));
 		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); }));
 		this.subs.push(vscode.commands.registerCommand(ANSWER_COMMAND, (id: unknown, optionId: unknown) => this.answer(id, optionId)));
+		this.subs.push(vscode.commands.registerCommand(UNDO_TURN_COMMAND, (sessionId: unknown, turn: unknown) => this.undoTurn(sessionId, turn)));
 	}
 
 	readonly handler: vscode.ChatRequestHandler = (request, context, stream, token) => this.handle(request, context, stream, token);
@@ -175,6 +181,10 @@ export class ChatSessions implements vscode.Disposable {
 			const note = stopNote(r.stopReason);
 			if (note) stream.markdown(new vscode.MarkdownString(`\n\n*${note}*`));
 			if (usageSeen && used.totalTokens > 0) stream.markdown(new vscode.MarkdownString(`\n\n*${usageNote(used)}*`));
+			if (r.edits && r.edits.length > 0) {
+				stream.markdown(changedFiles(r.edits));
+				stream.button({ command: UNDO_TURN_COMMAND, title: 'Undo turn', arguments: [id, r.turn] });
+			}
 			return { metadata: { sessionId: id, model, stopReason: r.stopReason } satisfies ChatMetadata };
 		} finally {
 			cancelSub.dispose();
@@ -325,9 +335,47 @@ export class ChatSessions implements vscode.Disposable {
 		resolve(optionId);
 	}
 
+	/**
+	 * The "Undo turn" button: rx/session/undoTurn, which reverts the newest
+	 * turn of the session not undone yet. Files the user changed since the
+	 * turn are skipped: named, with "Undo Anyway" to restore them too.
+	 */
+	async undoTurn(sessionId: unknown, turn: unknown, force = false): Promise<UndoTurnResult | undefined> {
+		if (typeof sessionId !== 'string') return undefined;
+		let r: UndoTurnResult;
+		try {
+			r = await this.rx.request<UndoTurnResult>(Method.sessionUndoTurn, force ? { sessionId, force } : { sessionId });
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot undo the turn: ${errorText(err)}`));
+			return undefined;
+		}
+		const which = typeof turn === 'number' && turn !== r.turn ? `turn ${r.turn} (the newest not undone; this answer was turn ${turn})` : `turn ${r.turn}`;
+		const restored = r.restored.map((p) => path.basename(p));
+		if (r.skipped.length === 0) {
+			void vscode.window.showInformationMessage(noIcons(`Reasonix: undid ${which}: restored ${restored.join(', ') || 'nothing'}.`));
+			return r;
+		}
+		const skipped = r.skipped.map((s) => `${path.basename(s.path)} (${s.reason})`).join(', ');
+		const done = restored.length > 0 ? `restored ${restored.join(', ')}; ` : '';
+		const pick = await vscode.window.showWarningMessage(noIcons(`Reasonix: undid ${which} in part: ${done}not restored: ${skipped}.`), UNDO_ANYWAY);
+		if (pick === UNDO_ANYWAY) return this.undoTurn(sessionId, r.turn, true);
+		return r;
+	}
+
 	dispose(): void {
 		for (const s of this.subs) s.dispose();
 	}
+}
+
+/** A turn's changed files, as links in its answer. */
+export function changedFiles(edits: readonly TurnEdit[]): vscode.MarkdownString {
+	const rows = edits.map((e) => {
+		const uri = vscode.Uri.file(e.path);
+		const name = escapeMarkdown(vscode.workspace.asRelativePath(uri, false));
+		return `- [${name}](${uri.toString()})${e.created ? ' (new)' : ''}`;
+	});
+	const md = new vscode.MarkdownString(`\n\n$(diff) **Changed files**\n\n${rows.join('\n')}\n\n`, true);
+	return md;
 }
 
 export const THINKING = 'Thinking…';

@@ -12,6 +12,7 @@ import { BridgeLog } from './log';
 import { CONFIG, LanguageClientTransport } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
 import { Rx } from './rx';
+import { BridgeStatus } from './status';
 import { PluginUI } from './ui';
 
 export const INSTALL_BUTTON = 'Install Instructions';
@@ -50,8 +51,9 @@ export function activate(context: vscode.ExtensionContext): Api {
 	const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, chat.handler);
 	participant.iconPath = new vscode.ThemeIcon('hubot');
 
+	const status = new BridgeStatus(bridge);
 	context.subscriptions.push(
-		log, docs, ui, models, chat, participant,
+		log, docs, ui, models, chat, participant, status,
 		ui.cards.attach(),
 		vscode.commands.registerCommand(SHOW_CARDS_COMMAND, () => vscode.commands.executeCommand(`${CARDS_VIEW}.focus`)),
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
@@ -71,6 +73,27 @@ export function activate(context: vscode.ExtensionContext): Api {
 
 export function deactivate(): void {}
 
+/** The settings editor's query that shows exactly the binary setting. */
+export const PATH_SETTING_QUERY = `@id:${CONFIG}.path`;
+
+/**
+ * Opens the settings editor on rxBridge.path where it applies: a machine
+ * setting of the extension host's machine, so in a remote window (code-server,
+ * SSH, WSL, containers) the Remote tab, whose value the bridge reads; the
+ * User tab's would not apply there.
+ */
+export async function openPathSetting(): Promise<void> {
+	if (vscode.env.remoteName) {
+		try {
+			await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: PATH_SETTING_QUERY });
+			return;
+		} catch {
+			// an editor without the remote settings command: the user's
+		}
+	}
+	await vscode.commands.executeCommand('workbench.action.openSettings', { query: PATH_SETTING_QUERY });
+}
+
 async function reportFailure(context: vscode.ExtensionContext, err: Error): Promise<void> {
 	if (err instanceof FatalStartError && err.reason === 'not_found') {
 		const pick = await vscode.window.showErrorMessage(
@@ -79,7 +102,7 @@ async function reportFailure(context: vscode.ExtensionContext, err: Error): Prom
 		if (pick === INSTALL_BUTTON) {
 			await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md'));
 		} else if (pick === SETTINGS_BUTTON) {
-			await vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG}.path`);
+			await openPathSetting();
 		}
 		return;
 	}

@@ -1,7 +1,7 @@
 // The "Reasonix Bridge" output channel. vscode-languageclient only traces
 // into a LogOutputChannel whose level is Trace, a level only the user can set;
 // this adapter is a LogOutputChannel over a plain channel that always is, so
-// the protocol trace (rxBridge.trace.server, verbose by default) is there.
+// the protocol trace (rxBridge.trace.server, off by default) is there when asked for.
 
 import * as vscode from 'vscode';
 

@@ -25,6 +25,10 @@ export function rxClientCapabilities() {
 		},
 		sessionUpdates: true,
 		lmChat: true,
+		// VS Code's refactor preview reviews an applyEdit whose change
+		// annotations need confirmation (the LanguageClient declares
+		// workspace.applyEdit and changeAnnotationSupport).
+		reviewEdits: true,
 	};
 }
 

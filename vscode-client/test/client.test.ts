@@ -7,8 +7,9 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { FatalStartError, Transport } from '../src/bridge';
 import { CHAT_OPEN, CommandId, PLUGINS_DOC } from '../src/commands';
-import { ChatMetadata, PARTICIPANT_ID } from '../src/chat';
+import { ChatMetadata, PARTICIPANT_ID, UNDO_ANYWAY } from '../src/chat';
 import { VENDOR } from '../src/lm';
+import { BridgeStatus, STATUS_ITEM_ID } from '../src/status';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
 import { FakeServer, StreamTransport } from './support/rpc';
 import * as vscode from './support/vscode';
@@ -38,7 +39,7 @@ describe('initialize', () => {
 		assert.deepEqual(caps.experimental.rxBridge, {
 			version: 1,
 			ui: { select: true, multiselect: true, input: true, confirm: true, form: true, notification: true, status: true, card: true },
-			sessionUpdates: true, lmChat: true,
+			sessionUpdates: true, lmChat: true, reviewEdits: true,
 		});
 		assert.equal(caps.window.workDoneProgress, true);
 		assert.equal(caps.workspace.applyEdit, true);
@@ -242,6 +243,43 @@ describe('chat participant', () => {
 		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow', 'Deny']);
 		// Model output is Markdown without theme icons; our lines have them.
 		assert.equal(stream.parts.find((p) => p.value === 'Hello ')?.icons, false);
+	});
+
+	// Issue 19 item 11: the turn's changed files, and an undo of the whole turn.
+	it('lists the files a turn changed as links and undoes the turn from its button, offering force for skipped files', async () => {
+		const undos: { sessionId: string; force?: boolean }[] = [];
+		vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file('/w'), name: 'w', index: 0 }];
+		await start((s) => {
+			sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'edited', turn: 2, edits: [{ path: '/w/a.txt', created: false }, { path: '/w/new.txt', created: true }] }));
+			s.setup((c) => c.onRequest('rx/session/undoTurn', (p: { sessionId: string; force?: boolean }) => {
+				undos.push(p);
+				return p.force
+					? { turn: 2, restored: ['/w/a.txt'], skipped: [] }
+					: { turn: 2, restored: ['/w/new.txt'], skipped: [{ path: '/w/a.txt', reason: 'changed since the turn (force restores it anyway)' }] };
+			}));
+		});
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('edit two files'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		assert.match(text, /Changed files/);
+		assert.match(text, /\[a\\?\.txt\]\(file:\/w\/a\.txt\)/);
+		assert.match(text, /\[new\\?\.txt\]\(file:\/w\/new\.txt\) \(new\)/);
+		const undo = stream.buttons().find((b) => b.title === 'Undo turn');
+		assert.ok(undo, `no Undo turn button: ${JSON.stringify(stream.buttons())}`);
+		fake.answer = (e) => (e.type === 'message' && e.buttons.includes(UNDO_ANYWAY) ? UNDO_ANYWAY : undefined);
+		await vscode.commands.executeCommand(undo.command, ...(undo.arguments ?? []));
+		assert.deepEqual(undos, [{ sessionId: 's-1' }, { sessionId: 's-1', force: true }]);
+		const msgs = fake.events.filter((e) => e.type === 'message').map((e) => (e as { message: string }).message);
+		assert.match(msgs[0], /undid turn 2 in part: restored new\.txt; not restored: a\.txt \(changed since the turn/);
+		assert.match(msgs[1], /undid turn 2: restored a\.txt/);
+	});
+
+	it('shows no changed files and no undo for a turn that changed none', async () => {
+		await start((s) => sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'nothing changed' })));
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('hi'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.doesNotMatch(stream.text(), /Changed files/);
+		assert.deepEqual(stream.buttons(), []);
 	});
 
 	// Issue 19 bug 2: after a restart the conversation went on in a new, empty session.
@@ -448,6 +486,50 @@ describe('supervisor', () => {
 		h.bridge.start();
 		assert.ok((await failed) instanceof FatalStartError);
 		assert.equal(starts, 1);
+	});
+
+	// Issue 19 item 9: the user sees whether the bridge runs, and reaches its log.
+	it('shows the bridge state in a status item whose click opens the log', async () => {
+		server = new FakeServer();
+		transport = new StreamTransport(server.io);
+		h = harness(transport);
+		const status = new BridgeStatus(h.bridge);
+		const item = fake.statusItems.find((i) => i.id === STATUS_ITEM_ID)!;
+		assert.ok(item?.visible, 'the item shows');
+		assert.equal(item.command, CommandId.showLog);
+		const seen: string[] = [];
+		h.bridge.onDidChangeState(() => seen.push(item.text));
+		h.bridge.start();
+		await h.bridge.ready();
+		server.crash();
+		await eventually(() => transport.starts === 2 && h.bridge.state === 'running', 'restart');
+		assert.deepEqual(seen, ['$(sync~spin) Reasonix: starting', '$(hubot) Reasonix: running', '$(warning) Reasonix: crashed, restarting', '$(sync~spin) Reasonix: starting', '$(hubot) Reasonix: running']);
+		assert.match(String(item.tooltip), /running \(rx-bridge .*\)\. Click for the bridge log/);
+		await h.bridge.stop();
+		assert.equal(item.text, '$(circle-slash) Reasonix: stopped');
+		await vscode.commands.executeCommand(item.command as string);
+		assert.equal(fake.output[0].shown, true);
+		status.dispose();
+
+		fake.reset();
+		h = harness({ start: async () => { throw new Error('exit status 1'); } });
+		const s2 = new BridgeStatus(h.bridge);
+		const failed = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		await failed;
+		assert.equal(fake.statusItems.at(-1)!.text, '$(error) Reasonix: crashed');
+		assert.match(String(fake.statusItems.at(-1)!.tooltip), /stopped 4 times in a row/);
+		s2.dispose();
+
+		fake.reset();
+		h = harness({ start: async () => { throw new FatalStartError('rx-bridge was not found (looked for rx-bridge on PATH)', 'not_found'); } });
+		const s3 = new BridgeStatus(h.bridge);
+		const missing = new Promise<Error>((r) => h.bridge.onDidFail(r));
+		h.bridge.start();
+		await missing;
+		assert.equal(fake.statusItems.at(-1)!.text, '$(error) Reasonix: not started');
+		assert.match(String(fake.statusItems.at(-1)!.tooltip), /could not start: rx-bridge was not found/);
+		s3.dispose();
 	});
 
 	it('restarts on request', async () => {

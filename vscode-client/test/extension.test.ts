@@ -47,7 +47,14 @@ describe('activate', () => {
 		assert.equal(api.bridge.state, 'failed');
 		// Restarting tries again (and fails the same way): the settings button this time.
 		await vscode.commands.executeCommand(CommandId.restart);
-		await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openSettings');
+		const local = await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openSettings') as { args: unknown[] };
+		assert.deepEqual(local.args, [{ query: '@id:rxBridge.path' }]);
+		// Issue 19 item 9: in a remote window (code-server, SSH) the setting
+		// the bridge reads is the remote machine's: its tab opens.
+		vscode.env.remoteName = 'ssh-remote';
+		await vscode.commands.executeCommand(CommandId.restart).then(undefined, () => {});
+		const remote = await fake.waitFor((e) => e.type === 'command' && e.command === 'workbench.action.openRemoteSettings') as { args: unknown[] };
+		assert.deepEqual(remote.args, [{ query: '@id:rxBridge.path' }]);
 		await deactivate(ctx, api);
 	});
 
@@ -98,6 +105,12 @@ describe('activate', () => {
 		assert.deepEqual(params.capabilities.experimental.rxBridge.ui, { select: true, multiselect: true, input: true, confirm: true, form: true, notification: true, status: true, card: true });
 		assert.equal(params.capabilities.experimental.rxBridge.sessionUpdates, true);
 		assert.equal(params.capabilities.experimental.rxBridge.lmChat, true);
+		// Reviewed agent edits (§1.1, §6): VS Code's refactor preview needs
+		// the annotations to arrive, so the client must declare them.
+		assert.equal(params.capabilities.experimental.rxBridge.reviewEdits, true);
+		assert.equal(params.capabilities.workspace.applyEdit, true);
+		assert.ok(params.capabilities.workspace.workspaceEdit?.changeAnnotationSupport, 'workspace.workspaceEdit.changeAnnotationSupport is declared');
+		assert.ok(params.capabilities.workspace.workspaceEdit?.documentChanges, 'workspace.workspaceEdit.documentChanges is declared');
 		assert.equal(params.capabilities.workspace.executeCommand.dynamicRegistration, true);
 		assert.equal(params.capabilities.window.workDoneProgress, true);
 		// The bridge registers its commands once, after initialized (not also

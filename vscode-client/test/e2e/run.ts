@@ -246,6 +246,8 @@ async function main(): Promise<void> {
 	const workspace = path.join(tmp, 'workspace');
 	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
 	fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e workspace\n\nThe attached file says zebra-42.\n');
+	fs.writeFileSync(path.join(workspace, 'a.txt'), 'one\ntwo\nthree\n');
+	fs.writeFileSync(path.join(workspace, 'b.txt'), 'beta original\n');
 
 	// Installed with code-server's own command line, as `code --install-extension` would.
 	const pkg = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'));
@@ -355,6 +357,68 @@ async function main(): Promise<void> {
 		await step('the plugin notification appears', async () => {
 			await p.keyboard.press('Enter');
 			await notification(p, 'Ahoy, Ada!').waitFor({ state: 'visible', timeout: 20000 });
+		});
+
+		// Issue 19 item 9: the bridge's own status item, clickable to the log.
+		await check('the bridge status item says running and opens the bridge log', async () => {
+			await palette(p, 'View: Hide Panel');
+			await until('the panel to close', 10000, async () => !(await p.locator('.part.panel').isVisible().catch(() => false)) || undefined);
+			const item = p.locator('.statusbar-item', { hasText: 'Reasonix: running' }).first();
+			await item.waitFor({ state: 'visible', timeout: 20000 });
+			await item.click();
+			// The Output panel with the Reasonix Bridge channel (BridgeLog's lines).
+			// (The editor renders spaces as no-break spaces.)
+			await p.locator('.part.panel', { hasText: /Z\s\[(trace|info)\]\s/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+		});
+
+		// Issue 19 item 10: a plugin action found by its plugin's name.
+		await check('F1 typed with the plugin name: what VS Code lists', async () => {
+			await p.keyboard.press('Escape');
+			await p.keyboard.press('F1');
+			const input = p.locator('.quick-input-widget .quick-input-box input');
+			await input.waitFor({ state: 'visible', timeout: 15000 });
+			await input.fill('>hello');
+			await p.waitForTimeout(1500);
+			const rows = await p.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+			fs.writeFileSync(path.join(OUT, 'f1-hello.json'), JSON.stringify(rows, null, 2));
+			await shot('f1-typed-hello');
+			await input.fill('>Reasonix: Run Plugin Action');
+			await quickRow(p, 'Run Plugin Action').waitFor({ state: 'visible', timeout: 15000 });
+			await p.keyboard.press('Enter');
+			const filter = p.locator('.quick-input-widget .quick-input-box input');
+			await quickRow(p, '/hello:greet').waitFor({ state: 'visible', timeout: 20000 });
+			await filter.fill('hello');
+			await p.waitForTimeout(500);
+			const listed = await p.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+			if (!listed.some((r) => r.includes('/hello:greet')) || listed.some((r) => r.includes('/kit:review'))) throw new Error(`typing hello in Run Plugin Action lists ${JSON.stringify(listed)}`);
+			await p.keyboard.press('Escape');
+		});
+		await check('Source Action… lists the plugin actions and runs one', async () => {
+			await palette(p, 'Go to File');
+			await p.locator('.quick-input-widget .quick-input-box input').fill('README.md');
+			await quickRow(p, 'README.md').waitFor({ state: 'visible', timeout: 15000 });
+			await p.keyboard.press('Enter');
+			await p.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ state: 'visible', timeout: 15000 });
+			await p.locator('.editor-instance .view-lines').first().click();
+			try {
+				// Asked right after the file opened, VS Code may have no answer
+				// yet ("No source actions"): asked again then.
+				const menu = p.locator('.action-widget', { hasText: 'Reasonix: Greet me (/hello:greet)' }).first();
+				await until('Source Action… to list /hello:greet', 30000, async () => {
+					await palette(p, 'Source Action...');
+					if (await menu.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false)) return true;
+					await p.keyboard.press('Escape');
+					await p.locator('.editor-instance .view-lines').first().click();
+					return undefined;
+				});
+				await shot('source-action-menu');
+				await p.keyboard.press('Enter');
+				await quickRow(p, 'pirate').waitFor({ state: 'visible', timeout: 20000 });
+				await p.keyboard.press('Escape');
+				await p.keyboard.press('Escape');
+			} finally {
+				await palette(p, 'View: Close All Editors');
+			}
 		});
 
 		await step('the plugin status item shows', async () => {
@@ -488,6 +552,56 @@ async function main(): Promise<void> {
 			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
 		});
 
+		// Issue 19 item 11: agent edits reviewed in VS Code's refactor preview.
+		const a = path.join(workspace, 'a.txt');
+		const b = path.join(workspace, 'b.txt');
+		await check('a turn editing two files: Apply in the refactor preview lands a.txt, Discard leaves b.txt', async () => {
+			const input = p.locator('.interactive-input-part .monaco-editor').first();
+			await input.click({ timeout: 3000 }).catch(async () => { await p.keyboard.press('Escape'); await input.click({ timeout: 10000 }); });
+			await p.keyboard.press('ControlOrMeta+A');
+			await p.keyboard.press('Backspace');
+			await p.keyboard.type('@reasonix call apply_edit {"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]}', { delay: 5 });
+			await p.keyboard.press('Shift+Enter');
+			await p.keyboard.type('call apply_edit {"path": "b.txt", "content": "beta by the agent\\n"}', { delay: 5 });
+			await p.waitForTimeout(300);
+			if (await p.locator('.suggest-widget.visible').first().isVisible().catch(() => false)) await p.keyboard.press('Escape');
+			await p.keyboard.press('Enter');
+			const apply = p.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+			const discard = p.locator('.monaco-button', { hasText: /^Discard$/ }).first();
+			await apply.waitFor({ state: 'visible', timeout: 30000 });
+			await p.locator('.part.panel', { hasText: 'a.txt' }).first().waitFor({ state: 'visible', timeout: 10000 });
+			// VS Code starts edits that need confirmation unchecked: the user
+			// ticks what to accept. Only the first hunk of a.txt is.
+			const hunk = p.locator('.part.panel .monaco-list-row', { hasText: /ONE/ }).first();
+			await hunk.waitFor({ state: 'visible', timeout: 10000 });
+			await hunk.locator('.monaco-custom-toggle, .monaco-checkbox, input[type="checkbox"]').first().click();
+			await shot('refactor-preview-a');
+			await apply.click();
+			await until('the second preview (b.txt)', 30000, async () => (await p.locator('.part.panel', { hasText: 'b.txt' }).first().isVisible().catch(() => false)) && (await discard.isVisible().catch(() => false)) || undefined);
+			await shot('refactor-preview-b');
+			await discard.click();
+			const t = await until('the turn to end', 60000, async () => {
+				const x = await lastAnswer(p);
+				return /Changed files/.test(x) ? x : undefined;
+			});
+			if (!/a\.txt/.test(t.slice(t.indexOf('Changed files')))) throw new Error(`the changed files do not list a.txt: ${JSON.stringify(t)}`);
+			if (/b\.txt/.test(t.slice(t.indexOf('Changed files')))) throw new Error(`the changed files list the rejected b.txt: ${JSON.stringify(t)}`);
+			if (!/rejected the edit to .*b\.txt/.test(t)) throw new Error(`the answer does not say b.txt was rejected: ${JSON.stringify(t)}`);
+			await palette(p, 'File: Save All');
+			await until('a.txt with only its accepted hunk on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'ONE\ntwo\nthree\n' || undefined).catch(() => {
+				throw new Error(`a.txt reads ${JSON.stringify(fs.readFileSync(a, 'utf8'))}, want only the accepted hunk: "ONE\\ntwo\\nthree\\n"`);
+			});
+			if (fs.readFileSync(b, 'utf8') !== 'beta original\n') throw new Error(`b.txt changed: ${JSON.stringify(fs.readFileSync(b, 'utf8'))}`);
+		});
+		await check('Undo turn in the answer restores a.txt', async () => {
+			const undo = (await newestRow(p, 'response'))!.locator('.chat-command-button .monaco-button', { hasText: 'Undo turn' }).first();
+			await undo.click({ timeout: 10000 });
+			await notification(p, /undid turn \d+: restored a\.txt/).waitFor({ state: 'visible', timeout: 20000 });
+			await palette(p, 'File: Save All');
+			await until('a.txt restored on disk', 15000, () => fs.readFileSync(a, 'utf8') === 'one\ntwo\nthree\n' || undefined);
+			await palette(p, 'View: Close All Editors');
+		});
+
 		// Issue 19 bug 2: a window reload resumes the conversation's session.
 		await check('after a window reload the chat continues its session', async () => {
 			fs.rmSync(path.join(OUT, 'probe-bridge.json'), { force: true });
@@ -543,6 +657,32 @@ async function main(): Promise<void> {
 				return now.length === 1 && !old.includes(now[0]) ? now : undefined;
 			});
 			await until('the crashed status item to go', 20000, async () => !(await p.locator('.statusbar', { hasText: 'hello: crashed' }).isVisible().catch(() => false)) || undefined);
+		});
+
+		// Issue 19 item 9: a missing binary, Open Settings lands on the setting (code-server is a remote window).
+		const machine = path.join(userData, 'Machine', 'settings.json');
+		await check('a missing binary: the status item says not started, Open Settings shows rxBridge.path', async () => {
+			fs.mkdirSync(path.dirname(machine), { recursive: true });
+			fs.writeFileSync(machine, JSON.stringify({ 'rxBridge.path': '/nonexistent/rx-bridge' }));
+			const toast = notification(p, /rx-bridge was not found/);
+			await toast.waitFor({ state: 'visible', timeout: 30000 });
+			await p.locator('.statusbar-item', { hasText: 'Reasonix: not started' }).first().waitFor({ state: 'visible', timeout: 10000 });
+			await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+			const editor = p.locator('.settings-editor');
+			await editor.waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('.settings-editor .setting-item-contents', { hasText: /Path/ }).first().waitFor({ state: 'visible', timeout: 15000 });
+			const rows = await p.locator('.settings-editor .setting-item-contents').allInnerTexts();
+			const values = await p.locator('.settings-editor .setting-item-contents input').evaluateAll((els) => els.map((e) => (e as any).value as string));
+			const tabs = await p.locator('.settings-editor .settings-tabs-widget .action-label.checked').allInnerTexts().catch(() => []);
+			fs.writeFileSync(path.join(OUT, 'settings-editor.json'), JSON.stringify({ rows, values, tabs, activated: readJson(path.join(OUT, 'probe-activated.json')) }, null, 2));
+			// The tab whose value the bridge reads: the Remote one, showing the path in effect.
+			if (rows.length !== 1 || !/Rx Bridge: Path/.test(rows[0]) || values[0] !== '/nonexistent/rx-bridge') throw new Error(`the settings editor shows ${JSON.stringify(rows)} with ${JSON.stringify(values)} (tab ${JSON.stringify(tabs)}), not the rxBridge.path in effect`);
+			if (!tabs.some((t) => /Remote/.test(t))) throw new Error(`the settings editor opened on the tab ${JSON.stringify(tabs)}, not Remote`);
+			await p.keyboard.press('Escape');
+		});
+		await check('the path fixed: the status item says running again', async () => {
+			fs.writeFileSync(machine, '{}');
+			await p.locator('.statusbar-item', { hasText: 'Reasonix: running' }).first().waitFor({ state: 'visible', timeout: 30000 });
 		});
 	} catch (err) {
 		failed = err;

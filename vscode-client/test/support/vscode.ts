@@ -162,6 +162,8 @@ export const fake = {
 	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean }[],
 	reset(): void {
 		this.files.clear();
+		workspace.workspaceFolders = undefined;
+		env.remoteName = undefined;
 		this.treeViews = [];
 		this.events = [];
 		this.answer = () => undefined;
@@ -400,6 +402,13 @@ export const workspace = {
 	},
 	onDidChangeConfiguration: new EventEmitter<unknown>().event,
 	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+	asRelativePath(u: Uri | string): string {
+		const p = typeof u === 'string' ? u : u.fsPath;
+		for (const f of workspace.workspaceFolders ?? []) {
+			if (p.startsWith(`${f.uri.fsPath}/`)) return p.slice(f.uri.fsPath.length + 1);
+		}
+		return p;
+	},
 };
 
 export const commands = {
@@ -432,6 +441,7 @@ export const lm = {
 };
 
 export const env = {
+	remoteName: undefined as string | undefined,
 	async openExternal(uri: Uri) {
 		record({ type: 'command', command: 'env.openExternal', args: [uri.toString()] });
 		return true;
