@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
@@ -44,6 +45,7 @@ type Stream struct {
 	next  int64
 	last  int64
 	ended bool
+	over  atomic.Bool // ended, readable without mu
 }
 
 func newStream(parent context.Context, s *server, open *extproto.StreamOpenParams) *Stream {
@@ -116,9 +118,15 @@ func (st *Stream) produce(prov *Provider) (err error) {
 // producer gets round to noticing. It reports whether the stream was
 // still live.
 func (st *Stream) interrupt() bool {
+	// Live is decided before the cancel: once cancelled, the producer
+	// may end the stream itself (interrupted too) before the end below.
+	// (Not under mu: a send holding it may be blocked on a full queue
+	// until the cancel.)
+	live := !st.over.Load()
 	// Cancel first: a send blocked on a full queue gives up its slot.
 	st.cancel()
-	return st.end(extproto.StreamEndParams{Interrupted: true})
+	st.end(extproto.StreamEndParams{Interrupted: true})
+	return live
 }
 
 // end sends the stream's only end frame; later calls do nothing and
@@ -132,6 +140,7 @@ func (st *Stream) end(e extproto.StreamEndParams) bool {
 		return false
 	}
 	st.ended = true
+	st.over.Store(true)
 	e.StreamID, e.LastSeq = st.open.StreamID, st.last
 	// Not the stream's context: the end must go out although the stream
 	// is cancelled. The wait for queue room still ends with the
@@ -162,7 +171,10 @@ func (st *Stream) Send(c extproto.ProviderChunk) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.ended {
+	// A cancelled stream takes no chunk, even before interrupt has sent
+	// its end: it cancels first, and a chunk queued in between would
+	// follow the host's cancel.
+	if st.ended || st.ctx.Err() != nil {
 		return ErrStreamClosed
 	}
 	seq := st.next
