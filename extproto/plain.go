@@ -2,11 +2,12 @@ package extproto
 
 import "encoding/binary"
 
-// plainLen returns how many leading bytes of b can stand in a JSON string
+// PlainLen returns how many leading bytes of b can stand in a JSON string
 // as they are: ASCII from 0x20, neither '"' nor '\\'. Eight bytes at a
 // time: a content page or a large payload is megabytes of such bytes,
-// and a byte-by-byte scan was most of a sidecar's CPU reading one.
-func plainLen(b []byte) int {
+// and a byte-by-byte scan was most of a sidecar's CPU reading one (the
+// wire's frame scan uses it too).
+func PlainLen(b []byte) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {

@@ -12,7 +12,7 @@ func strconvAppendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v,
 // appendJSONString appends s quoted as encoding/json does with HTML
 // escaping off; plain strings are copied as they are.
 func appendJSONString(b []byte, s string) []byte {
-	if plainLen(unsafe.Slice(unsafe.StringData(s), len(s))) == len(s) {
+	if PlainLen(unsafe.Slice(unsafe.StringData(s), len(s))) == len(s) {
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Every byte value at every offset of a word-and-a-half: plainLen stops
+// Every byte value at every offset of a word-and-a-half: PlainLen stops
 // exactly at the first byte a JSON string cannot hold as it is.
 func TestPlainLen(t *testing.T) {
 	t.Parallel()
@@ -20,8 +20,8 @@ func TestPlainLen(t *testing.T) {
 			if special(byte(c)) {
 				want = at
 			}
-			if got := plainLen(b); got != want {
-				t.Fatalf("byte %#x at %d: plainLen = %d, want %d", c, at, got, want)
+			if got := PlainLen(b); got != want {
+				t.Fatalf("byte %#x at %d: PlainLen = %d, want %d", c, at, got, want)
 			}
 		}
 	}

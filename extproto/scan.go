@@ -121,7 +121,7 @@ func (d *decoder) str() ([]byte, *FieldError) {
 			return nil, d.syntaxError("in string")
 		case c < utf8.RuneSelf:
 			i++
-			i += plainLen(d.data[i:])
+			i += PlainLen(d.data[i:])
 		default:
 			r, size := utf8.DecodeRune(d.data[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -204,7 +204,7 @@ func (d *decoder) strSlow(start, i int) ([]byte, *FieldError) {
 			d.pos = i
 			return nil, d.syntaxError("in string")
 		case c < utf8.RuneSelf:
-			n := plainLen(d.data[i:]) // at least 1: c is plain
+			n := PlainLen(d.data[i:]) // at least 1: c is plain
 			b = append(b, d.data[i:i+n]...)
 			i += n
 		default:

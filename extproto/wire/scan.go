@@ -1,6 +1,6 @@
 package wire
 
-import "encoding/binary"
+import "github.com/rx-bridge/rx-bridge/extproto"
 
 // A validating JSON scanner. The envelope is decoded in one pass over the
 // line (see envelope.go); this file only knows JSON syntax. It accepts
@@ -160,32 +160,10 @@ func scanString(data []byte, i int) (end int, escaped, ok bool) {
 			return i, escaped, false
 		default:
 			i++
-			i += plainLen(data[i:])
+			i += extproto.PlainLen(data[i:])
 		}
 	}
 	return i, escaped, false
-}
-
-// plainLen returns how many leading bytes of b need no look in a string:
-// ASCII from 0x20, neither '"' nor '\\'. Eight bytes at a time (the
-// same test as extproto's decoder): a content page is a line of hundreds
-// of KiB of base64.
-func plainLen(b []byte) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		v := binary.LittleEndian.Uint64(b[i:])
-		q, s := v^(lo*'"'), v^(lo*'\\')
-		if ((v-lo*0x20)&^v|(q-lo)&^q|(s-lo)&^s|v)&hi != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return i
-		}
-	}
-	return i
 }
 
 func isHex(c byte) bool {
