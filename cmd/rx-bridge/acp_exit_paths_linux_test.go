@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,56 +34,8 @@ func TestACPExitPathsLeaveNoProcess(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := rxBridgeCommand("acp", "--workspace", ws)
-			cmd.Env = append(cmd.Env, "RX_BRIDGE_HOME="+home)
-			var stderr strings.Builder
-			cmd.Stderr = &lockedWriter{b: &stderr}
-			in, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				if t.Failed() {
-					t.Logf("rx-bridge acp stderr:\n%s", stderr.String())
-				}
-			})
-			frames := bufio.NewScanner(out)
-			frames.Buffer(make([]byte, 1<<20), 16<<20)
-			call := func(id int, method string, params any) json.RawMessage {
-				t.Helper()
-				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-				if _, err := fmt.Fprintf(in, "%s\n", b); err != nil {
-					t.Fatal(err)
-				}
-				for frames.Scan() {
-					var m struct {
-						ID     *int            `json:"id"`
-						Method string          `json:"method"`
-						Result json.RawMessage `json:"result"`
-						Error  json.RawMessage `json:"error"`
-					}
-					if json.Unmarshal(frames.Bytes(), &m) != nil || m.Method != "" || m.ID == nil || *m.ID != id {
-						continue
-					}
-					if m.Error != nil {
-						t.Fatalf("%s: %s", method, m.Error)
-					}
-					return m.Result
-				}
-				t.Fatalf("%s: no answer (%v)", method, frames.Err())
-				return nil
-			}
-			call(1, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
-			call(2, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{map[string]any{
+			a := startACP(t, home, ws)
+			a.call("session/new", map[string]any{"cwd": ws, "mcpServers": []any{map[string]any{
 				"name":    "client",
 				"command": os.Args[0],
 				"args":    []string{"-test.run=^TestServeSidecarHelper$"},
@@ -98,23 +45,18 @@ func TestACPExitPathsLeaveNoProcess(t *testing.T) {
 					map[string]string{"name": sidecarEnv, "value": acpClientMCPRole},
 					map[string]string{"name": "REASONIX_PLUGIN_ROOT", "value": home},
 				},
-			}}})
-			// The rest of the output is not read again: drain it so a
-			// notification never blocks the bridge.
-			go func() { _, _ = io.Copy(io.Discard, out) }()
+			}}}, nil)
 			waitForkyTree(t, home)
 			waitRoles(t, home, acpClientMCPRole)
 			if tt.sig == 0 {
-				_ = in.Close()
-			} else if err := cmd.Process.Signal(tt.sig); err != nil {
+				_ = a.in.Close()
+			} else if err := a.cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
 			select {
-			case err := <-done:
-				if tt.sig != syscall.SIGKILL && cmd.ProcessState.ExitCode() != tt.code {
-					t.Errorf("exit status %d (%v), want %d", cmd.ProcessState.ExitCode(), err, tt.code)
+			case err := <-a.end:
+				if code := a.cmd.ProcessState.ExitCode(); tt.sig != syscall.SIGKILL && code != tt.code {
+					t.Errorf("exit status %d (%v), want %d", code, err, tt.code)
 				}
 			case <-time.After(60 * time.Second):
 				t.Fatal("rx-bridge acp did not exit")

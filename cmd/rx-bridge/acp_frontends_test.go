@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 // once, and every session/update is kept.
 type acpProc struct {
 	t   *testing.T
+	cmd *exec.Cmd
 	in  io.WriteCloser
 	mu  sync.Mutex
 	out map[int]chan acpAnswer
@@ -47,7 +49,7 @@ func startACP(t *testing.T, home, ws string) *acpProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &acpProc{t: t, in: in, out: map[int]chan acpAnswer{}, end: make(chan error, 1)}
+	p := &acpProc{t: t, cmd: cmd, in: in, out: map[int]chan acpAnswer{}, end: make(chan error, 1)}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		if t.Failed() {
