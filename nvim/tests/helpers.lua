@@ -123,6 +123,28 @@ function T.stub_ui()
   end
 end
 
+--- Writes body to path, making its folder.
+function T.write(path, body)
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+  local f = assert(io.open(path, "w"))
+  f:write(body)
+  f:close()
+end
+
+--- e2e: a bridge home in dir with these plugins installed (by the real
+--- $RX_E2E_BIN, from the shared $RX_BRIDGE_HOME test.sh made) and config
+--- as its config.toml.
+function T.e2e_home(dir, plugins, config)
+  local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
+  local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
+  for _, p in ipairs(plugins) do
+    local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/" .. p, "--yes" },
+      { env = { RX_BRIDGE_HOME = dir }, text = true }):wait()
+    assert(r.code == 0, "install " .. p .. ": " .. r.stdout .. r.stderr)
+  end
+  T.write(dir .. "/config.toml", config)
+end
+
 --- setup() against the fake bridge (or opts.cmd), without autostart.
 function T.setup(opts)
   opts = vim.tbl_deep_extend("force", { cmd = { T.fake_bin, "serve" }, autostart = false }, opts or {})

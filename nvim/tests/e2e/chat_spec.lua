@@ -4,27 +4,14 @@
 local T = require("tests.helpers")
 
 local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
-local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
 local SMALL = "plugin/echo-provider/echo/small"
 local LARGE = "plugin/echo-provider/echo/large"
 
 local tmp = assert(os.getenv("RX_TEST_TMP"))
 
-local function write(path, body)
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
-  local f = assert(io.open(path, "w"))
-  f:write(body)
-  f:close()
-end
-
 --- A home with echo-provider and hello and this config.toml.
 local function make_home(dir, config)
-  for _, p in ipairs({ "echo-provider", "hello" }) do
-    local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/" .. p, "--yes" },
-      { env = { RX_BRIDGE_HOME = dir }, text = true }):wait()
-    assert(r.code == 0, "install " .. p .. ": " .. r.stdout .. r.stderr)
-  end
-  write(dir .. "/config.toml", config)
+  T.e2e_home(dir, { "echo-provider", "hello" }, config)
 end
 
 local home = tmp .. "/home"

@@ -6,29 +6,16 @@
 local T = require("tests.helpers")
 
 local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
-local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
 local SMALL = "plugin/echo-provider/echo/small"
 local tmp = assert(os.getenv("RX_TEST_TMP"))
 
-local function write(path, body)
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
-  local f = assert(io.open(path, "w"))
-  f:write(body)
-  f:close()
-end
-
 local home = tmp .. "/home"
-do
-  local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/echo-provider", "--yes" },
-    { env = { RX_BRIDGE_HOME = home }, text = true }):wait()
-  assert(r.code == 0, "install: " .. r.stdout .. r.stderr)
-  write(home .. "/config.toml", ('model = "%s"\n'):format(SMALL))
-end
+T.e2e_home(home, { "echo-provider" }, ('model = "%s"\n'):format(SMALL))
 
 local ws = tmp .. "/ws"
 vim.fn.mkdir(ws .. "/.git", "p")
-write(ws .. "/notes.txt", "saved words\nline two\nline three\nline four\n")
-write(ws .. "/sub/deep.txt", "deep file words\n")
+T.write(ws .. "/notes.txt", "saved words\nline two\nline three\nline four\n")
+T.write(ws .. "/sub/deep.txt", "deep file words\n")
 ws = vim.uv.fs_realpath(ws)
 vim.cmd("cd " .. vim.fn.fnameescape(ws))
 vim.cmd("edit notes.txt")

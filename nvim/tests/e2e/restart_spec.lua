@@ -7,19 +7,11 @@
 local T = require("tests.helpers")
 
 local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
-local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
 local SMALL = "plugin/echo-provider/echo/small"
 local tmp = assert(os.getenv("RX_TEST_TMP"))
 
 local home = tmp .. "/home"
-do
-  local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/echo-provider", "--yes" },
-    { env = { RX_BRIDGE_HOME = home }, text = true }):wait()
-  assert(r.code == 0, "install: " .. r.stdout .. r.stderr)
-  local f = assert(io.open(home .. "/config.toml", "w"))
-  f:write(('model = "%s"\n'):format(SMALL))
-  f:close()
-end
+T.e2e_home(home, { "echo-provider" }, ('model = "%s"\n'):format(SMALL))
 
 T.capture_notify()
 T.stub_ui()

@@ -5,28 +5,17 @@
 local T = require("tests.helpers")
 
 local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
-local shared = assert(os.getenv("RX_BRIDGE_HOME"), "RX_BRIDGE_HOME is not set")
 local SMALL = "plugin/echo-provider/echo/small"
 local tmp = assert(os.getenv("RX_TEST_TMP"))
 
-local function write(path, body)
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
-  local f = assert(io.open(path, "w"))
-  f:write(body)
-  f:close()
-end
-
 local home = tmp .. "/review-home"
-local r = vim.system({ bin, "plugin", "install", shared .. "/plugins/echo-provider", "--yes" },
-  { env = { RX_BRIDGE_HOME = home }, text = true }):wait()
-assert(r.code == 0, "install echo-provider: " .. r.stdout .. r.stderr)
-write(home .. "/config.toml", ('model = "%s"\ntool_approval = "ask"\n'):format(SMALL))
+T.e2e_home(home, { "echo-provider" }, ('model = "%s"\ntool_approval = "ask"\n'):format(SMALL))
 
 local ws = tmp .. "/review-ws"
 local A = "alpha\nbravo\ncharlie\ndelta\necho\nfoxtrot\ngolf\nhotel\n"
 local B = "one\ntwo\nthree\n"
-write(ws .. "/a.txt", A)
-write(ws .. "/b.txt", B)
+T.write(ws .. "/a.txt", A)
+T.write(ws .. "/b.txt", B)
 vim.fn.chdir(ws)
 
 T.capture_notify()
