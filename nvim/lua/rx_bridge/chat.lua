@@ -830,6 +830,27 @@ function M.add_selection(buf, first, last, on_added)
   M.open(nil, add)
 end
 
+--- A chat of session session_id on bridge client c (state st),
+--- registered, in its buffer and window; from is the buffer #buffer
+--- names.
+local function start_chat(c, st, session_id, model, from)
+  local chat = {
+    n = counter + 1,
+    client_id = c.id,
+    session_id = session_id,
+    model = model or "",
+    tools = {},
+    busy = false,
+    queue = {},
+    root = st.root,
+    from = from,
+    pending = {},
+  }
+  M.chats[key(c.id, session_id)] = chat
+  open_window(create_buffer(chat))
+  return chat
+end
+
 --- :RxChat [model]. Calls on_open(chat) once the buffer is up (tests).
 function M.open(model, on_open)
   set_hl()
@@ -858,21 +879,7 @@ function M.open(model, on_open)
       vim.notify("rx-bridge: rx/session/new returned no sessionId", vim.log.levels.ERROR)
       return
     end
-    local chat = {
-      n = counter + 1,
-      client_id = c.id,
-      session_id = res.sessionId,
-      model = res.model or model or "",
-      tools = {},
-      busy = false,
-      queue = {},
-      root = st.root,
-      from = from,
-      pending = {},
-    }
-    M.chats[key(c.id, res.sessionId)] = chat
-    local buf = create_buffer(chat)
-    open_window(buf)
+    local chat = start_chat(c, st, res.sessionId, res.model or model, from)
     vim.cmd("startinsert")
     log.add("info", "chat", ("session %s on %s"):format(text.line(res.sessionId), text.line(chat.model)))
     if on_open then
@@ -910,22 +917,8 @@ function M.resume(session_id, model, on_open)
     if st.generation == 0 then
       require("rx_bridge.state").wait_generation(st, 15000)
     end
-    local chat = {
-      n = counter + 1,
-      client_id = c.id,
-      session_id = session_id,
-      model = model or "",
-      tools = {},
-      busy = false,
-      queue = {},
-      root = st.root,
-      from = from,
-      pending = {},
-    }
     -- Registered before the load: its replay arrives as updates first.
-    M.chats[key(c.id, session_id)] = chat
-    local buf = create_buffer(chat)
-    open_window(buf)
+    local chat = start_chat(c, st, session_id, model, from)
     local err, res = async.request(c, "rx/session/load", { sessionId = session_id })
     if err then
       M.chats[key(c.id, session_id)] = nil
