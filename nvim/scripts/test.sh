@@ -43,7 +43,7 @@ case "$suite" in
 esac
 
 work=""
-cleanup() { [ -n "$work" ] && rm -rf "$work"; }
+cleanup() { if [ -n "$work" ]; then rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 if [ "$suite" = e2e ] || [ "$suite" = all ]; then
