@@ -10,22 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/benchratio"
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // BenchmarkInterceptRatio interleaves, in blocks inside one loop, a raw
 // newline echo to a child process (the floor) and one intercept walk of
 // the case, so both see the same machine noise. It reports each side's
-// wall and CPU time per call (this process plus the child processes,
-// from the kernel's per-thread schedstat, in nanoseconds) and the ratios
-// to the floor; ns-per-op is meaningless here. Cases:
+// wall and CPU time per call and the ratios to the floor (see
+// internal/benchratio); ns-per-op is meaningless here. Cases:
 //
 //   - sdk: examples/hello, a sidecar on our SDK (answers continue);
 //   - reasonix-sdk: a sidecar that behaves like the Reasonix Go SDK
@@ -63,11 +61,13 @@ func BenchmarkInterceptRatio(b *testing.B) {
 			defer raw.close()
 			payload := &extproto.InputReceivePayload{Text: "hello"}
 			ctx := context.Background()
-			interceptRatioLoop(b, raw, pids, func() {
-				if _, err := g.Intercept(ctx, extproto.InputReceive, payload); err != nil {
-					b.Fatal(err)
-				}
-			})
+			benchratio.Interleave(b, 128,
+				benchratio.Side{Call: func() { raw.roundTrip(b) }, PIDs: []int{raw.cmd.Process.Pid}},
+				benchratio.Side{Call: func() {
+					if _, err := g.Intercept(ctx, extproto.InputReceive, payload); err != nil {
+						b.Fatal(err)
+					}
+				}, PIDs: pids})
 		})
 	}
 }
@@ -127,83 +127,6 @@ func (r *rawEchoChild) roundTrip(b *testing.B) {
 
 func (r *rawEchoChild) close() { _ = r.in.Close(); _ = r.cmd.Wait() }
 
-// interceptRatioLoop alternates blocks of raw echoes and calls of call.
-func interceptRatioLoop(b *testing.B, raw *rawEchoChild, pids []int, call func()) {
-	const block = 128
-	// cpuOf is this process's CPU time and the side's children's.
-	cpuOf := func(side int) (self, child time.Duration) {
-		if side == 0 {
-			return schedstat(b, "self"), schedstat(b, strconv.Itoa(raw.cmd.Process.Pid))
-		}
-		for _, p := range pids {
-			child += schedstat(b, strconv.Itoa(p))
-		}
-		return schedstat(b, "self"), child
-	}
-	var wall, cpu, childCPU [2]time.Duration
-	var blocks [2]int
-	side, inBlock := 0, 0
-	start := time.Now()
-	selfStart, childStart := cpuOf(0)
-	b.ReportAllocs()
-	for b.Loop() {
-		if side == 0 {
-			raw.roundTrip(b)
-		} else {
-			call()
-		}
-		if inBlock++; inBlock < block {
-			continue
-		}
-		wall[side] += time.Since(start)
-		self, child := cpuOf(side)
-		cpu[side] += self - selfStart + child - childStart
-		childCPU[side] += child - childStart
-		blocks[side]++
-		side, inBlock = 1-side, 0
-		start = time.Now()
-		selfStart, childStart = cpuOf(side)
-	}
-	if blocks[0] == 0 || blocks[1] == 0 {
-		return
-	}
-	per := func(d time.Duration, side int) float64 {
-		return float64(d.Nanoseconds()) / 1e3 / float64(blocks[side]*block)
-	}
-	rawWall, wall1 := per(wall[0], 0), per(wall[1], 1)
-	rawCPU, cpu1 := per(cpu[0], 0), per(cpu[1], 1)
-	b.ReportMetric(rawWall, "raw-µs/call")
-	b.ReportMetric(wall1, "µs/call")
-	b.ReportMetric(wall1/rawWall, "wall-ratio")
-	b.ReportMetric(rawCPU, "raw-cpu-µs/call")
-	b.ReportMetric(cpu1, "cpu-µs/call")
-	b.ReportMetric(cpu1/rawCPU, "cpu-ratio")
-	rawChild, child1 := per(childCPU[0], 0), per(childCPU[1], 1)
-	b.ReportMetric(rawChild, "raw-child-cpu-µs/call")
-	b.ReportMetric(child1, "sidecar-cpu-µs/call")
-	b.ReportMetric(child1/rawChild, "sidecar-cpu-ratio")
-}
-
-// schedstat sums the on-CPU nanoseconds of every thread of a process.
-func schedstat(b *testing.B, pid string) time.Duration {
-	paths, _ := filepath.Glob(fmt.Sprintf("/proc/%s/task/*/schedstat", pid))
-	if len(paths) == 0 {
-		b.Skip("no /proc schedstat on this system")
-	}
-	var total time.Duration
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue // a thread that just exited
-		}
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			total += time.Duration(ns)
-		}
-	}
-	return total
-}
-
 // BenchmarkContentRatio is an 8 MiB input.receive payload to a sidecar on
 // our SDK that reads it (content refs paged through host/content/read,
 // verified, the text decoded), interleaved op by op with its floor: one
@@ -222,7 +145,6 @@ func BenchmarkContentRatio(b *testing.B) {
 	if len(g.Sidecars) != 1 {
 		b.Fatalf("sidecar did not start: %q", g.Warnings)
 	}
-	pid := strconv.Itoa(g.Sidecars[0].proc.tree.Pid())
 	// Lines of code, as long as fits one 8 MiB content object once
 	// JSON-encoded (the newlines and quotes are escaped).
 	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
@@ -240,26 +162,11 @@ func BenchmarkContentRatio(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	cpuNow := func() time.Duration { return schedstat(b, "self") + schedstat(b, pid) }
-	var wall, cpu [2]time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		t0, c0 := time.Now(), cpuNow()
-		floor()
-		t1, c1 := time.Now(), cpuNow()
+	pid := g.Sidecars[0].proc.tree.Pid()
+	benchratio.Interleave(b, 1, benchratio.Side{Call: floor}, benchratio.Side{Call: func() {
 		out, err := g.Intercept(ctx, extproto.InputReceive, payload)
 		if err != nil || out.Blocked || len(out.Rulings) != 1 || out.Rulings[0].Err != nil {
 			b.Fatalf("%v %+v", err, out)
 		}
-		t2, c2 := time.Now(), cpuNow()
-		wall[0], wall[1] = wall[0]+t1.Sub(t0), wall[1]+t2.Sub(t1)
-		cpu[0], cpu[1] = cpu[0]+c1-c0, cpu[1]+c2-c1
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(wall[0].Microseconds())/n/1e3, "floor-ms/op")
-	b.ReportMetric(float64(wall[1].Microseconds())/n/1e3, "read-ms/op")
-	b.ReportMetric(float64(wall[1])/float64(wall[0]), "wall-ratio")
-	b.ReportMetric(float64(cpu[0].Microseconds())/n/1e3, "floor-cpu-ms/op")
-	b.ReportMetric(float64(cpu[1].Microseconds())/n/1e3, "read-cpu-ms/op")
-	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "cpu-ratio")
+	}, PIDs: []int{pid}})
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -21,12 +22,18 @@ const (
 	streamPendingWindow = 256 // out-of-order chunks held ahead of the next seq
 	streamQueue         = 256 // delivered chunks waiting for the consumer
 	streamGapTimeout    = time.Second
+	streamBatch         = 64 // initial room of the queue and of the consumer's batch
 )
 
 // ProviderStream is one extension provider stream seen from the host: it
 // reorders chunks by seq, drops duplicates, detects gaps once stream/end
 // froze lastSeq, and turns the end into a clean EOF or a provider error.
 // Next blocks until a chunk, the end, or the consumer's context.
+//
+// Delivery is batched (issue 20): the consumer takes every queued chunk
+// at once and hands them out from its own batch without the lock, and
+// the producer wakes it only when it waits, so a run of chunks costs one
+// wake-up instead of one each.
 type ProviderStream struct {
 	s   *Sidecar
 	id  string
@@ -36,14 +43,25 @@ type ProviderStream struct {
 	stop func() bool
 
 	mu      sync.Mutex
-	next    int64 // next seq to deliver
-	pending map[int64]extproto.ProviderChunk
-	queue   []extproto.ProviderChunk
+	next    int64                            // next seq to deliver
+	pending map[int64]extproto.ProviderChunk // ahead of next; made on the first reordered chunk
+	queue   []extproto.ProviderChunk         // in order, not yet taken by the consumer
+	taken   int                              // size of the consumer's current batch
+	waiting bool                             // the consumer waits on wake
 	end     *extproto.StreamEndParams
 	gap     *time.Timer
 	err     error // terminal; io.EOF for a clean end
 	wake    chan struct{}
 	closed  bool
+
+	// The consumer's batch, owned by the goroutine calling Next; out is
+	// swapped with queue under mu. outI is the next chunk of out to hand
+	// out (atomic: the producer reads it to bound what is undelivered).
+	out  []extproto.ProviderChunk
+	outI atomic.Int32
+	// dropped is set when the stream failed discarding what was queued
+	// (a cancel): the consumer's batch is then not delivered either.
+	dropped atomic.Bool
 }
 
 func newStreamID() string {
@@ -59,7 +77,7 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 	if err := ctx.Err(); err != nil {
 		return nil, consumerGone(s, ref, err)
 	}
-	ps := &ProviderStream{s: s, id: newStreamID(), ref: ref, ctx: ctx, next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
+	ps := newProviderStream(s, newStreamID(), ref, ctx)
 	// Registered before the open goes out: chunk 1 may beat our reading
 	// of the ack.
 	s.streamsMu.Lock()
@@ -88,6 +106,10 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 		ps.cancelRemote()
 	})
 	return ps, nil
+}
+
+func newProviderStream(s *Sidecar, id, ref string, ctx context.Context) *ProviderStream {
+	return &ProviderStream{s: s, id: id, ref: ref, ctx: ctx, next: 1, wake: make(chan struct{}, 1)}
 }
 
 // consumerGone is the stream's end when its consumer's context ended:
@@ -123,7 +145,8 @@ func openError(s *Sidecar, ref, model string, ctx context.Context, err error) er
 }
 
 // Next returns the next chunk in seq order. An `error` chunk is returned
-// as its error; after a clean end Next returns io.EOF.
+// as its error; after a clean end Next returns io.EOF. One goroutine
+// consumes a stream.
 func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 	for {
 		if err := ps.ctx.Err(); err != nil {
@@ -132,11 +155,9 @@ func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 			ps.fail(consumerGone(ps.s, ps.ref, err))
 			ps.cancelRemote()
 		}
-		ps.mu.Lock()
-		if len(ps.queue) > 0 {
-			c := ps.queue[0]
-			ps.queue = ps.queue[1:]
-			ps.mu.Unlock()
+		if i := ps.outI.Load(); int(i) < len(ps.out) && !ps.dropped.Load() {
+			c := ps.out[i]
+			ps.outI.Store(i + 1)
 			if c.Type == extproto.ChunkError && c.Error != nil {
 				err := extproto.Errorf(c.Error.Code.Reason(), "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(c.Error.Message))
 				ps.fail(err)
@@ -145,11 +166,22 @@ func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 			}
 			return c, nil
 		}
+		ps.mu.Lock()
+		if len(ps.queue) > 0 {
+			// Take the whole run; the producer appends to our old batch.
+			clear(ps.out)
+			ps.out, ps.queue = ps.queue, ps.out[:0]
+			ps.taken = len(ps.out)
+			ps.outI.Store(0)
+			ps.mu.Unlock()
+			continue
+		}
 		if ps.err != nil {
 			err := ps.err
 			ps.mu.Unlock()
 			return extproto.ProviderChunk{}, err
 		}
+		ps.waiting = true
 		ps.mu.Unlock()
 		<-ps.wake
 	}
@@ -203,12 +235,21 @@ func (ps *ProviderStream) failLocked(err error, discard bool) {
 	ps.err = err
 	if discard {
 		ps.queue = nil
+		ps.dropped.Store(true)
 	}
 	ps.pending = nil
 	if ps.gap != nil {
 		ps.gap.Stop()
 	}
 	ps.signal()
+}
+
+// wakeLocked wakes the consumer if it waits for a chunk.
+func (ps *ProviderStream) wakeLocked() {
+	if ps.waiting {
+		ps.waiting = false
+		ps.signal()
+	}
 }
 
 func (ps *ProviderStream) signal() {
@@ -236,27 +277,58 @@ func (ps *ProviderStream) onChunk(p *extproto.StreamChunkParams) {
 		ps.failLocked(ps.interrupted("chunk %d arrived after stream/end with lastSeq %d", p.Seq, ps.end.LastSeq), false)
 		return
 	}
+	if p.Seq == ps.next && len(ps.pending) == 0 {
+		// In order, the common case: no detour through pending.
+		if ps.enqueueLocked(p.Chunk) {
+			ps.settleLocked()
+		}
+		return
+	}
+	if ps.pending == nil {
+		ps.pending = map[int64]extproto.ProviderChunk{}
+	}
 	ps.pending[p.Seq] = p.Chunk
 	ps.flushLocked()
 }
 
-// flushLocked delivers the contiguous run from next, then completes the
-// stream if stream/end was seen and nothing is missing.
+// enqueueLocked queues the chunk of seq next for the consumer, or fails
+// the stream when the consumer is streamQueue chunks behind.
+func (ps *ProviderStream) enqueueLocked(c extproto.ProviderChunk) bool {
+	if behind := len(ps.queue) + ps.taken; behind >= streamQueue {
+		// ps.taken counts the consumer's whole batch; count only what it
+		// has not handed out yet.
+		if behind -= int(ps.outI.Load()); behind >= streamQueue {
+			ps.failLocked(ps.interrupted("output overflow: the consumer fell %d chunks behind", streamQueue), false)
+			return false
+		}
+	}
+	if ps.queue == nil {
+		ps.queue = make([]extproto.ProviderChunk, 0, streamBatch)
+	}
+	ps.queue = append(ps.queue, c)
+	ps.next++
+	ps.wakeLocked()
+	return true
+}
+
+// flushLocked delivers the contiguous run from next, then settles.
 func (ps *ProviderStream) flushLocked() {
 	for {
 		c, ok := ps.pending[ps.next]
 		if !ok {
 			break
 		}
-		if len(ps.queue) >= streamQueue {
-			ps.failLocked(ps.interrupted("output overflow: the consumer fell %d chunks behind", streamQueue), false)
+		delete(ps.pending, ps.next)
+		if !ps.enqueueLocked(c) {
 			return
 		}
-		delete(ps.pending, ps.next)
-		ps.queue = append(ps.queue, c)
-		ps.next++
-		ps.signal()
 	}
+	ps.settleLocked()
+}
+
+// settleLocked completes the stream if stream/end was seen and nothing
+// is missing, or starts the gap timer if something is.
+func (ps *ProviderStream) settleLocked() {
 	if ps.end == nil || ps.err != nil {
 		return
 	}

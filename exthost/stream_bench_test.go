@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/benchratio"
 )
 
 // benchChunks fits the 256-chunk delivery queue: a producer that runs more
@@ -49,7 +50,7 @@ func BenchmarkStreamReorder(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				ps := &ProviderStream{s: s, id: "es_b", ref: "r", ctx: context.Background(), next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
+				ps := newProviderStream(s, "es_b", "r", context.Background())
 				go func() {
 					for j := range params {
 						ps.onChunk(&params[j])
@@ -98,4 +99,54 @@ func BenchmarkChannelRelay(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*benchChunks)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkStreamRatio interleaves, stream by stream in one loop, the
+// channel relay (the floor) and the reorder buffer with chunks in order,
+// 256 chunks per call (internal/benchratio): the goal is ≤ 1.3× the relay.
+func BenchmarkStreamRatio(b *testing.B) {
+	chunks := make([]extproto.ProviderChunk, benchChunks)
+	params := make([]extproto.StreamChunkParams, benchChunks)
+	for i := range chunks {
+		chunks[i] = extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}
+		params[i] = extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(i + 1), Chunk: chunks[i]}
+	}
+	s := &Sidecar{Plugin: &Plugin{ID: "bench"}}
+	relay := func() {
+		ch := make(chan extproto.ProviderChunk, streamQueue)
+		go func() {
+			for _, c := range chunks {
+				ch <- c
+			}
+			close(ch)
+		}()
+		var text strings.Builder
+		for c := range ch {
+			text.WriteString(c.Text)
+		}
+		if text.Len() != benchChunks*5 {
+			b.Fatalf("assembled %d bytes", text.Len())
+		}
+	}
+	reorder := func() {
+		ps := newProviderStream(s, "es_b", "r", context.Background())
+		go func() {
+			for j := range params {
+				ps.onChunk(&params[j])
+			}
+			ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
+		}()
+		var text strings.Builder
+		for {
+			c, err := ps.Next()
+			if err != nil {
+				break
+			}
+			text.WriteString(c.Text)
+		}
+		if text.Len() != benchChunks*5 {
+			b.Fatalf("assembled %d bytes", text.Len())
+		}
+	}
+	benchratio.Interleave(b, 16, benchratio.Side{Call: relay}, benchratio.Side{Call: reorder})
 }

@@ -20,7 +20,7 @@ func FuzzStreamReorder(f *testing.F) {
 	f.Add([]byte{200, 1}, uint8(1), true)
 	f.Fuzz(func(t *testing.T, seqs []byte, lastSeq uint8, end bool) {
 		s := &Sidecar{Plugin: &Plugin{ID: "fuzz"}}
-		ps := &ProviderStream{s: s, id: "es_x", ref: "plugin/fuzz/p/m", ctx: context.Background(), next: 1, pending: map[int64]extproto.ProviderChunk{}, wake: make(chan struct{}, 1)}
+		ps := newProviderStream(s, "es_x", "plugin/fuzz/p/m", context.Background())
 		for _, b := range seqs {
 			seq := int64(b)
 			if seq == 0 {

@@ -250,3 +250,47 @@ func TestConcurrentStreamsStaySeparate(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamBatchBounds: the consumer takes queued chunks as a batch, and
+// the bound of §6.6 still counts every chunk it has not been handed yet,
+// whether queued or in its batch; a cancel drops its batch too.
+func TestStreamBatchBounds(t *testing.T) {
+	t.Parallel()
+	s := &Sidecar{Plugin: &Plugin{ID: "b"}}
+	push := func(ps *ProviderStream, from, to int) {
+		for seq := from; seq <= to; seq++ {
+			ps.onChunk(&extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(seq), Chunk: *chunk(extproto.ChunkText, fmt.Sprint(seq))})
+		}
+	}
+	t.Run("overflow counts the batch", func(t *testing.T) {
+		t.Parallel()
+		ps := newProviderStream(s, "es_b", "r", context.Background())
+		push(ps, 1, streamQueue)
+		if c, err := ps.Next(); err != nil || c.Text != "1" {
+			t.Fatalf("first chunk %q, %v", c.Text, err)
+		}
+		push(ps, streamQueue+1, streamQueue+1) // 256 undelivered: at the bound
+		push(ps, streamQueue+2, streamQueue+2) // 257: over it
+		texts, err := drain(ps)
+		if len(texts) != streamQueue || texts[len(texts)-1] != "text:257" {
+			t.Fatalf("delivered %d chunks before the error, last %q", len(texts), texts[len(texts)-1])
+		}
+		if err == nil || !strings.Contains(err.Error(), "output overflow") {
+			t.Fatalf("err = %v, want output overflow", err)
+		}
+	})
+	t.Run("cancel drops the batch", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		ps := newProviderStream(s, "es_b", "r", ctx)
+		ps.closed = true // no sidecar to tell
+		push(ps, 1, 10)
+		if c, err := ps.Next(); err != nil || c.Text != "1" {
+			t.Fatalf("first chunk %q, %v", c.Text, err)
+		}
+		cancel()
+		if c, err := ps.Next(); extproto.ReasonOf(err) != extproto.ReasonProviderInterrupted {
+			t.Fatalf("after cancel: chunk %q, err %v", c.Text, err)
+		}
+	})
+}

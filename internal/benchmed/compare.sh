@@ -16,12 +16,14 @@ git -C "$root" archive "$base" | tar -x -C "$tmp/base"
 for f in ratio_linux_test.go sdk_sidecar_test.go fake_sidecar_test.go; do
 	cp "$root/exthost/$f" "$tmp/base/exthost/$f"
 done
+rm -rf "$tmp/base/internal/benchratio"
+cp -r "$root/internal/benchratio" "$tmp/base/internal/benchratio"
 (cd "$tmp/base" && go test -c -o "$tmp/base.test" ./exthost)
 (cd "$root" && go test -c -o "$tmp/new.test" ./exthost)
 one() { # tag dir binary pin
 	(cd "$2/exthost" &&
 		$4 "$3" -test.run '^$' -test.bench 'InterceptRatio' -test.benchtime 3000x &&
-		$4 "$3" -test.run '^$' -test.bench 'ContentRatio' -test.benchtime 10x) |
+		$4 "$3" -test.run '^$' -test.bench 'ContentRatio' -test.benchtime 20x) |
 		grep '^Benchmark' | sed "s/^/$1 /"
 }
 for pin in "" "taskset -c 0"; do
