@@ -40,12 +40,15 @@ var layerRules = map[string][]string{
 	"acp":           {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
 	"cmd":           {"bridge", "acp", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact", "proctree"},
 	"examples":      {"sdk", "extproto", "manifest"},
+	// internal/benchratio is a test helper (the benchmarks' floor loop);
+	// it imports nothing of the module.
+	"internal/benchratio": {},
 }
 
 // testLayers may also be imported by any package's tests: the SDK and the
 // examples build real sidecars, manifest writes real homes, lspclient
-// plays the editor.
-var testLayers = []string{"sdk", "examples", "manifest", "bridge/lspclient"}
+// plays the editor, benchratio measures benchmarks against their floor.
+var testLayers = []string{"sdk", "examples", "manifest", "bridge/lspclient", "internal/benchratio"}
 
 // lspLayers are the only layers that may import go.lsp.dev/*, in code and
 // tests alike.
