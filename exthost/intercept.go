@@ -54,7 +54,17 @@ func (s *Sidecar) event(point extproto.HookPoint, raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	return s.TryNotify(extproto.MethodEvent, extproto.EventParams{Event: point, Payload: payload, Externalized: ext})
+	params := extproto.EventParams{Event: point, Payload: payload, Externalized: ext}
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if lease != nil {
+		// Its content refs live only as long as the lease: out now.
+		return s.conn.TryNotify(extproto.MethodEvent, params)
+	}
+	// Rides with the sidecar's next frame, within wire.DefaultDeferWindow:
+	// after a walk, each member is woken once, not twice (issue 20).
+	return s.conn.DeferNotify(extproto.MethodEvent, params)
 }
 
 // lease scopes the content refs of a payload raw: nil (which holds and

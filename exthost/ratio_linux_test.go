@@ -28,7 +28,10 @@ import (
 //   - sdk: examples/hello, a sidecar on our SDK (answers continue);
 //   - reasonix-sdk: a sidecar that behaves like the Reasonix Go SDK
 //     (PROTOCOL_DETAILS §12: encoding/json, a goroutine per request);
-//   - chain=4: four examples/hello sidecars in one chain.
+//   - chain=4: four examples/hello sidecars in one chain;
+//   - raw-chain=4: the floor of a chain, four raw echo children asked in
+//     turn: what waking four processes in turn costs the OS against
+//     waking one, with no protocol at all.
 func BenchmarkInterceptRatio(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -38,8 +41,13 @@ func BenchmarkInterceptRatio(b *testing.B) {
 		{"sdk", 1, ""},
 		{"reasonix-sdk", 1, "reasonix-sdk"},
 		{"chain=4", 4, ""},
+		{"raw-chain=4", 4, "raw-chain"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
+			if tc.mode == "raw-chain" {
+				rawChainRatio(b, tc.n)
+				return
+			}
 			var plugins []*Plugin
 			for i := range tc.n {
 				plugins = append(plugins, ratioPlugin(b, fmt.Sprintf("p%d", i), tc.mode))
@@ -70,6 +78,28 @@ func BenchmarkInterceptRatio(b *testing.B) {
 				}, PIDs: pids})
 		})
 	}
+}
+
+// rawChainRatio is the raw-chain case: n raw echo children in turn
+// against one.
+func rawChainRatio(b *testing.B, n int) {
+	raw := startRawEcho(b)
+	defer raw.close()
+	var chain []*rawEchoChild
+	var pids []int
+	for range n {
+		r := startRawEcho(b)
+		defer r.close()
+		chain = append(chain, r)
+		pids = append(pids, r.cmd.Process.Pid)
+	}
+	benchratio.Interleave(b, 128,
+		benchratio.Side{Call: func() { raw.roundTrip(b) }, PIDs: []int{raw.cmd.Process.Pid}},
+		benchratio.Side{Call: func() {
+			for _, r := range chain {
+				r.roundTrip(b)
+			}
+		}, PIDs: pids})
 }
 
 // ratioPlugin is examples/hello (mode "") or a fake sidecar of mode.

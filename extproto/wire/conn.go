@@ -61,6 +61,7 @@ type Conn struct {
 	handlers     atomic.Int32
 	events       atomic.Int32
 	errQueueFull error
+	dq           deferQueue // DeferNotify frames (defer.go)
 
 	mu      sync.Mutex
 	pending map[int64]*pendingCall
@@ -159,6 +160,7 @@ func (c *Conn) Close() error {
 	if c.roleTimer != nil {
 		c.roleTimer.Stop()
 	}
+	c.stopDeferred()
 	return errors.Join(ignoreClosed(c.wErr), ignoreClosed(c.rErr))
 }
 

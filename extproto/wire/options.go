@@ -66,6 +66,7 @@ const (
 	DefaultEventSlots    = extproto.EventQueueSlots
 	DefaultStallTimeout  = extproto.WriteStallTimeout
 	DefaultDrainTimeout  = 100 * time.Millisecond
+	DefaultDeferWindow   = time.Millisecond
 	DefaultMaxFrameBytes = extproto.FrameBytes
 	// SDKMaxHandlers is the sidecar SDK's handler bound.
 	SDKMaxHandlers = 32
@@ -102,6 +103,10 @@ type Options struct {
 	// EventSlots bounds TryNotify frames queued or being written.
 	// Default extproto.EventQueueSlots (16).
 	EventSlots int
+	// DeferWindow is the longest a DeferNotify frame waits for another
+	// frame to share its write. Default DefaultDeferWindow; negative
+	// makes DeferNotify write at once, as TryNotify.
+	DeferWindow time.Duration
 	// StallTimeout fails the connection when one physical write makes no
 	// progress for this long. Default extproto.WriteStallTimeout (10 s);
 	// negative disables the watchdog.
@@ -155,6 +160,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if o.DeferWindow == 0 {
+		o.DeferWindow = DefaultDeferWindow
 	}
 	if o.MaxFrameBytes <= 0 {
 		o.MaxFrameBytes = DefaultMaxFrameBytes

@@ -108,13 +108,21 @@ func (c *Conn) tryInline(ctx context.Context, f *frameBuf, token uint64) bool {
 	if !f.take() {
 		return false // cannot happen: f is not visible to anyone else yet
 	}
+	b, k, dn, ok := c.joinDeferred(f.b)
+	if !ok {
+		f.state.Store(token) // deferred frames too large to join: the writer writes both
+		return false
+	}
 	c.traceFrame(false, f.b)
 	var n int
 	var err error
 	if blocking {
-		n, err = c.writeBytes(f.b)
+		n, err = c.writeBytes(b)
 	} else {
-		n, err = c.try.write(f.b)
+		n, err = c.try.write(b)
+	}
+	if n > 0 || (err != nil && !errors.Is(err, errWouldBlock)) {
+		c.consumeDeferred(k, dn) // written, or lost with the connection
 	}
 	switch {
 	case err == nil:
@@ -127,7 +135,15 @@ func (c *Conn) tryInline(ctx context.Context, f *frameBuf, token uint64) bool {
 		return false
 	default:
 		// Started: it must complete, and before any other frame.
-		c.opts.Logger.Debug("wire: peer slow to read; the writer finishes a call frame", "written", n, "bytes", len(f.b))
+		c.opts.Logger.Debug("wire: peer slow to read; the writer finishes a call frame", "written", n, "bytes", len(b))
+		if k > 0 {
+			// What is left of the deferred frames and f, in a frame of
+			// its own (f's buffer goes back to the pool).
+			rest := getBuf()
+			rest.b = append(rest.b[:0], b...)
+			c.release(f)
+			f = rest
+		}
 		c.partial, c.partialOff = f, n
 		select {
 		case c.kick <- struct{}{}:
@@ -200,6 +216,9 @@ func (c *Conn) flush() {
 				return
 			}
 		default:
+			if c.dq.pending.Load() != 0 {
+				_ = c.writeFrame(nil) // the deferred frames, last
+			}
 			return
 		}
 	}
@@ -213,7 +232,7 @@ func (c *Conn) write(f *frameBuf) bool {
 		return true
 	}
 	c.traceFrame(false, f.b)
-	if _, err := c.writeBytes(f.b); err != nil {
+	if err := c.writeFrame(f.b); err != nil {
 		c.fail(fmt.Errorf("wire: write: %w", err), false)
 		return false
 	}
