@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,8 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	s := newServer(p, opts)
 	r, w := opts.Stdin, opts.Stdout
 	if r == nil {
-		r = pollableStdio(os.Stdin)
+		r = blockingStdin(os.Stdin)
+		s.detached = true
 	}
 	if w == nil {
 		w = pollableStdio(os.Stdout)
@@ -66,8 +68,8 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	s.out = newWatchWriter(w)
 	in := newHoldReader(r)
 	s.conn = wire.New(in, s.out, wire.Options{
-		Handler:        s.handle,
-		NotifyHandler:  s.notify,
+		Handler:        s.handleCounted,
+		NotifyHandler:  s.notifyCounted,
 		Gate:           s.gate,
 		Skip:           s.skip,
 		MaxHandlers:    wire.SDKMaxHandlers,
@@ -155,6 +157,12 @@ type server struct {
 	stopMark uint64
 
 	surfaces atomic.Int64
+
+	// detached: the transport is the process's stdin, read with plain
+	// blocking reads (blockingStdin) that closing cannot interrupt.
+	detached bool
+	// active counts the request and notification callbacks running.
+	active atomic.Int32
 }
 
 func newServer(p *Plugin, opts Options) *server {
@@ -204,9 +212,41 @@ func (s *server) teardown() {
 		s.streamsWG.Wait()
 		s.bg.Wait()
 	}()
+	// With a detached stdin, Close also waits for the read in progress,
+	// which ends only when the host closes its end (it does once it sees
+	// our stdout close, or after the shutdown answer). Serve need not:
+	// the writer's drain and every callback done is the end.
+	var settled chan struct{}
+	if s.detached {
+		settled = make(chan struct{})
+		go func() {
+			defer close(settled)
+			<-s.out.closed
+			for s.active.Load() > 0 {
+				time.Sleep(time.Millisecond)
+			}
+			s.streamsWG.Wait()
+			s.bg.Wait()
+		}()
+	}
 	select {
 	case <-done:
+	case <-settled:
 	case <-time.After(closeGrace):
 		s.log.Warn("sdk: callbacks still running after the connection closed; returning anyway", "grace", closeGrace)
 	}
+}
+
+// handleCounted and notifyCounted are handle and notify, counted in
+// active for teardown.
+func (s *server) handleCounted(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	return s.handle(ctx, method, raw)
+}
+
+func (s *server) notifyCounted(ctx context.Context, method string, raw json.RawMessage) {
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	s.notify(ctx, method, raw)
 }

@@ -29,10 +29,13 @@ type watchWriter struct {
 
 	mu   sync.Mutex
 	wake chan struct{} // closed and replaced when a frame completes while someone waits
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: the connection's writer is done
 }
 
 func newWatchWriter(w io.Writer) *watchWriter {
-	return &watchWriter{w: w, atStart: true, wake: make(chan struct{})}
+	return &watchWriter{w: w, atStart: true, wake: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // Write implements io.Writer; wire writes a frame in one or more calls.
@@ -58,6 +61,7 @@ func (ww *watchWriter) Write(p []byte) (int, error) {
 // Close closes the underlying writer if it is an io.Closer (wire closes
 // its writer to end the connection).
 func (ww *watchWriter) Close() error {
+	ww.closeOnce.Do(func() { close(ww.closed) })
 	if c, ok := ww.w.(io.Closer); ok {
 		return c.Close()
 	}
