@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
@@ -227,6 +228,58 @@ func installHelloAs(b *testing.B, home, name string) {
 	}
 }
 
+// programCPU counts the calls of one side of a ratio benchmark and
+// reports the CPU time each program of its serve tree spent per call
+// over the loop: <prefix>serve-cpu-µs/call, <prefix><plugin
+// program>-cpu-µs/call and <prefix>supervisors-cpu-µs/call.
+type programCPU struct {
+	prefix string
+	pids   map[string][]int
+	start  map[string]time.Duration
+	calls  int
+}
+
+func newProgramCPU(b *testing.B, prefix string, serve int, tree benchTree) *programCPU {
+	b.Helper()
+	p := &programCPU{prefix: prefix, pids: map[string][]int{"serve": {serve}, "supervisors": tree.supervisors}, start: map[string]time.Duration{}}
+	for _, pid := range tree.sidecars {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.pids[filepath.Base(exe)] = append(p.pids[filepath.Base(exe)], pid)
+	}
+	for name, pids := range p.pids {
+		p.start[name] = p.cpu(b, pids)
+	}
+	return p
+}
+
+func (p *programCPU) cpu(b *testing.B, pids []int) (d time.Duration) {
+	for _, pid := range pids {
+		d += benchratio.Schedstat(b, strconv.Itoa(pid))
+	}
+	return d
+}
+
+// count wraps a side's call to count it.
+func (p *programCPU) count(call func()) func() {
+	return func() { p.calls++; call() }
+}
+
+func (p *programCPU) report(b *testing.B) {
+	if p.calls == 0 {
+		return
+	}
+	for name, pids := range p.pids {
+		if len(pids) == 0 {
+			continue
+		}
+		d := p.cpu(b, pids) - p.start[name]
+		b.ReportMetric(float64(d.Nanoseconds())/1e3/float64(p.calls), p.prefix+name+"-cpu-µs/call")
+	}
+}
+
 // BenchmarkServeRatio measures an LSP request to a real `rx-bridge serve`
 // end to end, against its floor in the same loop (internal/benchratio:
 // wall and CPU per request, CPU counting this client, serve and every
@@ -245,6 +298,9 @@ func installHelloAs(b *testing.B, home, name string) {
 //   - lsp: the floor is rx/models, an LSP round trip no plugin takes
 //     part in, the subject the prompt, both to the serve with hello: what
 //     a prompt costs over the bare LSP stack.
+//
+// plugin also reports the CPU per prompt of each program of both trees
+// (programCPU): serve, echo-provider, hello, the supervisors.
 func BenchmarkServeRatio(b *testing.B) {
 	needProc(b)
 	bin := goBuild(b, examplestest.RepoRoot(b))
@@ -255,12 +311,17 @@ func BenchmarkServeRatio(b *testing.B) {
 	examplestest.Install(b, withHello, "hello")
 	floor := startBenchServe(b, bin, bare)
 	subject := startBenchServe(b, bin, withHello)
-	floorPIDs := append([]int{floor.pid}, treeOf(b, bin, floor.pid, 1).all()...)
-	subjectPIDs := append([]int{subject.pid}, treeOf(b, bin, subject.pid, 2).all()...)
+	floorTree, subjectTree := treeOf(b, bin, floor.pid, 1), treeOf(b, bin, subject.pid, 2)
+	floorPIDs := append([]int{floor.pid}, floorTree.all()...)
+	subjectPIDs := append([]int{subject.pid}, subjectTree.all()...)
 	b.Run("plugin", func(b *testing.B) {
+		f := newProgramCPU(b, "floor-", floor.pid, floorTree)
+		s := newProgramCPU(b, "", subject.pid, subjectTree)
 		benchratio.Interleave(b, 16,
-			benchratio.Side{Call: func() { floor.prompt(b) }, PIDs: floorPIDs},
-			benchratio.Side{Call: func() { subject.prompt(b) }, PIDs: subjectPIDs})
+			benchratio.Side{Call: f.count(func() { floor.prompt(b) }), PIDs: floorPIDs},
+			benchratio.Side{Call: s.count(func() { subject.prompt(b) }), PIDs: subjectPIDs})
+		f.report(b)
+		s.report(b)
 	})
 	b.Run("lsp", func(b *testing.B) {
 		benchratio.Interleave(b, 16,
