@@ -7,7 +7,7 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
+.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
 test: check gotest wine-test acp-test vscode-test nvim-test
 
@@ -72,9 +72,26 @@ generate:
 	$(GO) generate ./...
 
 # Benchmarks as docs/PERFORMANCE.md records them (about 8 minutes).
-BENCH_PKGS := ./exthost/... ./extproto/wire ./contentref ./providers ./sdk
+BENCH_PKGS := ./exthost/... ./extproto/wire ./contentref ./providers ./sdk ./cmd/rx-bridge
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
+
+# `rx-bridge serve` end to end as docs/PERFORMANCE.md records it: its
+# ratio and RSS benchmarks in ROUNDS rounds on every vCPU, then pinned to
+# vCPU 0 (taskset: serve and its sidecars inherit the pin), as medians
+# (about 2 minutes).
+bench-serve:
+	@mkdir -p $(BIN); $(GO) test -c -o $(BIN)/rx-bridge.test ./cmd/rx-bridge
+	@for pin in "" "taskset -c 0"; do \
+		tag=all; [ -n "$$pin" ] && tag=pinned; \
+		for _ in $$(seq $(ROUNDS)); do \
+			out=$$(cd cmd/rx-bridge && $$pin $(BIN)/rx-bridge.test -test.run '^$$' -test.bench 'ServeRatio' -test.benchtime 3000x 2>&1 && \
+				$$pin $(BIN)/rx-bridge.test -test.run '^$$' -test.bench 'ServeRSS' -test.benchtime 5x 2>&1) || \
+				{ echo "$$out" >&2; exit 1; }; \
+			echo "$$out" | grep '^Benchmark' | sed "s/^/$$tag /"; \
+		done; \
+	done >$(BIN)/bench-serve.txt
+	$(GO) run ./internal/benchmed <$(BIN)/bench-serve.txt
 
 # Before and after in the same run (docs/PERFORMANCE.md, issue 20): the
 # exthost ratio benchmarks of BASE (a git ref) and of this tree in ROUNDS

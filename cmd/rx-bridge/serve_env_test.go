@@ -140,7 +140,7 @@ func fullRx() map[string]any {
 
 // initialized runs initialize and initialized and waits for the first
 // generation.
-func initialized(t *testing.T, c *lspclient.Client, caps map[string]any) initResult {
+func initialized(t testing.TB, c *lspclient.Client, caps map[string]any) initResult {
 	t.Helper()
 	var res initResult
 	if err := c.Call(ctxT(t), "initialize", map[string]any{"processId": os.Getpid(), "capabilities": caps}, &res); err != nil {
@@ -155,7 +155,7 @@ func initialized(t *testing.T, c *lspclient.Client, caps map[string]any) initRes
 
 // waitGeneration waits for the first generation: an rx client is told
 // with rx/actionsChanged, a plain client is not, so it asks rx/actions.
-func waitGeneration(t *testing.T, c *lspclient.Client, caps map[string]any) {
+func waitGeneration(t testing.TB, c *lspclient.Client, caps map[string]any) {
 	t.Helper()
 	if _, rx := caps["experimental"]; rx {
 		if _, err := c.Wait(ctxT(t), "rx/actionsChanged", nil); err != nil {
@@ -218,7 +218,7 @@ func shutdownExit(t *testing.T, c *lspclient.Client) {
 	}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx

@@ -55,7 +55,7 @@ func TestBuildVersion(t *testing.T) {
 
 // goBuild builds ./cmd/rx-bridge of the module in dir into a temporary
 // folder with these extra flags.
-func goBuild(t *testing.T, dir string, flags ...string) string {
+func goBuild(t testing.TB, dir string, flags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "rx-bridge")
 	args := append([]string{"build", "-trimpath", "-o", bin}, flags...)
