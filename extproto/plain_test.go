@@ -3,6 +3,8 @@ package extproto
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -42,8 +44,95 @@ func TestContentReadResultAppendJSON(t *testing.T) {
 		if err := enc.Encode(&r); err != nil {
 			t.Fatal(err)
 		}
-		if got := r.AppendJSON(nil); string(got) != strings.TrimSuffix(want.String(), "\n") {
+		if got, err := r.AppendJSON(nil); err != nil || string(got) != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("AppendJSON:\n got %s\nwant %s", got, want.String())
 		}
 	}
+}
+
+// StreamOpenParams.AppendJSON writes exactly what the wire's encoder
+// (encoding/json, no HTML escaping) wrote before it existed, and fails
+// where encoding/json fails.
+func TestStreamOpenParamsAppendJSON(t *testing.T) {
+	t.Parallel()
+	temp := 0.5
+	nan := math.NaN()
+	tools := []ProviderToolSchema{{Name: "read_file", Description: "reads <a> & \"b\"", Parameters: json.RawMessage("{\n  \"type\": \"object\" }")}}
+	msgs := []ProviderMessage{
+		{Role: "system", Content: "be brief\u2028</script>"},
+		{Role: "user", Content: strings.Repeat("line of code\t\"quoted\"\n", 100)},
+		{Role: "assistant", ToolCalls: []ProviderToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}},
+		{Role: "tool", ToolCallID: "c1", Content: "package main\x01\xff"},
+	}
+	for _, tc := range []struct {
+		name    string
+		p       StreamOpenParams
+		wantErr bool
+	}{
+		{"empty", StreamOpenParams{}, false},
+		{"full", StreamOpenParams{Effort: "high", Model: "m\"x", ProviderRef: "plugin/p/x/m", StreamID: "es_1", SeqBase: 1,
+			Request: ProviderRequest{MaxTokens: 100, Messages: msgs, Tools: tools, Temperature: &temp, ResponseFormat: &ProviderResponseFormat{Type: "json_object"}}}, false},
+		{"no effort", StreamOpenParams{Model: "m", ProviderRef: "r", StreamID: "s", Request: ProviderRequest{Messages: msgs[:1]}}, false},
+		{"invalid parameters", StreamOpenParams{ProviderRef: "r", Request: ProviderRequest{Tools: []ProviderToolSchema{{Name: "t", Parameters: json.RawMessage("{")}}}}, true},
+		{"NaN temperature", StreamOpenParams{ProviderRef: "r", Request: ProviderRequest{Temperature: &nan}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			wantErr := enc.Encode(tc.p)
+			got, err := tc.p.AppendJSON([]byte("prefix"))
+			if tc.wantErr {
+				if err == nil || wantErr == nil {
+					t.Fatalf("AppendJSON err %v, encoding/json err %v: want both to fail", err, wantErr)
+				}
+				return
+			}
+			if err != nil || wantErr != nil {
+				t.Fatalf("AppendJSON err %v, encoding/json err %v", err, wantErr)
+			}
+			if string(got) != "prefix"+strings.TrimSuffix(want.String(), "\n") {
+				t.Errorf("AppendJSON:\n got %s\nwant prefix%s", got, want.String())
+			}
+		})
+	}
+}
+
+// BenchmarkStreamOpenEncode is a stream/open's params with a 16-turn
+// history and 10 tools, through encoding/json (the floor it replaces)
+// and through AppendJSON.
+func BenchmarkStreamOpenEncode(b *testing.B) {
+	var msgs []ProviderMessage
+	for i := range 16 {
+		msgs = append(msgs, ProviderMessage{Role: "user", Content: fmt.Sprintf("question %d: %s", i, strings.Repeat("why does this code fail? ", 10))},
+			ProviderMessage{Role: "assistant", Content: strings.Repeat("Because the loop\tnever ends.\n", 40)})
+	}
+	var tools []ProviderToolSchema
+	for i := range 10 {
+		tools = append(tools, ProviderToolSchema{Name: fmt.Sprintf("tool_%d", i), Description: "does a thing", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"the file"},"limit":{"type":"integer"}},"required":["path"]}`)})
+	}
+	p := StreamOpenParams{Model: "m", ProviderRef: "plugin/p/x/m", StreamID: "es_0123456789abcdef01234567", SeqBase: 1, Request: ProviderRequest{MaxTokens: 4096, Messages: msgs, Tools: tools}}
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := enc.Encode(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = p.AppendJSON(buf[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

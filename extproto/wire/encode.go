@@ -177,7 +177,13 @@ func (f *frameBuf) value(v any) error {
 		f.b = append(f.b, c.Bytes()...)
 		return nil
 	case jsonAppender:
-		f.b = v.AppendJSON(f.b)
+		start := len(f.b)
+		b, err := v.AppendJSON(f.b)
+		if err != nil {
+			f.b = b[:start]
+			return err
+		}
+		f.b = b
 		return nil
 	default:
 		start := len(f.b)
@@ -195,9 +201,10 @@ func (f *frameBuf) value(v any) error {
 // and U+2029 escaped, everything else raw.
 // jsonAppender is a value of ours that appends its own JSON (valid, one
 // line, as encoding/json would write it) faster than reflection:
-// extproto.ContentReadResult, whose page is a megabyte of base64.
+// extproto.ContentReadResult, whose page is a megabyte of base64, and
+// extproto.StreamOpenParams, whose request is the whole history.
 type jsonAppender interface {
-	AppendJSON([]byte) []byte
+	AppendJSON([]byte) ([]byte, error)
 }
 
 func appendString(dst []byte, s string) []byte {
