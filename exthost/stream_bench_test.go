@@ -31,6 +31,58 @@ func benchChunkSeqs(n int, shuffled bool) []int64 {
 	return seqs
 }
 
+// benchParams are the chunk notifications of one stream, in arrival order.
+func benchParams(shuffled bool) []extproto.StreamChunkParams {
+	seqs := benchChunkSeqs(benchChunks, shuffled)
+	params := make([]extproto.StreamChunkParams, len(seqs))
+	for i, seq := range seqs {
+		params[i] = extproto.StreamChunkParams{StreamID: "es_b", Seq: seq, Chunk: extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}}
+	}
+	return params
+}
+
+// reorderOnce is one stream through the host's reorder buffer: a producer
+// goroutine feeding params, the consumer concatenating the text.
+func reorderOnce(b *testing.B, s *Sidecar, params []extproto.StreamChunkParams) {
+	ps := newProviderStream(s, "es_b", "r", context.Background())
+	go func() {
+		for j := range params {
+			ps.onChunk(&params[j])
+		}
+		ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
+	}()
+	var text strings.Builder
+	for {
+		c, err := ps.Next()
+		if err != nil {
+			break
+		}
+		text.WriteString(c.Text)
+	}
+	if text.Len() != benchChunks*5 {
+		b.Fatalf("assembled %d bytes", text.Len())
+	}
+}
+
+// relayOnce is the floor: the same chunks over a bare buffered channel
+// between the same two goroutines, concatenated.
+func relayOnce(b *testing.B, params []extproto.StreamChunkParams) {
+	ch := make(chan extproto.ProviderChunk, streamQueue)
+	go func() {
+		for j := range params {
+			ch <- params[j].Chunk
+		}
+		close(ch)
+	}()
+	var text strings.Builder
+	for c := range ch {
+		text.WriteString(c.Text)
+	}
+	if text.Len() != benchChunks*5 {
+		b.Fatalf("assembled %d bytes", text.Len())
+	}
+}
+
 // BenchmarkStreamReorder pushes chunks through the host's reorder buffer
 // and a minimal assembly (the text concatenated), with the producer and
 // the consumer on two goroutines as in the bridge; reported per chunk.
@@ -41,33 +93,11 @@ func BenchmarkStreamReorder(b *testing.B) {
 			name = "shuffled"
 		}
 		b.Run(name, func(b *testing.B) {
-			seqs := benchChunkSeqs(benchChunks, shuffled)
-			params := make([]extproto.StreamChunkParams, len(seqs))
-			for i, seq := range seqs {
-				params[i] = extproto.StreamChunkParams{StreamID: "es_b", Seq: seq, Chunk: extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}}
-			}
+			params := benchParams(shuffled)
 			s := &Sidecar{Plugin: &Plugin{ID: "bench"}}
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				ps := newProviderStream(s, "es_b", "r", context.Background())
-				go func() {
-					for j := range params {
-						ps.onChunk(&params[j])
-					}
-					ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
-				}()
-				var text strings.Builder
-				for {
-					c, err := ps.Next()
-					if err != nil {
-						break
-					}
-					text.WriteString(c.Text)
-				}
-				if text.Len() != benchChunks*5 {
-					b.Fatalf("assembled %d bytes", text.Len())
-				}
+			for b.Loop() {
+				reorderOnce(b, s, params)
 			}
 			b.ReportMetric(float64(b.N*benchChunks)/b.Elapsed().Seconds(), "chunks/s")
 		})
@@ -77,26 +107,10 @@ func BenchmarkStreamReorder(b *testing.B) {
 // BenchmarkChannelRelay is the baseline: the same chunks relayed over a
 // bare buffered channel between the same two goroutines, concatenated.
 func BenchmarkChannelRelay(b *testing.B) {
-	chunks := make([]extproto.ProviderChunk, benchChunks)
-	for i := range chunks {
-		chunks[i] = extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}
-	}
+	params := benchParams(false)
 	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		ch := make(chan extproto.ProviderChunk, streamQueue)
-		go func() {
-			for _, c := range chunks {
-				ch <- c
-			}
-			close(ch)
-		}()
-		var text strings.Builder
-		for c := range ch {
-			text.WriteString(c.Text)
-		}
-		if text.Len() != benchChunks*5 {
-			b.Fatalf("assembled %d bytes", text.Len())
-		}
+	for b.Loop() {
+		relayOnce(b, params)
 	}
 	b.ReportMetric(float64(b.N*benchChunks)/b.Elapsed().Seconds(), "chunks/s")
 }
@@ -105,48 +119,9 @@ func BenchmarkChannelRelay(b *testing.B) {
 // channel relay (the floor) and the reorder buffer with chunks in order,
 // 256 chunks per call (internal/benchratio): the goal is ≤ 1.3× the relay.
 func BenchmarkStreamRatio(b *testing.B) {
-	chunks := make([]extproto.ProviderChunk, benchChunks)
-	params := make([]extproto.StreamChunkParams, benchChunks)
-	for i := range chunks {
-		chunks[i] = extproto.ProviderChunk{Type: extproto.ChunkText, Text: "word "}
-		params[i] = extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(i + 1), Chunk: chunks[i]}
-	}
+	params := benchParams(false)
 	s := &Sidecar{Plugin: &Plugin{ID: "bench"}}
-	relay := func() {
-		ch := make(chan extproto.ProviderChunk, streamQueue)
-		go func() {
-			for _, c := range chunks {
-				ch <- c
-			}
-			close(ch)
-		}()
-		var text strings.Builder
-		for c := range ch {
-			text.WriteString(c.Text)
-		}
-		if text.Len() != benchChunks*5 {
-			b.Fatalf("assembled %d bytes", text.Len())
-		}
-	}
-	reorder := func() {
-		ps := newProviderStream(s, "es_b", "r", context.Background())
-		go func() {
-			for j := range params {
-				ps.onChunk(&params[j])
-			}
-			ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: benchChunks})
-		}()
-		var text strings.Builder
-		for {
-			c, err := ps.Next()
-			if err != nil {
-				break
-			}
-			text.WriteString(c.Text)
-		}
-		if text.Len() != benchChunks*5 {
-			b.Fatalf("assembled %d bytes", text.Len())
-		}
-	}
-	benchratio.Interleave(b, 16, benchratio.Side{Call: relay}, benchratio.Side{Call: reorder})
+	benchratio.Interleave(b, 16,
+		benchratio.Side{Call: func() { relayOnce(b, params) }},
+		benchratio.Side{Call: func() { reorderOnce(b, s, params) }})
 }

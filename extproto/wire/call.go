@@ -140,18 +140,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // error matching ErrQueueFull ("outbound notification queue is full
 // (limit 16)") and the caller drops the event.
 func (c *Conn) TryNotify(method string, params any) error {
-	select {
-	case <-c.done:
-		return fmt.Errorf("wire: notify %q: %w", method, c.terminal())
-	default:
-	}
-	if int(c.events.Add(1)) > c.opts.EventSlots {
-		c.events.Add(-1)
-		return c.errQueueFull
-	}
-	f, err := c.notification(method, params)
+	f, err := c.eventFrame(method, params)
 	if err != nil {
-		c.events.Add(-1)
 		return err
 	}
 	f.bestEffort = true
@@ -171,6 +161,26 @@ func (c *Conn) TryNotify(method string, params any) error {
 		c.release(f)
 		return c.errQueueFull
 	}
+}
+
+// eventFrame takes an event slot (TryNotify, DeferNotify) and encodes the
+// notification; on error the slot is free again.
+func (c *Conn) eventFrame(method string, params any) (*frameBuf, error) {
+	select {
+	case <-c.done:
+		return nil, fmt.Errorf("wire: notify %q: %w", method, c.terminal())
+	default:
+	}
+	if int(c.events.Add(1)) > c.opts.EventSlots {
+		c.events.Add(-1)
+		return nil, c.errQueueFull
+	}
+	f, err := c.notification(method, params)
+	if err != nil {
+		c.events.Add(-1)
+		return nil, err
+	}
+	return f, nil
 }
 
 func (c *Conn) notification(method string, params any) (*frameBuf, error) {

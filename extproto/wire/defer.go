@@ -46,18 +46,8 @@ func (c *Conn) DeferNotify(method string, params any) error {
 		// deferred frame ahead of them.
 		return c.TryNotify(method, params)
 	}
-	select {
-	case <-c.done:
-		return fmt.Errorf("wire: notify %q: %w", method, c.terminal())
-	default:
-	}
-	if int(c.events.Add(1)) > c.opts.EventSlots {
-		c.events.Add(-1)
-		return c.errQueueFull
-	}
-	f, err := c.notification(method, params)
+	f, err := c.eventFrame(method, params)
 	if err != nil {
-		c.events.Add(-1)
 		return err
 	}
 	c.traceFrame(false, f.b)
