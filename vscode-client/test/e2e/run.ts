@@ -580,9 +580,13 @@ async function main(): Promise<void> {
 			await until('the second preview (b.txt)', 30000, async () => (await p.locator('.part.panel', { hasText: 'b.txt' }).first().isVisible().catch(() => false)) && (await discard.isVisible().catch(() => false)) || undefined);
 			await shot('refactor-preview-b');
 			await discard.click();
-			const t = await until('the turn to end', 60000, async () => {
+			// The chat renders an answer progressively: wait for the list
+			// under the heading, not just the heading.
+			const t = await until('the turn to end with its changed files listed', 60000, async () => {
 				const x = await lastAnswer(p);
-				return /Changed files/.test(x) ? x : undefined;
+				return /Changed files[\s\S]*\.txt/.test(x) ? x : undefined;
+			}).catch(async () => {
+				throw new Error(`the changed files do not list a.txt: ${JSON.stringify(await lastAnswer(p))}`);
 			});
 			if (!/a\.txt/.test(t.slice(t.indexOf('Changed files')))) throw new Error(`the changed files do not list a.txt: ${JSON.stringify(t)}`);
 			if (/b\.txt/.test(t.slice(t.indexOf('Changed files')))) throw new Error(`the changed files list the rejected b.txt: ${JSON.stringify(t)}`);
