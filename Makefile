@@ -72,7 +72,7 @@ generate:
 	$(GO) generate ./...
 
 # Benchmarks as docs/PERFORMANCE.md records them (about 8 minutes).
-BENCH_PKGS := ./exthost/... ./extproto/wire ./contentref ./providers ./sdk ./cmd/rx-bridge
+BENCH_PKGS := ./exthost/... ./extproto ./extproto/wire ./contentref ./providers ./sdk ./cmd/rx-bridge
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
 
