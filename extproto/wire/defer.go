@@ -38,12 +38,14 @@ type deferQueue struct {
 // DeferNotify is TryNotify for a notification that may wait up to
 // Options.DeferWindow to be written with the next frame. It never blocks
 // and counts against Options.EventSlots until written; like TryNotify it
-// fails at once with ErrQueueFull beyond that. With a negative
-// DeferWindow it is TryNotify.
+// fails at once with ErrQueueFull beyond that. One notification waits at
+// a time: a second one is written at once, with the first ahead of it,
+// as TryNotify, so a burst of them is neither held back nor dropped for
+// want of slots. With a negative DeferWindow it is TryNotify.
 func (c *Conn) DeferNotify(method string, params any) error {
-	if c.opts.DeferWindow < 0 || c.queued.Load() != 0 {
-		// Frames already queued go first: the writer would put a
-		// deferred frame ahead of them.
+	if c.opts.DeferWindow < 0 || c.queued.Load() != 0 || c.dq.pending.Load() != 0 {
+		// Frames already queued go first (the writer would put a
+		// deferred frame ahead of them); one deferred is enough.
 		return c.TryNotify(method, params)
 	}
 	f, err := c.eventFrame(method, params)

@@ -108,31 +108,45 @@ func TestDeferNotify(t *testing.T) {
 	})
 	t.Run("holds an event slot until written", func(t *testing.T) {
 		t.Parallel()
-		conn, peer := newRawPeer(t, Options{DeferWindow: time.Hour, EventSlots: 2})
-		for range 2 {
-			if err := conn.DeferNotify("ev", map[string]int{"n": 1}); err != nil {
-				t.Fatal(err)
-			}
+		conn, peer := newRawPeer(t, Options{DeferWindow: time.Hour, EventSlots: 1})
+		if err := conn.DeferNotify("ev", map[string]int{"n": 1}); err != nil {
+			t.Fatal(err)
 		}
 		if err := conn.DeferNotify("ev", nil); !errors.Is(err, ErrQueueFull) {
-			t.Fatalf("third: %v, want ErrQueueFull", err)
+			t.Fatalf("second: %v, want ErrQueueFull", err)
 		}
 		if err := conn.TryNotify("ev", nil); !errors.Is(err, ErrQueueFull) {
 			t.Fatalf("TryNotify: %v, want ErrQueueFull", err)
 		}
-		if err := conn.Notify(testCtx(t), "n", nil); err != nil { // its write carries both
+		if err := conn.Notify(testCtx(t), "n", nil); err != nil { // its write carries it
 			t.Fatal(err)
 		}
-		for range 2 {
-			if got := peer.recv(); got+"\n" != ev {
-				t.Fatalf("got %s", got)
-			}
+		if got := peer.recv(); got+"\n" != ev {
+			t.Fatalf("got %s", got)
 		}
 		if got := peer.recv(); got != `{"jsonrpc":"2.0","method":"n"}` {
 			t.Fatalf("got %s", got)
 		}
 		if err := conn.DeferNotify("ev", nil); err != nil {
 			t.Fatalf("after the write: %v", err)
+		}
+	})
+	t.Run("a burst is written, not dropped", func(t *testing.T) {
+		t.Parallel()
+		// More events than slots, within one window, to a peer that
+		// sends nothing: one waits at a time, the next writes both at
+		// once, so the slots free up as they did with TryNotify.
+		conn, peer := newRawPeer(t, Options{DeferWindow: time.Hour, EventSlots: 2})
+		const burst = 10
+		for i := range burst {
+			if err := conn.DeferNotify("ev", map[string]int{"n": 1}); err != nil {
+				t.Fatalf("event %d: %v", i, err)
+			}
+		}
+		for i := range burst {
+			if got := peer.recv(); got+"\n" != ev {
+				t.Fatalf("event %d: got %s", i, got)
+			}
 		}
 	})
 	t.Run("negative window writes at once", func(t *testing.T) {
