@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,16 @@ import (
 	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
-// BenchmarkRawEcho is the floor: one ~120-byte line to a child and back
-// over two OS pipes.
-func BenchmarkRawEcho(b *testing.B) {
+// rawEchoChild is the floor of the intercept benchmarks: a child echoing
+// newline-framed lines over two OS pipes.
+type rawEchoChild struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	r    *bufio.Reader
+	line []byte
+}
+
+func startRawEcho(b *testing.B) *rawEchoChild {
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), envFakeMode+"=raw-echo")
@@ -31,21 +39,64 @@ func BenchmarkRawEcho(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = in.Close(); _ = cmd.Wait() }()
-	r := bufio.NewReader(out)
-	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"extension/intercept","params":{"event":"input.receive","seq":1,"payload":{"text":"hello"}}}` + "\n")
+	return &rawEchoChild{cmd: cmd, in: in, r: bufio.NewReaderSize(out, 64<<10),
+		line: []byte(`{"jsonrpc":"2.0","id":1,"method":"extension/intercept","params":{"event":"input.receive","seq":1,"payload":{"text":"hello"}}}` + "\n")}
+}
+
+func (r *rawEchoChild) roundTrip(b *testing.B) {
+	if _, err := r.in.Write(r.line); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.r.ReadSlice('\n'); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func (r *rawEchoChild) close() { _ = r.in.Close(); _ = r.cmd.Wait() }
+
+// BenchmarkRawEcho is the floor: one ~120-byte line to a child and back
+// over two OS pipes.
+func BenchmarkRawEcho(b *testing.B) {
+	raw := startRawEcho(b)
+	defer raw.close()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := selfCPU()
 	for i := 0; i < b.N; i++ {
-		if _, err := in.Write(line); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := r.ReadSlice('\n'); err != nil {
-			b.Fatal(err)
-		}
+		raw.roundTrip(b)
 	}
 	b.ReportMetric(float64(selfCPU()-cpu)/float64(b.N)/1e3, "host-cpu-µs/op")
+}
+
+// loadBench starts plugins in a generation of a new manager, closed when
+// the benchmark run ends, and fails unless every sidecar runs.
+func loadBench(b *testing.B, plugins ...*Plugin) *Generation {
+	b.Helper()
+	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
+	b.Cleanup(func() { m.Close() })
+	g, err := m.Load(context.Background(), plugins)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(g.Sidecars) != len(plugins) {
+		b.Fatalf("%d of %d sidecars started: %q", len(g.Sidecars), len(plugins), g.Warnings)
+	}
+	return g
+}
+
+// helloPlugin is examples/hello, a sidecar on our own SDK, under id.
+func helloPlugin(b *testing.B, id string) *Plugin {
+	src := examplestest.Source(b, "hello")
+	return &Plugin{
+		ID:      id,
+		Root:    src,
+		Version: "0.1.0",
+		Runtime: manifest.Runtime{
+			Command:      filepath.Join(src, "bin", "hello"),
+			Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.SessionStart},
+			Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI},
+		},
+	}
 }
 
 // BenchmarkIntercept is one input.receive intercept through the
@@ -60,12 +111,7 @@ func BenchmarkIntercept(b *testing.B) {
 				p.Intercepts = []extproto.HookPoint{extproto.InputReceive}
 				plugins = append(plugins, p)
 			}
-			m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
-			defer m.Close()
-			g, err := m.Load(context.Background(), plugins)
-			if err != nil {
-				b.Fatal(err)
-			}
+			g := loadBench(b, plugins...)
 			payload := &extproto.InputReceivePayload{Text: "hello"}
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -85,26 +131,7 @@ func BenchmarkIntercept(b *testing.B) {
 // sidecar on our own SDK (sdk), which answers continue for text
 // that is not "/hello".
 func BenchmarkInterceptSDK(b *testing.B) {
-	src := examplestest.Source(b, "hello")
-	p := &Plugin{
-		ID:      "hello",
-		Root:    src,
-		Version: "0.1.0",
-		Runtime: manifest.Runtime{
-			Command:      filepath.Join(src, "bin", "hello"),
-			Intercepts:   []extproto.HookPoint{extproto.InputReceive, extproto.SessionStart},
-			Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI},
-		},
-	}
-	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
-	defer m.Close()
-	g, err := m.Load(context.Background(), []*Plugin{p})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(g.Sidecars) != 1 {
-		b.Fatalf("hello did not start: %q", g.Warnings)
-	}
+	g := loadBench(b, helloPlugin(b, "hello"))
 	payload := &extproto.InputReceivePayload{Text: "hello"}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -137,12 +164,7 @@ func childCPUOf(s *Sidecar) time.Duration {
 func BenchmarkEvent(b *testing.B) {
 	p, _ := fakePluginB(b, "obs")
 	p.Intercepts = []extproto.HookPoint{extproto.FrontendEvent}
-	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
-	defer m.Close()
-	g, err := m.Load(context.Background(), []*Plugin{p})
-	if err != nil {
-		b.Fatal(err)
-	}
+	g := loadBench(b, p)
 	payload := &extproto.FrontendEventPayload{Kind: "log", Text: "something happened"}
 	dropped := 0
 	b.ReportAllocs()

@@ -1,22 +1,15 @@
 package exthost
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/benchratio"
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // BenchmarkInterceptRatio interleaves, in blocks inside one loop, a raw
@@ -52,15 +45,7 @@ func BenchmarkInterceptRatio(b *testing.B) {
 			for i := range tc.n {
 				plugins = append(plugins, ratioPlugin(b, fmt.Sprintf("p%d", i), tc.mode))
 			}
-			m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
-			defer m.Close()
-			g, err := m.Load(context.Background(), plugins)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(g.Sidecars) != tc.n {
-				b.Fatalf("sidecars did not start: %q", g.Warnings)
-			}
+			g := loadBench(b, plugins...)
 			var pids []int
 			for _, s := range g.Sidecars {
 				pids = append(pids, s.proc.tree.Pid())
@@ -112,50 +97,8 @@ func ratioPlugin(b *testing.B, id, mode string) *Plugin {
 		p.Intercepts = points
 		return p
 	}
-	src := examplestest.Source(b, "hello")
-	return &Plugin{
-		ID:      id,
-		Root:    src,
-		Version: "0.1.0",
-		Runtime: manifest.Runtime{
-			Command:      filepath.Join(src, "bin", "hello"),
-			Intercepts:   append(points, extproto.SessionStart),
-			Capabilities: []extproto.Capability{extproto.CapInterceptors, extproto.CapUI},
-		},
-	}
+	return helloPlugin(b, id)
 }
-
-// rawEchoChild is the floor: a child echoing newline-framed lines.
-type rawEchoChild struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	r    *bufio.Reader
-	line []byte
-}
-
-func startRawEcho(b *testing.B) *rawEchoChild {
-	exe, _ := os.Executable()
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), envFakeMode+"=raw-echo")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	return &rawEchoChild{cmd: cmd, in: in, r: bufio.NewReaderSize(out, 64<<10),
-		line: []byte(`{"jsonrpc":"2.0","id":1,"method":"extension/intercept","params":{"event":"input.receive","seq":1,"payload":{"text":"hello"}}}` + "\n")}
-}
-
-func (r *rawEchoChild) roundTrip(b *testing.B) {
-	if _, err := r.in.Write(r.line); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := r.r.ReadSlice('\n'); err != nil {
-		b.Fatal(err)
-	}
-}
-
-func (r *rawEchoChild) close() { _ = r.in.Close(); _ = r.cmd.Wait() }
 
 // BenchmarkContentRatio is an 8 MiB input.receive payload to a sidecar on
 // our SDK that reads it (content refs paged through host/content/read,
@@ -166,15 +109,7 @@ func BenchmarkContentRatio(b *testing.B) {
 	p, _ := fakePluginB(b, "reader")
 	p.Runtime.Env = map[string]string{envFakeMode: "sdk-text"}
 	p.Intercepts = []extproto.HookPoint{extproto.InputReceive}
-	m := NewManager(ManagerOptions{SessionID: "bench", WorkspaceRoot: "/"})
-	defer m.Close()
-	g, err := m.Load(context.Background(), []*Plugin{p})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(g.Sidecars) != 1 {
-		b.Fatalf("sidecar did not start: %q", g.Warnings)
-	}
+	g := loadBench(b, p)
 	// Lines of code, as long as fits one 8 MiB content object once
 	// JSON-encoded (the newlines and quotes are escaped).
 	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
