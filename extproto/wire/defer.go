@@ -58,25 +58,34 @@ func (c *Conn) DeferNotify(method string, params any) error {
 	d.b = append(d.b, f.b...)
 	d.n++
 	d.pending.Store(int32(d.n))
-	if !d.armed {
-		d.armed = true
-		if d.timer == nil {
-			d.timer = time.AfterFunc(c.opts.DeferWindow, c.flushDeferred)
-		} else {
-			d.timer.Reset(c.opts.DeferWindow)
-		}
-	}
+	c.armDeferredLocked()
 	d.mu.Unlock()
 	putBuf(f)
 	return nil
 }
 
-// joinDeferred returns what a write of frame b must write: b alone, or
-// the deferred frames followed by b in the scratch buffer, with the
-// number of deferred bytes and frames included. ok is false when they
-// cannot share one write (too large): the caller then writes them apart,
-// or queues b. The caller holds wmu.
-func (c *Conn) joinDeferred(b []byte) (out []byte, k, n int, ok bool) {
+// armDeferredLocked starts the window's timer unless it runs. The caller
+// holds dq.mu.
+func (c *Conn) armDeferredLocked() {
+	d := &c.dq
+	if d.armed {
+		return
+	}
+	d.armed = true
+	if d.timer == nil {
+		d.timer = time.AfterFunc(c.opts.DeferWindow, c.flushDeferred)
+	} else {
+		d.timer.Reset(c.opts.DeferWindow)
+	}
+}
+
+// joinDeferred returns what a write of frame b must write first, with
+// the number of deferred bytes and frames in it: the deferred frames
+// followed by b in the scratch buffer (joined), or the deferred frames
+// alone when the two are too large to share one write (b is then to be
+// written after them, or queued). With nothing deferred it is b, joined.
+// The caller holds wmu.
+func (c *Conn) joinDeferred(b []byte) (out []byte, k, n int, joined bool) {
 	d := &c.dq
 	if d.pending.Load() == 0 {
 		return b, 0, 0, true
@@ -86,11 +95,11 @@ func (c *Conn) joinDeferred(b []byte) (out []byte, k, n int, ok bool) {
 	if d.n == 0 {
 		return b, 0, 0, true
 	}
-	if len(d.b)+len(b) > writeChunk {
-		return b, 0, 0, false
+	d.scratch = append(d.scratch[:0], d.b...)
+	if joined = len(d.b)+len(b) <= writeChunk; joined {
+		d.scratch = append(d.scratch, b...)
 	}
-	d.scratch = append(append(d.scratch[:0], d.b...), b...)
-	return d.scratch, len(d.b), d.n, true
+	return d.scratch, len(d.b), d.n, joined
 }
 
 // consumeDeferred drops the first k bytes (n frames) of the deferred
@@ -112,23 +121,12 @@ func (c *Conn) consumeDeferred(k, n int) {
 // writeFrame is the blocking physical write of frame b (nil for none)
 // with the deferred frames ahead of it. The caller holds wmu.
 func (c *Conn) writeFrame(b []byte) error {
-	out, k, n, ok := c.joinDeferred(b)
-	if !ok {
-		// Too large to join: the deferred frames first, on their own.
-		d := &c.dq
-		d.mu.Lock()
-		d.scratch = append(d.scratch[:0], d.b...)
-		k, n = len(d.b), d.n
-		d.mu.Unlock()
-		_, err := c.writeBytes(d.scratch)
-		c.consumeDeferred(k, n)
-		if err != nil {
-			return err
-		}
-		out, k, n = b, 0, 0
-	}
+	out, k, n, joined := c.joinDeferred(b)
 	_, err := c.writeBytes(out)
 	c.consumeDeferred(k, n)
+	if err == nil && !joined {
+		_, err = c.writeBytes(b)
+	}
 	return err
 }
 
@@ -146,9 +144,8 @@ func (c *Conn) flushDeferred() {
 	}
 	if !c.idleWriter() {
 		d.mu.Lock()
-		if !d.armed && d.n > 0 {
-			d.armed = true
-			d.timer.Reset(c.opts.DeferWindow)
+		if d.n > 0 {
+			c.armDeferredLocked()
 		}
 		d.mu.Unlock()
 		return

@@ -108,8 +108,8 @@ func (c *Conn) tryInline(ctx context.Context, f *frameBuf, token uint64) bool {
 	if !f.take() {
 		return false // cannot happen: f is not visible to anyone else yet
 	}
-	b, k, dn, ok := c.joinDeferred(f.b)
-	if !ok {
+	b, k, dn, joined := c.joinDeferred(f.b)
+	if !joined {
 		f.state.Store(token) // deferred frames too large to join: the writer writes both
 		return false
 	}
@@ -216,9 +216,7 @@ func (c *Conn) flush() {
 				return
 			}
 		default:
-			if c.dq.pending.Load() != 0 {
-				_ = c.writeFrame(nil) // the deferred frames, last
-			}
+			_ = c.writeFrame(nil) // the deferred frames, last
 			return
 		}
 	}
