@@ -59,11 +59,11 @@ func Serve(ctx context.Context, p *Plugin, opts Options) error {
 	s := newServer(p, opts)
 	r, w := opts.Stdin, opts.Stdout
 	if r == nil {
-		r = blockingStdin(os.Stdin)
+		r = stdio(os.Stdin, false)
 		s.detached = true
 	}
 	if w == nil {
-		w = pollableStdio(os.Stdout)
+		w = stdio(os.Stdout, true)
 	}
 	s.out = newWatchWriter(w)
 	in := newHoldReader(r)
@@ -159,7 +159,7 @@ type server struct {
 	surfaces atomic.Int64
 
 	// detached: the transport is the process's stdin, read with plain
-	// blocking reads (blockingStdin) that closing cannot interrupt.
+	// blocking reads (stdio) that closing cannot interrupt.
 	detached bool
 	// active counts the request and notification callbacks running.
 	active atomic.Int32
