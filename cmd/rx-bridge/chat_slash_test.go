@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // installKit installs a package with a command, a prompt, a skill and an
@@ -31,14 +29,7 @@ func installKit(t *testing.T, home string) {
 			t.Fatal(err)
 		}
 	}
-	store := &manifest.Store{Dir: home}
-	plan, err := store.Plan(manifest.InstallOptions{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Install(plan); err != nil {
-		t.Fatal(err)
-	}
+	installSource(t, home, src)
 }
 
 // TestChatSlashCommands: /help lists a package's commands, prompts,

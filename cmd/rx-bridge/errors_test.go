@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
 	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
@@ -72,19 +70,7 @@ func installErrs(t *testing.T, home, mode string, runtime map[string]any) {
 	for k, v := range runtime {
 		rt[k] = v
 	}
-	b, _ := json.Marshal(map[string]any{"apiVersion": "reasonix.io/plugin/v1", "name": "errs", "version": "0.0.1", "runtime": rt})
-	src := t.TempDir()
-	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	store := &manifest.Store{Dir: home}
-	plan, err := store.Plan(manifest.InstallOptions{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Install(plan); err != nil {
-		t.Fatal(err)
-	}
+	installManifest(t, home, map[string]any{"apiVersion": "reasonix.io/plugin/v1", "name": "errs", "version": "0.0.1", "runtime": rt})
 }
 
 // TestHookNamesInterceptTimeout is the complaint of issue 14 item 5:

@@ -14,7 +14,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/internal/benchratio"
-	"github.com/rx-bridge/rx-bridge/manifest"
 )
 
 // The `rx-bridge serve` end-to-end benchmarks of docs/PERFORMANCE.md
@@ -218,14 +217,7 @@ func installHelloAs(b *testing.B, home, name string) {
 	if err := os.WriteFile(filepath.Join(dir, "reasonix-plugin.json"), out, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	store := &manifest.Store{Dir: home}
-	plan, err := store.Plan(manifest.InstallOptions{Source: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := store.Install(plan); err != nil {
-		b.Fatal(err)
-	}
+	installSource(b, home, dir)
 }
 
 // programCPU counts the calls of one side of a ratio benchmark and

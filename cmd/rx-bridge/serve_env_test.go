@@ -84,6 +84,12 @@ func installManifest(t *testing.T, home string, man map[string]any) {
 	if err := os.WriteFile(filepath.Join(src, "reasonix-plugin.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	installSource(t, home, src)
+}
+
+// installSource installs the plugin package in folder src into home.
+func installSource(t testing.TB, home, src string) {
+	t.Helper()
 	store := &manifest.Store{Dir: home}
 	plan, err := store.Plan(manifest.InstallOptions{Source: src})
 	if err != nil {
