@@ -145,6 +145,27 @@ function T.e2e_home(dir, plugins, config)
   T.write(dir .. "/config.toml", config)
 end
 
+--- e2e: opens a chat with :RxChat and returns it, out of insert mode.
+function T.open_chat()
+  local chats = require("rx_bridge.chat").chats
+  vim.cmd("RxChat")
+  T.wait(function() return next(chats) ~= nil end, "the chat", 15000)
+  vim.cmd("stopinsert")
+  return select(2, next(chats))
+end
+
+--- e2e: types s into chat's prompt and sends it.
+function T.type_prompt(chat, s)
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
+end
+
+--- e2e: waits until chat is idle with sub in its buffer.
+function T.wait_answer(chat, sub, what)
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find(sub, 1, true) ~= nil end,
+    what or ("the answer " .. sub), 30000)
+end
+
 --- setup() against the fake bridge (or opts.cmd), without autostart.
 function T.setup(opts)
   opts = vim.tbl_deep_extend("force", { cmd = { T.fake_bin, "serve" }, autostart = false }, opts or {})

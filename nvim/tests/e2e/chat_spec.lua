@@ -31,11 +31,6 @@ local function turns()
   return select(2, T.buf_text(chat.buf):gsub("\n— ", ""))
 end
 
-local function type_prompt(s)
-  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
-end
-
 local function wait_turns(n)
   T.wait(function() return not chat.busy and turns() >= n end, ("%d turns to end"):format(n), 30000)
 end
@@ -62,19 +57,16 @@ local function dump(what)
 end
 
 T.test(":RxChat opens on the configured model", function()
-  vim.cmd("RxChat")
-  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
-  chat = select(2, next(chat_mod.chats))
-  vim.cmd("stopinsert")
+  chat = T.open_chat()
   T.contains(T.buf_text(chat.buf), "Reasonix chat · " .. SMALL)
 end)
 
 T.test("two tool calls the provider both names call-1 show one line each, turn 1's left alone", function()
   T.answers.select = { "Allow once", "Allow once" }
-  type_prompt("call list_files {}")
+  T.type_prompt(chat, "call list_files {}")
   wait_turns(1)
   local first = T.buf_text(chat.buf)
-  type_prompt("call list_files {}")
+  T.type_prompt(chat, "call list_files {}")
   wait_turns(2)
   local text = T.buf_text(chat.buf)
   dump(text)
@@ -102,7 +94,7 @@ T.test("a permission question is asked with the chat redrawn: its call and quest
   end
   T.answers.select = { "Allow once" }
   local n = turns()
-  type_prompt('call read_file {"path": "README.md"}')
+  T.type_prompt(chat, 'call read_file {"path": "README.md"}')
   wait_turns(n + 1)
   vim.ui.select = stub
   vim.api.nvim_set_decoration_provider(ns, {})
@@ -117,11 +109,11 @@ T.test("while a turn runs the chat says so; a prompt typed meanwhile is queued, 
   -- runs while the second prompt is typed.
   T.answers.select = {}
   local asked = #T.ui.select
-  type_prompt("call list_files {}")
+  T.type_prompt(chat, "call list_files {}")
   T.wait(function() return #T.ui.select > asked end, "the permission question", 20000)
   T.ok(chat.busy, "the turn runs")
   T.match("working", virt_text(chat.buf), "the busy line")
-  type_prompt("second prompt")
+  T.type_prompt(chat, "second prompt")
   T.ok(chat.busy, "the first turn still runs")
   T.contains(virt_text(chat.buf), "queued: second prompt")
   T.eq(nil, T.buf_text(chat.buf):find("> second prompt", 1, true), "not in the buffer while queued")
@@ -140,7 +132,7 @@ T.test("gm switches the model at any time: the next turn runs on it; turns show 
   -- surely lands while it runs.
   T.answers.select = {}
   local asked = #T.ui.select
-  type_prompt("call list_files {}")
+  T.type_prompt(chat, "call list_files {}")
   T.wait(function() return #T.ui.select > asked end, "the permission question", 20000)
   local permission = T.ui.select[asked + 1]
   T.answers.select = { LARGE }
@@ -153,7 +145,7 @@ T.test("gm switches the model at any time: the next turn runs on it; turns show 
   T.ok(chat.busy, "the turn still runs")
   permission.answer("Allow once")
   wait_turns(n + 1)
-  type_prompt("after the switch")
+  T.type_prompt(chat, "after the switch")
   wait_turns(n + 2)
   local text = T.buf_text(chat.buf)
   dump(text)
@@ -228,7 +220,7 @@ T.test("stop reasons read as words: a step budget that ran out", function()
   T.wait(function() return vim.tbl_count(chat_mod.chats) > before end, "the second chat", 20000)
   vim.cmd("stopinsert")
   chat = chat_mod.for_buffer(vim.api.nvim_get_current_buf())
-  type_prompt("call list_files {}")
+  T.type_prompt(chat, "call list_files {}")
   wait_turns(1)
   local text = T.buf_text(chat.buf)
   dump(text)

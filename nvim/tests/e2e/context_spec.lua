@@ -27,13 +27,7 @@ T.capture_notify()
 T.stub_ui()
 T.setup({ cmd = { bin, "serve", "--home", home } })
 T.start(ws)
-local chat_mod = require("rx_bridge.chat")
 local chat
-
-local function type_prompt(s)
-  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
-end
 
 local function wait_done(n)
   T.wait(function()
@@ -54,11 +48,8 @@ end
 local notes_uri = vim.uri_from_fname(ws .. "/notes.txt")
 
 T.test("#buffer sends the buffer the chat was opened from, unsaved text included", function()
-  vim.cmd("RxChat")
-  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
-  chat = select(2, next(chat_mod.chats))
-  vim.cmd("stopinsert")
-  type_prompt("explain #buffer")
+  chat = T.open_chat()
+  T.type_prompt(chat, "explain #buffer")
   wait_done(1)
   T.shot("buffer-attached")
   local turn = last_turn()
@@ -86,7 +77,7 @@ T.test("#file:<path> completes relative to the workspace and sends the file", fu
 end)
 
 T.test("a #file that does not exist is named in an error; nothing is sent and the prompt is kept", function()
-  type_prompt("see #file:nope.txt")
+  T.type_prompt(chat, "see #file:nope.txt")
   T.contains(T.buf_text(chat.buf), "error: #file:nope.txt: no such file in " .. ws .. " (not sent)")
   T.eq({ "> see #file:nope.txt" }, vim.api.nvim_buf_get_lines(chat.buf, -2, -1, false))
   T.ok(not chat.busy, "no turn runs")
@@ -106,7 +97,7 @@ T.test(":'<,'>RxChatAdd attaches the selected lines with a #L fragment to the ne
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("Vj:RxChatAdd<CR>", true, false, true), "xt", false)
   T.wait(function() return #chat.pending == 1 end, "the pending selection")
   T.shot("selection-pending")
-  type_prompt("why")
+  T.type_prompt(chat, "why")
   wait_done(3)
   T.shot("selection-attached")
   local turn = last_turn()

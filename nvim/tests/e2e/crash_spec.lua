@@ -16,7 +16,6 @@ T.capture_notify()
 T.stub_ui()
 T.setup({ cmd = { bin, "serve", "--home", home } })
 local client, st = T.start()
-local chat_mod = require("rx_bridge.chat")
 local chat
 
 --- The pid of the process whose command line contains sub, under this Neovim.
@@ -34,15 +33,6 @@ local function find_process(sub)
   return nil
 end
 
-local function type_prompt(s)
-  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
-end
-
-local function wait_answer(sub)
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find(sub, 1, true) ~= nil end, "the answer " .. sub, 30000)
-end
-
 local function crash_notes()
   local n = 0
   for _, note in ipairs(T.notes) do
@@ -54,12 +44,9 @@ local function crash_notes()
 end
 
 T.test("a chat runs; hello's status item says it is ready", function()
-  vim.cmd("RxChat")
-  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
-  chat = select(2, next(chat_mod.chats))
-  vim.cmd("stopinsert")
-  type_prompt("before the crash")
-  wait_answer("\nbefore the crash\n")
+  chat = T.open_chat()
+  T.type_prompt(chat, "before the crash")
+  T.wait_answer(chat, "\nbefore the crash\n")
   T.wait(function() return require("rx_bridge").status({ raw = true }):find("hello: ready", 1, true) ~= nil end,
     "hello's status item", 15000)
 end)
@@ -78,10 +65,10 @@ T.test("hello's sidecar is killed: one message naming :Rx reload; its status say
 end)
 
 T.test("later turns on echo-provider's model go on; no further crash message", function()
-  type_prompt("after the crash")
-  wait_answer("\nafter the crash\n")
-  type_prompt("and again")
-  wait_answer("\nand again\n")
+  T.type_prompt(chat, "after the crash")
+  T.wait_answer(chat, "\nafter the crash\n")
+  T.type_prompt(chat, "and again")
+  T.wait_answer(chat, "\nand again\n")
   -- An action of the crashed plugin says so in one short line, not the
   -- crash again.
   local before = #T.notes

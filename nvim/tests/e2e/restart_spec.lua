@@ -20,18 +20,8 @@ T.stub_ui()
 T.setup({ cmd = { bin, "serve", "--home", home }, cmd_env = { ECHO_PROVIDER_DELAY = "150ms" } })
 local client = T.start()
 local root = client.root_dir
-local chat_mod = require("rx_bridge.chat")
 local compat = require("rx_bridge.compat")
 local chat
-
-local function type_prompt(s)
-  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
-end
-
-local function wait_text(sub, what)
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find(sub, 1, true) ~= nil end, what or sub, 30000)
-end
 
 --- The bridge process of client c (the child of this Neovim running serve).
 local function bridge_pid()
@@ -49,25 +39,22 @@ local function bridge_pid()
 end
 
 T.test("a chat's first turn", function()
-  vim.cmd("RxChat")
-  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
-  chat = select(2, next(chat_mod.chats))
-  vim.cmd("stopinsert")
-  type_prompt("remember the word walrus")
-  wait_text("\nremember the word walrus\n— done", "the first answer")
+  chat = T.open_chat()
+  T.type_prompt(chat, "remember the word walrus")
+  T.wait_answer(chat, "\nremember the word walrus\n— done", "the first answer")
 end)
 
 T.test("the bridge is killed: the chat says the next prompt resumes it", function()
   local pid = bridge_pid()
   T.ok(pid, "the bridge process")
   vim.uv.kill(pid, "sigkill")
-  wait_text("the bridge exited; the next prompt restarts it and resumes this session")
+  T.wait_answer(chat, "the bridge exited; the next prompt restarts it and resumes this session")
 end)
 
 T.test("recap in the same chat: the bridge restarts, the session resumes, the agent has the history", function()
   local session = chat.session_id
-  type_prompt("recap")
-  wait_text('1 earlier user message: "remember the word walrus"', "the recap")
+  T.type_prompt(chat, "recap")
+  T.wait_answer(chat, '1 earlier user message: "remember the word walrus"', "the recap")
   T.shot("resumed-after-kill")
   local text = T.buf_text(chat.buf)
   T.eq(session, chat.session_id)
@@ -78,13 +65,13 @@ T.test("recap in the same chat: the bridge restarts, the session resumes, the ag
 end)
 
 T.test("the bridge is killed mid-turn: the turn ends there, the next prompt resumes the session", function()
-  type_prompt("one two three four five six seven eight nine ten eleven twelve")
+  T.type_prompt(chat, "one two three four five six seven eight nine ten eleven twelve")
   T.wait(function() return chat.busy and T.buf_text(chat.buf):find("\none ", 1, true) ~= nil end, "the turn to stream", 20000)
   vim.uv.kill(bridge_pid(), "sigkill")
   T.wait(function() return not chat.busy end, "the turn to end", 15000)
   T.eq(2, select(2, T.buf_text(chat.buf):gsub("the next prompt restarts it", "")), "the second exit")
-  type_prompt("recap")
-  wait_text('the first: "remember the word walrus"', "the third recap")
+  T.type_prompt(chat, "recap")
+  T.wait_answer(chat, 'the first: "remember the word walrus"', "the third recap")
   local text = T.buf_text(chat.buf)
   T.eq(nil, text:find("error:", 1, true), text)
   T.ok(not chat.busy)
@@ -93,13 +80,13 @@ end)
 T.test("a restart by someone else (stop, new bridge): the chat resumes on its own", function()
   local old = vim.lsp.get_client_by_id(chat.client_id)
   compat.stop(old)
-  wait_text("the next prompt restarts it", "the second exit")
+  T.wait_answer(chat, "the next prompt restarts it", "the second exit")
   local n = select(2, T.buf_text(chat.buf):gsub("the bridge restarted", ""))
   T.wait(function() return compat.exited(old) end, "the old bridge to exit", 15000)
   local c = T.start(root)
   T.wait(function() return chat.client_id == c.id end, "the chat to resume on the new bridge", 20000)
   T.eq(n + 1, select(2, T.buf_text(chat.buf):gsub("the bridge restarted", "")))
-  type_prompt("recap")
+  T.type_prompt(chat, "recap")
   -- The recaps after the first say "N earlier user messages, the first: …".
   T.wait(function()
     return not chat.busy and select(2, T.buf_text(chat.buf):gsub('the first: "remember the word walrus"', "")) == 2

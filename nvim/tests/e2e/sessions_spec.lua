@@ -22,25 +22,13 @@ local function list()
   return res.sessions
 end
 
-local function type_prompt(chat, s)
-  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A" .. s .. "<CR>", true, false, true), "xt", false)
-end
-
-local function wait_answer(chat, sub)
-  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find(sub, 1, true) ~= nil end, "the answer " .. sub, 30000)
-end
-
 local first, session_id
 
 T.test("a chat's session is stored and listed", function()
-  vim.cmd("RxChat")
-  T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
-  first = select(2, next(chat_mod.chats))
+  first = T.open_chat()
   session_id = first.session_id
-  vim.cmd("stopinsert")
-  type_prompt(first, "remember the word walrus")
-  wait_answer(first, "\nremember the word walrus")
+  T.type_prompt(first, "remember the word walrus")
+  T.wait_answer(first, "\nremember the word walrus")
   local l = list()
   T.eq(1, #l)
   T.eq("remember the word walrus", l[1].title)
@@ -74,8 +62,8 @@ T.test(":Rx sessions resumes it in a chat: the conversation is replayed and goes
   T.contains(text, "remember the word walrus", "the replayed prompt")
   T.contains(text, "— resumed")
   vim.cmd("stopinsert")
-  type_prompt(resumed, "and now?")
-  wait_answer(resumed, "\nand now?")
+  T.type_prompt(resumed, "and now?")
+  T.wait_answer(resumed, "\nand now?")
   -- The transcript now holds both turns: the agent had its history.
   local r = vim.system({ "grep", "-c", '"sessionUpdate":"user_message_chunk"', home .. "/sessions/" .. session_id .. ".jsonl" }, { text = true }):wait()
   T.eq("2", vim.trim(r.stdout), "user messages in the transcript")
