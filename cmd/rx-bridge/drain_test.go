@@ -95,10 +95,7 @@ func TestStreamEndingsEveryFrontEnd(t *testing.T) {
 	}
 	c := e.start()
 	initialized(t, c, clientCaps(fullRx(), nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
+	sid := newSession(t, c)
 
 	for _, end := range endings {
 		t.Run(end.name, func(t *testing.T) {
@@ -135,7 +132,7 @@ func TestStreamEndingsEveryFrontEnd(t *testing.T) {
 			restart()
 
 			var turn promptResult
-			err = c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": end.prompt}, &turn)
+			err = c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": end.prompt}, &turn)
 			check("rx/session/prompt", turn.Text, err != nil, errText(err))
 			if err == nil && turn.StopReason != "end_turn" {
 				t.Errorf("rx/session/prompt: stop reason %q", turn.StopReason)
@@ -188,7 +185,7 @@ func TestStreamEndingsEveryFrontEnd(t *testing.T) {
 
 		m = marker("session")
 		seen := len(c.Messages("rx/session/update"))
-		turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "hang " + m})
+		turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": "hang " + m})
 		for streaming := false; !streaming; time.Sleep(10 * time.Millisecond) {
 			if ctxT(t).Err() != nil {
 				t.Fatal("the cancelled turn never streamed")
@@ -197,7 +194,7 @@ func TestStreamEndingsEveryFrontEnd(t *testing.T) {
 				streaming = streaming || strings.Contains(string(u.Params), `"hello `)
 			}
 		}
-		if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sess.SessionID}); err != nil {
+		if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sid}); err != nil {
 			t.Fatal(err)
 		}
 		if r := <-turn; r.Err != nil || !strings.Contains(string(r.Raw), `"stopReason":"cancelled"`) {

@@ -103,6 +103,16 @@ type promptResult struct {
 	Text       string
 }
 
+// newSession starts a session on the default model and returns its id.
+func newSession(t *testing.T, c *lspclient.Client) string {
+	t.Helper()
+	var sess struct{ SessionID string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	return sess.SessionID
+}
+
 func prompt(t *testing.T, c *lspclient.Client, id, text string) promptResult {
 	t.Helper()
 	var r promptResult
@@ -248,12 +258,9 @@ func TestServeSlowEditorDoesNotStallSessions(t *testing.T) {
 	initialized(t, c, clientCaps(fullRx(), nil))
 	greet := c.CallAsync(ctxT(t), "workspace/executeCommand", map[string]any{"command": "rx.runAction", "arguments": []any{"/hello:greet", map[string]string{"name": "Bo"}}})
 	<-asked
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
+	sid := newSession(t, c)
 	began := time.Now()
-	r := prompt(t, c, sess.SessionID, "streams while a quick-pick waits")
+	r := prompt(t, c, sid, "streams while a quick-pick waits")
 	if r.Text != "streams while a quick-pick waits" {
 		t.Fatalf("prompt = %+v", r)
 	}
@@ -290,13 +297,10 @@ func TestServeSessionCancel(t *testing.T) {
 		return map[string]any{"outcome": map[string]string{"outcome": "cancelled"}}, nil
 	})
 	initialized(t, c, clientCaps(fullRx(), nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": `call read_file {"path": "x"}`})
+	sid := newSession(t, c)
+	turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": `call read_file {"path": "x"}`})
 	<-asked
-	if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sess.SessionID}); err != nil {
+	if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sid}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -334,13 +338,10 @@ func TestServeCancelRightAfterPrompt(t *testing.T) {
 		return nil, nil
 	})
 	initialized(t, c, clientCaps(fullRx(), map[string]any{"window": map[string]any{"workDoneProgress": true}}))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	sessionID.Store(sess.SessionID)
+	sid := newSession(t, c)
+	sessionID.Store(sid)
 	var res struct{ StopReason string }
-	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "hello there"}, &res); err != nil {
+	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": "hello there"}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.StopReason != "cancelled" {
@@ -403,11 +404,8 @@ func TestServeSessionRename(t *testing.T) {
 	e.writeConfig("model = \"" + echoSmall + "\"\n")
 	c := e.start()
 	initialized(t, c, clientCaps(fullRx(), nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, c, sess.SessionID, "hello world")
+	sid := newSession(t, c)
+	prompt(t, c, sid, "hello world")
 	titles := func() []string {
 		t.Helper()
 		var list struct{ Sessions []struct{ Title string } }
@@ -428,12 +426,12 @@ func TestServeSessionRename(t *testing.T) {
 		code            int // 0: accepted
 		want            string
 	}{
-		{name: "renamed", id: sess.SessionID, title: "  Refactor the parser ", want: "Refactor the parser"},
-		{name: "two lines", id: sess.SessionID, title: "a\nb", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
-		{name: "too long", id: sess.SessionID, title: strings.Repeat("é", agent.MaxTitle+1), code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "renamed", id: sid, title: "  Refactor the parser ", want: "Refactor the parser"},
+		{name: "two lines", id: sid, title: "a\nb", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
+		{name: "too long", id: sid, title: strings.Repeat("é", agent.MaxTitle+1), code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
 		{name: "unknown session", id: "20261203T021500-000000000000", title: "x", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
 		{name: "path-like id", id: "../x", title: "x", code: lspclient.CodeInvalidParams, want: "Refactor the parser"},
-		{name: "empty gives the first prompt back", id: sess.SessionID, title: "", want: "hello world"},
+		{name: "empty gives the first prompt back", id: sid, title: "", want: "hello world"},
 	} {
 		err := rename(tt.id, tt.title)
 		if tt.code == 0 && err != nil || tt.code != 0 && rpcCode(err) != tt.code {
@@ -443,10 +441,10 @@ func TestServeSessionRename(t *testing.T) {
 			t.Errorf("%s: titles %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if err := rename(sess.SessionID, "kept"); err != nil {
+	if err := rename(sid, "kept"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctxT(t), "rx/session/delete", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+	if err := c.Call(ctxT(t), "rx/session/delete", map[string]any{"sessionId": sid}, nil); err != nil {
 		t.Fatal(err)
 	}
 	left, _ := filepath.Glob(filepath.Join(e.home, "sessions", "*"))

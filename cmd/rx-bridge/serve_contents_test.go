@@ -106,19 +106,16 @@ func TestServeSlashCommands(t *testing.T) {
 		t.Errorf("rx/plugins kit contents = %+v", kit.Contents)
 	}
 
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	if r := prompt(t, c, sess.SessionID, "/kit:review main.go"); r.StopReason != "end_turn" || r.Text != "Review main.go carefully." {
+	sid := newSession(t, c)
+	if r := prompt(t, c, sid, "/kit:review main.go"); r.StopReason != "end_turn" || r.Text != "Review main.go carefully." {
 		t.Fatalf("/kit:review turn = %+v", r)
 	}
-	if um := userMessages(c, sess.SessionID); len(um) == 0 || um[0] != "/kit:review main.go" {
+	if um := userMessages(c, sid); len(um) == 0 || um[0] != "/kit:review main.go" {
 		t.Errorf("the chat shows the user's message as %q", um)
 	}
 	// A line no command, skill or MCP prompt owns but a UI action does
 	// runs that action (the reference's ACP order); no model runs.
-	if r := prompt(t, c, sess.SessionID, "/hello:greet"); r.StopReason != "end_turn" || r.Text != "/hello:greet: Ahoy, Ada!" {
+	if r := prompt(t, c, sid, "/hello:greet"); r.StopReason != "end_turn" || r.Text != "/hello:greet: Ahoy, Ada!" {
 		t.Errorf("/hello:greet in the chat = %+v", r)
 	}
 	shutdownExit(t, c)
@@ -194,18 +191,15 @@ func TestServeMCPServer(t *testing.T) {
 		t.Errorf("rx/actions args-prompt = %+v", args)
 	}
 
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	r := prompt(t, c, sess.SessionID, `call mcp__everything__echo {"message": "hi from the editor"}`)
+	sid := newSession(t, c)
+	r := prompt(t, c, sid, `call mcp__everything__echo {"message": "hi from the editor"}`)
 	if r.StopReason != "end_turn" || !strings.Contains(r.Text, "Echo: hi from the editor") {
 		t.Fatalf("MCP tool turn = %+v", r)
 	}
-	if kinds := strings.Join(updatesOf(c, sess.SessionID), " "); !strings.Contains(kinds, "tool_call tool_call_update") {
+	if kinds := strings.Join(updatesOf(c, sid), " "); !strings.Contains(kinds, "tool_call tool_call_update") {
 		t.Errorf("updates = %s", kinds)
 	}
-	if r := prompt(t, c, sess.SessionID, "/mcp__everything__args-prompt Paris"); r.Text != "What's weather in Paris?" {
+	if r := prompt(t, c, sid, "/mcp__everything__args-prompt Paris"); r.Text != "What's weather in Paris?" {
 		t.Errorf("MCP prompt turn = %+v", r)
 	}
 	shutdownExit(t, c)

@@ -18,10 +18,7 @@ func TestServePromptResources(t *testing.T) {
 	e.writeConfig("model = \"" + echoSmall + "\"\n")
 	c := e.start()
 	initialized(t, c, clientCaps(fullRx(), nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
+	sid := newSession(t, c)
 	for _, tc := range []struct {
 		name      string
 		resources []map[string]string
@@ -35,7 +32,7 @@ func TestServePromptResources(t *testing.T) {
 		}, "what does it say Resource file:///w/README.md: # notes zebra-42 Resource file:///w/main.go#L3-5: func main() {} Resource file:///w/big.bin"},
 	} {
 		var r promptResult
-		if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "what does it say", "resources": tc.resources}, &r); err != nil {
+		if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": "what does it say", "resources": tc.resources}, &r); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if r.StopReason != "end_turn" || r.Text != tc.want {

@@ -142,11 +142,8 @@ func TestServePlainClientAgent(t *testing.T) {
 		return nil, nil
 	})
 	initialized(t, c, clientCaps(nil, nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	r := prompt(t, c, sess.SessionID, `call apply_edit {"path": "disk.txt", "content": "written by the bridge"}`)
+	sid := newSession(t, c)
+	r := prompt(t, c, sid, `call apply_edit {"path": "disk.txt", "content": "written by the bridge"}`)
 	if r.StopReason != "end_turn" {
 		t.Fatalf("turn = %+v", r)
 	}

@@ -194,11 +194,8 @@ func reviewSession(t *testing.T, approval string, rx map[string]any, applyEdit b
 	c := e.start()
 	ed.install(c)
 	initialized(t, c, clientCaps(rx, map[string]any{"workspace": map[string]any{"applyEdit": applyEdit}}))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
-	return e, c, sess.SessionID
+	sid := newSession(t, c)
+	return e, c, sid
 }
 
 const twoFilesAndNew = "call apply_edit {\"path\": \"a.txt\", \"edits\": [{\"oldText\": \"two\", \"newText\": \"TWO\"}]}\n" +

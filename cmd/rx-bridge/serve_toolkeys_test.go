@@ -60,16 +60,13 @@ func TestServeToolCallKeys(t *testing.T) {
 		return map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": "allow"}}, nil
 	})
 	initialized(t, c, clientCaps(fullRx(), nil))
-	var sess struct{ SessionID string }
-	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &sess); err != nil {
-		t.Fatal(err)
-	}
+	sid := newSession(t, c)
 	for range 2 {
-		if r := prompt(t, c, sess.SessionID, `call list_files {}`); r.StopReason != "end_turn" {
+		if r := prompt(t, c, sid, `call list_files {}`); r.StopReason != "end_turn" {
 			t.Fatalf("turn = %+v", r)
 		}
 	}
-	live, all := wireToolIDs(c, sess.SessionID, 0)
+	live, all := wireToolIDs(c, sid, 0)
 	if len(live) != 2 || live[0] == live[1] {
 		t.Fatalf("tool_call ids %q: want two different ids", live)
 	}
@@ -84,20 +81,20 @@ func TestServeToolCallKeys(t *testing.T) {
 	}
 	mu.Unlock()
 
-	if err := c.Call(ctxT(t), "rx/session/close", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+	if err := c.Call(ctxT(t), "rx/session/close", map[string]any{"sessionId": sid}, nil); err != nil {
 		t.Fatal(err)
 	}
-	before := len(updatesOf(c, sess.SessionID))
-	if err := c.Call(ctxT(t), "rx/session/load", map[string]any{"sessionId": sess.SessionID}, nil); err != nil {
+	before := len(updatesOf(c, sid))
+	if err := c.Call(ctxT(t), "rx/session/load", map[string]any{"sessionId": sid}, nil); err != nil {
 		t.Fatal(err)
 	}
-	replayed, _ := wireToolIDs(c, sess.SessionID, before)
+	replayed, _ := wireToolIDs(c, sid, before)
 	if !slices.Equal(replayed, live) {
 		t.Errorf("replayed tool_call ids %q, live %q", replayed, live)
 	}
-	before = len(updatesOf(c, sess.SessionID))
-	prompt(t, c, sess.SessionID, `call list_files {}`)
-	next, _ := wireToolIDs(c, sess.SessionID, before)
+	before = len(updatesOf(c, sid))
+	prompt(t, c, sid, `call list_files {}`)
+	next, _ := wireToolIDs(c, sid, before)
 	if len(next) != 1 || slices.Contains(live, next[0]) {
 		t.Errorf("after the load, tool_call ids %q; earlier %q", next, live)
 	}
