@@ -59,7 +59,7 @@ func (s *Sidecar) event(point extproto.HookPoint, raw json.RawMessage) error {
 		return err
 	}
 	if lease != nil {
-		// Its content refs live only as long as the lease: out now.
+		// Its content refs expire a grace after the lease ends: out now.
 		return s.conn.TryNotify(extproto.MethodEvent, params)
 	}
 	// Rides with the sidecar's next frame, within wire.DefaultDeferWindow:
