@@ -58,10 +58,25 @@ type fakeRule struct {
 	Fetch bool `json:"fetch,omitempty"`
 }
 
+// fakeLog appends line to the shared log. Several fake sidecars append
+// to one file at once (a walk's post-walk events reach every member
+// together), and O_APPEND is not atomic across processes everywhere:
+// under Wine two appends can land at the same offset and one line is
+// lost. A lock directory (mkdir is atomic on every OS) serialises them.
 func fakeLog(line string) {
 	f := os.Getenv(envFakeLog)
 	if f == "" {
 		return
+	}
+	lock := f + ".lock"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if os.Mkdir(lock, 0o755) == nil {
+			defer os.Remove(lock)
+			break
+		}
+		if time.Now().After(deadline) {
+			break // a holder died: append unlocked rather than never
+		}
 	}
 	fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
