@@ -48,7 +48,8 @@
 //     lower-case letter and an upper-case one that does not begin a
 //     word), so "token verification failed" survives;
 //   - step 7 leaves one to three stars at the edge of a word ("**bold**",
-//     Markdown in UI cards) alone;
+//     Markdown in UI cards) alone, a '.' next to them counting as an edge
+//     ("**Greet me**.", "e.g.**this**");
 //   - step 8's "mixed case" does not count a capital that begins the token
 //     or one of its _/- parts, so "Internationalization" and
 //     "Content-Security-Policy" survive;

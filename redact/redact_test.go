@@ -109,6 +109,9 @@ var patternCases = []redactCase{
 	{"leftover/four-stars", "sk-abc****", "****"},
 	{"leftover/joined", "a**b**c", "****"},
 	{"leftover/dotted", "v1.2****xyz", "****"},
+	{"leftover/emphasis-before-period", "Run **Greet me**. Then **bye**.", "Run **Greet me**. Then **bye**."},
+	{"leftover/emphasis-after-period", "e.g.**this** one", "e.g.**this** one"},
+	{"leftover/stars-between-underscores", "key ab_**_cd", "key ****"},
 	{"leftover/provider-partial-mask", `{"message":"Incorrect API key provided: sk-proj-abc***xyz"}`, `{"message":"Incorrect API key provided: ****"}`},
 
 	// Step 8: opaque-token fallback.

@@ -483,9 +483,9 @@ func pemLabel(s string, i int) int {
 
 // maskLeftovers collapses partially masked tokens to Masked (§10 step 7):
 // every maximal run of [A-Za-z0-9._-] and '*' that holds four or more
-// stars in a row, or two or more between token characters. One to three
-// stars at the edge of a word are Markdown emphasis ("**bold**") and
-// survive.
+// stars in a row, or two or more between token characters other than
+// '.'. One to three stars at the edge of a word are Markdown emphasis
+// ("**bold**", "**Greet me**.", "e.g.**this**") and survive.
 func maskLeftovers(s string) (string, bool) {
 	if strings.IndexByte(s, '*') < 0 {
 		return s, false
@@ -508,7 +508,7 @@ func maskLeftovers(s string) (string, bool) {
 			for j < len(s) && s[j] == '*' {
 				j++
 			}
-			if n := j - i; n >= 4 || n >= 2 && i > start && j < len(s) && isTok(s[j]) {
+			if n := j - i; n >= 4 || n >= 2 && i > start && s[i-1] != '.' && j < len(s) && isTok(s[j]) && s[j] != '.' {
 				leftover = true
 			}
 			i = j
