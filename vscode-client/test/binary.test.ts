@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { resolveBinary } from '../src/binary';
 import { Generations } from '../src/generation';
+import MarkdownIt from 'markdown-it';
 import { escapeMarkdown, noIcons, safeMarkdown } from '../src/text';
 
 describe('resolveBinary', () => {
@@ -105,5 +106,46 @@ describe('plugin text', () => {
 		assert.equal(safeMarkdown('[x](command:foo)'), '[x](#blocked-command:foo)');
 		assert.equal(safeMarkdown('[x]: command:foo'), '[x]: #blocked-command:foo');
 		assert.equal(safeMarkdown('[x](https://example.com)'), '[x](https://example.com)');
+	});
+	it('shows < as typed in code, and only in code no parser reads otherwise', () => {
+		const cases: [string, string][] = [
+			['use `a < b` or <b>', 'use `a < b` or &lt;b>'],
+			['``x`<y``, `Vec<T>` <i>', '``x`<y``, `Vec<T>` &lt;i>'],
+			['```go\nif a < b {}\n```\n<img>', '```go\nif a < b {}\n```\n&lt;img>'],
+			['~~~\n<a>\n```\n<b>\n~~~\n<c>', '~~~\n<a>\n```\n<b>\n~~~\n&lt;c>'],
+			['```\r\n<a>\r\n```\r\n<b>', '```\n<a>\n```\n&lt;b>'],
+			// Not code, or not surely code: escaped as text.
+			['```\n<a>', '```\n<a>\n```'],
+			// An indented fence may be inside a list item: not surely code.
+			['  ```\n<a>\n```', '  ```\n&lt;a>\n```\n```'],
+			['\\`<a>` x', '\\`&lt;a>` x'],
+			['[a](`x) <img> `', '[a](`x) &lt;img> `'],
+			['[a]: `x\n<img> `', '[a]: `x\n&lt;img> `'],
+			['| `a|<img>` |', '| `a|&lt;img>` |'],
+			['`unclosed <b>', '`unclosed &lt;b>'],
+			['`a\n<b>`', '`a\n&lt;b>`'],
+			['```x`y\n<b>\n```', '```x`y\n&lt;b>\n```\n```'], // not a fence: the last line opens one
+			['`[x](command:foo)` [y](command:bar)', '`[x](command:foo)` [y](#blocked-command:bar)'],
+			['a `b\nc` <x> `d`', 'a `b\nc` &lt;x> `d`'],
+			['\\`` x `<x>`', '\\`` x `&lt;x>`'],
+			['$`$ <x> `y`', '$`$ &lt;x> `y`'],
+			['`<a>`\n\n`<b>`', '`<a>`\n\n`<b>`'],
+		];
+		for (const [input, want] of cases) assert.equal(safeMarkdown(input), want, input);
+	});
+	it('lets no HTML or command link through markdown-it (the renderer of VS Code\'s Markdown preview)', () => {
+		// Random Markdown from the pieces that open code, links, tables,
+		// containers and HTML; rendered with HTML on, as the preview does.
+		const md = new MarkdownIt({ html: true, linkify: true });
+		const parts = ['`', '``', '```', '$', '~~~', '<x-evil>', '[', ']', '](', ']: ', '|', '\\', '\n', '\n\n', ' ', '    ', '- ', '> ', '1. ', 'a', 'b c', '(', ')', '"', '*', '\r', '#', '---', '<', '>', '&', 'command:x', '<!--', '<?', '<![CDATA['];
+		let seed = 1;
+		const next = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+		for (let k = 0; k < 30000; k++) {
+			let s = '';
+			for (let i = 1 + next(30); i > 0; i--) s += parts[next(parts.length)];
+			const html = md.render(safeMarkdown(s));
+			assert.ok(!/<x-evil|<!--|<\?|<!\[CDATA\[|href="command:/i.test(html), `${JSON.stringify(s)} rendered ${JSON.stringify(html)}`);
+		}
+		assert.equal(md.render(safeMarkdown('`a<b>` <b>')), '<p><code>a&lt;b&gt;</code> &lt;b&gt;</p>\n');
 	});
 });
