@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -180,8 +181,11 @@ func (s *Session) warn(out exthost.Outcome) {
 type Info struct {
 	ID        string
 	Workspace string
-	Model     string
-	Created   time.Time
+	// Model is an open session's model; for one not open, the model its
+	// header or a settings change among its first records names (a
+	// transcript is not read whole to list it).
+	Model   string
+	Created time.Time
 	// Updated is when the transcript last changed.
 	Updated time.Time
 	// Title is the start of the first prompt.
@@ -210,7 +214,9 @@ func (a *Agent) List(workspace string) ([]Info, error) {
 		if err != nil || (root != "" && info.Workspace != root) {
 			continue
 		}
-		_, info.Open = a.Session(id)
+		if s, open := a.Session(id); open {
+			info.Open, info.Model = true, s.Model()
+		}
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(x, y Info) int { return y.Updated.Compare(x.Updated) })
@@ -225,6 +231,9 @@ func (a *Agent) info(id string) (Info, error) {
 	}
 	var info Info
 	for i, raw := range raws {
+		if info.Title != "" && !bytes.HasPrefix(raw, []byte(`{"type":"model"`)) {
+			continue // only settings changes matter now: skip the decode
+		}
 		r, err := decodeRecord(raw)
 		if err != nil {
 			return Info{}, err
@@ -237,9 +246,11 @@ func (a *Agent) info(id string) (Info, error) {
 			info = Info{ID: h.ID, Workspace: h.Workspace, Model: h.Model, Created: h.Created}
 			continue
 		}
-		if r.Type == recUpdate && r.Update != nil && r.Update.Kind == UpdateUserMessage {
+		switch {
+		case r.Type == recUpdate && r.Update != nil && r.Update.Kind == UpdateUserMessage && info.Title == "":
 			info.Title = title(r.Update.Text)
-			break
+		case r.Type == recModel && r.Model != "":
+			info.Model = r.Model
 		}
 	}
 	if t, ok := transcript.Title(a.dir, id); ok {

@@ -166,6 +166,23 @@ func TestListAndDelete(t *testing.T) {
 	if len(mine) != 1 || mine[0].ID != s1.ID() || mine[0].Title != "first session" || mine[0].Model != "test/m1" || !mine[0].Open {
 		t.Fatalf("List(ws) = %+v", mine)
 	}
+	// A model switch after a prompt shows in the listing, open and once
+	// closed.
+	if _, err := s2.Prompt(ctx(t), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.SetModel("test/m1"); err != nil {
+		t.Fatal(err)
+	}
+	if theirs, _ := h.agent.List(other); len(theirs) != 1 || theirs[0].Model != "test/m1" {
+		t.Fatalf("List after SetModel = %+v", theirs)
+	}
+	if err := s2.Close(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if theirs, _ := h.agent.List(other); len(theirs) != 1 || theirs[0].Model != "test/m1" || theirs[0].Open {
+		t.Fatalf("List after Close = %+v", theirs)
+	}
 	if err := h.agent.Delete(ctx(t), s2.ID()); err != nil {
 		t.Fatal(err)
 	}
