@@ -21,6 +21,7 @@ local counter = 0
 local open_window -- defined below
 local source_buffer -- defined below
 local submit_detached -- defined below
+local reattach -- defined below
 -- Chats whose bridge exited, waiting to resume on the next one: chat -> true.
 local detached = setmetatable({}, { __mode = "k" })
 
@@ -902,6 +903,18 @@ function M.resume(session_id, model, on_open)
       return
     end
     local open = M.chats[key(c.id, session_id)]
+    if not (open and valid(open)) then
+      -- A chat of this session waiting for its bridge (or resuming on
+      -- this one) is the chat to show: resumed there, not a second one.
+      open = nil
+      for chat in pairs(detached) do
+        if chat.session_id == session_id and valid(chat) then
+          reattach(chat, c, st)
+          open = chat
+          break
+        end
+      end
+    end
     if open and valid(open) then
       local win = vim.fn.bufwinid(open.buf)
       if win ~= -1 then
@@ -972,7 +985,7 @@ end
 --- Resumes a detached chat's session on bridge c (rx/session/load; the
 --- replay is not shown again: the buffer has it), then calls each
 --- done(ok) waiting on it. Runs in a coroutine.
-local function reattach(chat, c, st)
+function reattach(chat, c, st)
   if chat.reattaching then
     async.await(function(cb)
       table.insert(chat.reattaching, cb)

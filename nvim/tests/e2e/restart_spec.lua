@@ -21,6 +21,7 @@ T.setup({ cmd = { bin, "serve", "--home", home }, cmd_env = { ECHO_PROVIDER_DELA
 local client = T.start()
 local root = client.root_dir
 local compat = require("rx_bridge.compat")
+local chat_mod = require("rx_bridge.chat")
 local chat
 
 --- The bridge process of client c (the child of this Neovim running serve).
@@ -49,6 +50,24 @@ T.test("the bridge is killed: the chat says the next prompt resumes it", functio
   T.ok(pid, "the bridge process")
   vim.uv.kill(pid, "sigkill")
   T.wait_answer(chat, "the bridge exited; the next prompt restarts it and resumes this session")
+end)
+
+T.test(":Rx sessions resumes a chat waiting for its bridge in that chat, not a second one", function()
+  local session = chat.session_id
+  T.answers.select = { 1, "Resume in a chat" }
+  local done
+  require("rx_bridge.sessions").pick(function() done = true end)
+  T.wait(function() return done end, "the resume", 30000)
+  local open = {}
+  for _, c in pairs(chat_mod.chats) do
+    open[#open + 1] = c
+  end
+  T.eq(1, #open, "chats")
+  T.eq(chat, open[1])
+  T.eq(session, chat.session_id)
+  T.eq(chat.buf, vim.api.nvim_get_current_buf())
+  T.ok(chat.client_id and chat.client_id ~= client.id, "resumed on a new bridge")
+  vim.cmd("stopinsert")
 end)
 
 T.test("recap in the same chat: the bridge restarts, the session resumes, the agent has the history", function()
