@@ -12,11 +12,11 @@ import * as vscode from 'vscode';
 import { modelInformation, VENDOR } from './lm';
 import * as path from 'node:path';
 import {
-	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionRef, PromptResult, SessionUpdate,
-	SessionUpdateBody, TurnEdit, UndoTurnResult,
+	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
+	SessionUpdate, SessionUpdateBody, TurnEdit, UndoTurnResult,
 } from './protocol';
 import type { Rx } from './rx';
-import { escapeMarkdown, noIcons } from './text';
+import { ago, escapeMarkdown, noIcons } from './text';
 import { errorText } from './ui';
 
 export const PARTICIPANT_ID = 'rxBridge.reasonix';
@@ -34,6 +34,8 @@ export interface ChatMetadata {
 export interface TurnSink {
 	/** Model output, Markdown. */
 	markdown(text: string): void;
+	/** A user message of a replayed conversation (a live turn shows its prompt itself). */
+	user?(text: string): void;
 	/** A line of ours (tool calls, notices), Markdown with $(icons); plugin text in it is escaped. */
 	line(text: string): void;
 	progress(text: string): void;
@@ -51,6 +53,12 @@ export const ANSWER_COMMAND = 'rxBridge.answerPermission';
 /** The command the "Undo turn" button of an answer runs: (session id, turn). */
 export const UNDO_TURN_COMMAND = 'rxBridge.undoTurn';
 export const UNDO_ANYWAY = 'Undo Anyway';
+
+/** Reasonix: Sessions… — the stored sessions, to resume in a new chat, rename or delete. */
+export const SESSIONS_COMMAND = 'rxBridge.sessions';
+export const RESUME = 'Resume in Chat';
+export const RENAME = 'Rename…';
+export const DELETE = 'Delete';
 
 /** VS Code's command that selects a model in the chat's model picker (every chat widget). */
 export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
@@ -74,6 +82,7 @@ export class ChatSessions implements vscode.Disposable {
 		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); }));
 		this.subs.push(vscode.commands.registerCommand(ANSWER_COMMAND, (id: unknown, optionId: unknown) => this.answer(id, optionId)));
 		this.subs.push(vscode.commands.registerCommand(UNDO_TURN_COMMAND, (sessionId: unknown, turn: unknown) => this.undoTurn(sessionId, turn)));
+		this.subs.push(vscode.commands.registerCommand(SESSIONS_COMMAND, () => this.sessions()));
 	}
 
 	readonly handler: vscode.ChatRequestHandler = (request, context, stream, token) => this.handle(request, context, stream, token);
@@ -88,6 +97,7 @@ export class ChatSessions implements vscode.Disposable {
 		try {
 			if (request.command === 'model') return await this.chooseModel(stream, previous);
 			if (request.command === 'commands') return await this.listCommands(stream, previous);
+			if (request.command === 'resume') return await this.resume(request.prompt.trim(), stream, previous);
 			return await this.turn(request, stream, token, previous);
 		} catch (err) {
 			return { errorDetails: { message: noIcons(`Reasonix: ${errorText(err)}`) }, metadata: previous };
@@ -276,6 +286,118 @@ export class ChatSessions implements vscode.Disposable {
 		return { metadata: previous };
 	}
 
+	/**
+	 * `@reasonix /resume <session id>`: this chat goes on with a stored
+	 * session, its conversation replayed in the response (rx/session/load).
+	 * Without an id: the workspace's stored sessions, each a link that
+	 * resumes it. Reasonix: Sessions… runs it in a new chat.
+	 */
+	private async resume(id: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
+		if (!id) return this.listSessions(stream, previous);
+		if (this.live.has(id)) {
+			// Open in another chat of this window: both go on with it.
+			const info = (await this.storedSessions()).find((s) => s.sessionId === id);
+			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(`This session is open in another chat too; this chat goes on with it${info?.model ? ` on ${info.model}` : ''}.`)}`, true));
+			return { metadata: { sessionId: id, model: info?.model || undefined } };
+		}
+		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${escapeMarkdown(noIcons(t))}\n\n`, true));
+		this.sinks.set(id, {
+			markdown: (t) => stream.markdown(new vscode.MarkdownString(t)),
+			user: you,
+			line: (t) => stream.markdown(new vscode.MarkdownString(t, true)),
+			progress: () => {},
+			button: () => {},
+			roundEnded: () => {},
+			usage: () => {},
+		});
+		let r: SessionRef;
+		try {
+			r = await this.rx.request<SessionRef>(Method.sessionLoad, { sessionId: id });
+		} finally {
+			this.sinks.delete(id);
+		}
+		this.live.add(r.sessionId);
+		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(`Session resumed on ${r.model}: this chat goes on with it.`)}`, true));
+		return { metadata: { sessionId: r.sessionId, model: r.model } };
+	}
+
+	private async storedSessions(): Promise<SessionInfo[]> {
+		return (await this.rx.request<SessionListResult>(Method.sessionList, {})).sessions ?? [];
+	}
+
+	private async listSessions(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
+		const list = await this.storedSessions();
+		if (list.length === 0) {
+			stream.markdown('No stored sessions in this workspace yet: a `@reasonix` chat starts one.');
+			return { metadata: previous };
+		}
+		const now = Date.now();
+		const lines = ['Stored sessions (pick one to resume it in this chat):', ''];
+		for (const s of list) {
+			const args = encodeURIComponent(JSON.stringify([{ query: `@${PARTICIPANT_NAME} /resume ${s.sessionId}` }]));
+			const when = ago(s.updatedAt, now);
+			lines.push(`- [${escapeMarkdown(noIcons(s.title || s.sessionId))}](command:${CHAT_OPEN_COMMAND}?${args}) — ${escapeMarkdown(noIcons(s.model))}${when ? `, ${when}` : ''}`);
+		}
+		const md = new vscode.MarkdownString(lines.join('\n') + '\n');
+		md.isTrusted = { enabledCommands: [CHAT_OPEN_COMMAND] };
+		stream.markdown(md);
+		return { metadata: previous };
+	}
+
+	/**
+	 * Reasonix: Sessions…: picks a stored session of the workspace, then
+	 * resumes it in a new chat, renames it or deletes it (after a modal
+	 * confirmation).
+	 */
+	async sessions(): Promise<void> {
+		let list: SessionInfo[];
+		try {
+			list = await this.storedSessions();
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot list the sessions: ${errorText(err)}`));
+			return;
+		}
+		if (list.length === 0) {
+			void vscode.window.showInformationMessage('Reasonix: no stored session in this workspace yet; a @reasonix chat starts one.');
+			return;
+		}
+		const now = Date.now();
+		const picked = await vscode.window.showQuickPick(list.map((s) => ({
+			label: noIcons(s.title || s.sessionId),
+			description: noIcons(s.model),
+			detail: ago(s.updatedAt, now) || undefined,
+			session: s,
+		})), { title: 'Reasonix: Sessions', placeHolder: 'Pick a session to resume, rename or delete', matchOnDescription: true, ignoreFocusOut: true });
+		if (!picked) return;
+		const s = picked.session;
+		const what = await vscode.window.showQuickPick([RESUME, RENAME, DELETE], { title: noIcons(`Reasonix: ${picked.label}`), ignoreFocusOut: true });
+		try {
+			if (what === RESUME) {
+				// A new chat, so the session is not mixed into the one shown.
+				await vscode.commands.executeCommand(NEW_CHAT_COMMAND).then(undefined, () => undefined);
+				await vscode.commands.executeCommand(CHAT_OPEN_COMMAND, { query: `@${PARTICIPANT_NAME} /resume ${s.sessionId}` });
+			} else if (what === RENAME) {
+				const title = await vscode.window.showInputBox({
+					title: noIcons(`Reasonix: rename ${picked.label}`),
+					prompt: 'The new title (empty: the start of its first prompt again)',
+					value: s.title,
+					ignoreFocusOut: true,
+				});
+				if (title === undefined) return;
+				await this.rx.request(Method.sessionRename, { sessionId: s.sessionId, title });
+				void vscode.window.showInformationMessage(noIcons(title.trim() ? `Reasonix: session renamed to "${title.trim()}"` : 'Reasonix: the session is named by its first prompt again'));
+			} else if (what === DELETE) {
+				const sure = await vscode.window.showWarningMessage(noIcons(`Delete the session "${picked.label}" and its transcript?`), { modal: true }, DELETE);
+				if (sure !== DELETE) return;
+				await this.rx.request(Method.sessionDelete, { sessionId: s.sessionId });
+				this.live.delete(s.sessionId);
+				void vscode.window.showInformationMessage(noIcons(`Reasonix: deleted "${picked.label}"`));
+			}
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(`Reasonix: ${what ?? 'the session'} failed: ${errorText(err)}`));
+		}
+	}
+
 	update(p: SessionUpdate): void {
 		if (!p || typeof p.sessionId !== 'string' || !p.update) return;
 		const sink = this.sinks.get(p.sessionId);
@@ -395,6 +517,8 @@ export function usageNote(u: Usage): string {
 
 /** VS Code's command that opens the Chat view with a query. */
 const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
+/** VS Code's command that starts a new conversation in the Chat view. */
+const NEW_CHAT_COMMAND = 'workbench.action.chat.newChat';
 
 export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<string, string>): void {
 	// A subagent run's text is its own: only its answer, as the tool result
@@ -402,6 +526,9 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 	// shows, with its tool calls and notices named after it.
 	const sub = 'subagent' in u && u.subagent ? u.subagent : undefined;
 	switch (u.sessionUpdate) {
+		case 'user_message_chunk':
+			if (!sub && u.content?.type === 'text' && u.content.text) sink.user?.(u.content.text);
+			return;
 		case 'agent_message_chunk':
 			if (sub) sink.progress(noIcons(`${sub.name} is working…`));
 			else if (u.content?.type === 'text' && u.content.text) sink.markdown(u.content.text);

@@ -103,6 +103,18 @@ function textOnly(s: string): string {
 		.replace(/^(\[[^\]]*\]:\s*)command:/gim, '$1#blocked-command:');
 }
 
+/** "3 min ago" for an RFC 3339 time, "" when it cannot be read. */
+export function ago(stamp: string | undefined, now = Date.now()): string {
+	const t = stamp ? Date.parse(stamp) : NaN;
+	if (!Number.isFinite(t)) return '';
+	const s = Math.max(0, Math.floor((now - t) / 1000));
+	if (s < 60) return 'just now';
+	if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+	if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+	const d = Math.floor(s / 86400);
+	return d === 1 ? '1 day ago' : `${d} days ago`;
+}
+
 export function percent(progress: number | null | undefined): string | undefined {
 	if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
 	const p = Math.max(0, Math.min(1, progress));

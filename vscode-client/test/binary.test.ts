@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { resolveBinary } from '../src/binary';
 import { Generations } from '../src/generation';
 import MarkdownIt from 'markdown-it';
-import { escapeMarkdown, noIcons, safeMarkdown } from '../src/text';
+import { ago, escapeMarkdown, noIcons, safeMarkdown } from '../src/text';
 
 describe('resolveBinary', () => {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bin-'));
@@ -106,6 +106,15 @@ describe('plugin text', () => {
 		assert.equal(safeMarkdown('[x](command:foo)'), '[x](#blocked-command:foo)');
 		assert.equal(safeMarkdown('[x]: command:foo'), '[x]: #blocked-command:foo');
 		assert.equal(safeMarkdown('[x](https://example.com)'), '[x](https://example.com)');
+	});
+	it('says how long ago a stored session changed', () => {
+		const now = Date.parse('2026-12-03T10:00:00Z');
+		const cases: [string | undefined, string][] = [
+			['2026-12-03T09:59:30.5Z', 'just now'], ['2026-12-03T09:57:00Z', '3 min ago'], ['2026-12-03T07:00:00Z', '3 h ago'],
+			['2026-12-02T09:00:00Z', '1 day ago'], ['2026-11-20T10:00:00Z', '13 days ago'], ['2026-12-03T10:05:00Z', 'just now'],
+			['yesterday', ''], [undefined, ''],
+		];
+		for (const [stamp, want] of cases) assert.equal(ago(stamp, now), want, String(stamp));
 	});
 	it('shows < as typed in code, and only in code no parser reads otherwise', () => {
 		const cases: [string, string][] = [

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CommandId, PLUGINS_DOC } from '../src/commands';
-import { CHANGE_MODEL_COMMAND, ChatMetadata } from '../src/chat';
+import { CHANGE_MODEL_COMMAND, ChatMetadata, DELETE, RENAME, RESUME, SESSIONS_COMMAND } from '../src/chat';
 import { Method, ModelsResult } from '../src/protocol';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
 import { childIO, StreamTransport } from './support/rpc';
@@ -235,6 +235,58 @@ describe('real rx-bridge serve', () => {
 		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
 		assert.match(stream.text(), /plugin\/echo-provider\/echo\/large here; 1 earlier user message: "remember the zebra"/, stream.text());
 		assert.equal((r.metadata as ChatMetadata).sessionId, (first.metadata as ChatMetadata).sessionId);
+	});
+
+	it('Reasonix: Sessions… resumes a stored session in a new chat, replayed, and renames and deletes sessions', async () => {
+		const token = new CancellationTokenSource().token as never;
+		const first = await h.chat.handle(chatRequest('remember the walrus', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, new RecordingStream() as never, token);
+		const id = (first.metadata as ChatMetadata).sessionId!;
+		// A new bridge, so the session is stored and closed, as after a window reload.
+		await h.bridge.restart();
+		await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
+		const pick = (label: string, action: string) => {
+			fake.answer = (e) => {
+				if (e.type !== 'quickPick') return undefined;
+				if (e.items.includes(action)) return action;
+				return e.items.find((i: { label: string }) => i.label === label);
+			};
+		};
+		pick('remember the walrus', RESUME);
+		await vscode.commands.executeCommand(SESSIONS_COMMAND);
+		const rows = (fake.events.find((e) => e.type === 'quickPick') as { items: { label: string; description: string; detail: string }[] }).items;
+		const row = rows.find((i) => i.label === 'remember the walrus');
+		assert.equal(row?.description, ECHO, JSON.stringify(rows));
+		assert.equal(row?.detail, 'just now');
+		const open = fake.events.filter((e) => e.type === 'command' && e.command === 'workbench.action.chat.open') as { args: { query: string }[] }[];
+		assert.deepEqual(open.at(-1)?.args, [{ query: `@reasonix /resume ${id}` }]);
+		// The query runs /resume in the chat: the conversation is replayed, the chat goes on with the session.
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest(id, { command: 'resume' }), { history: [] } as never, stream as never, token);
+		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
+		assert.deepEqual(r.metadata, { sessionId: id, model: ECHO });
+		const text = stream.text().replace(/\\/g, '');
+		assert.match(text, /\$\(account\) \*\*You:\*\* remember the walrus/, text);
+		assert.match(text, /Session resumed on plugin\/echo-provider\/echo\/small: this chat goes on with it/, text);
+		const next = new RecordingStream();
+		await h.chat.handle(chatRequest('recap', { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(r)] } as never, next as never, token);
+		assert.match(next.text(), /1 earlier user message: "remember the walrus"/, next.text());
+		// /resume without an id lists the sessions as links that resume them.
+		const listed = new RecordingStream();
+		await h.chat.handle(chatRequest('', { command: 'resume' }), { history: [] } as never, listed as never, token);
+		assert.ok(listed.text().includes(encodeURIComponent(JSON.stringify([{ query: `@reasonix /resume ${id}` }]))), listed.text());
+		// Rename, then delete after the confirmation.
+		fake.answer = (e) => (e.type === 'quickPick' ? (e.items.includes(RENAME) ? RENAME : e.items.find((i: { label: string }) => i.label === 'remember the walrus')) : e.type === 'inputBox' ? 'Walrus talk' : undefined);
+		await vscode.commands.executeCommand(SESSIONS_COMMAND);
+		const listed2 = new RecordingStream();
+		await h.chat.handle(chatRequest('', { command: 'resume' }), { history: [] } as never, listed2 as never, token);
+		assert.match(listed2.text(), /\[Walrus talk\]/, listed2.text());
+		fake.answer = (e) => (e.type === 'quickPick' ? (e.items.includes(DELETE) ? DELETE : e.items.find((i: { label: string }) => i.label === 'Walrus talk')) : e.type === 'message' && e.options?.modal ? DELETE : undefined);
+		await vscode.commands.executeCommand(SESSIONS_COMMAND);
+		assert.ok(fake.messages().some((m) => m.includes('deleted "Walrus talk"')), fake.messages().join('\n'));
+		const gone = new RecordingStream();
+		await h.chat.handle(chatRequest('', { command: 'resume' }), { history: [] } as never, gone as never, token);
+		assert.doesNotMatch(gone.text(), /Walrus talk/);
+		fake.answer = () => undefined;
 	});
 
 	it('traces plugin frames with $/logTrace when the trace is verbose', async () => {

@@ -630,6 +630,31 @@ async function main(): Promise<void> {
 			}
 		});
 
+		// The session history in VS Code: after a bridge restart (the
+		// sessions stored and closed), Reasonix: Sessions… resumes the first
+		// chat's session in a new chat, its conversation replayed.
+		await check('Reasonix: Sessions… resumes a stored session in a new chat, replayed, and the agent has its history', async () => {
+			const before = pgrep('rx-bridge serve');
+			await palette(p, 'Reasonix: Restart Bridge');
+			await until('a new bridge running with its plugins', 90000, () => {
+				const now = pgrep('rx-bridge serve');
+				const st = readJson(path.join(OUT, 'probe-bridge.json'));
+				return now.length > 0 && !now.some((pid) => before.includes(pid)) && st?.state === 'running' && st.actions?.includes('/hello:greet') ? true : undefined;
+			});
+			await palette(p, 'Reasonix: Sessions');
+			await quickRow(p, 'hello there chat').waitFor({ state: 'visible', timeout: 20000 });
+			await shot('sessions-list');
+			await quickRow(p, 'hello there chat').click();
+			await quickRow(p, 'Resume in Chat').waitFor({ state: 'visible', timeout: 10000 });
+			await quickRow(p, 'Resume in Chat').click();
+			await until('the replayed conversation in a new chat', 60000, async () => {
+				const t = await lastAnswer(p);
+				return /Session resumed on/.test(t) && /You: hello there chat/.test(t) ? t : undefined;
+			});
+			await shot('session-resumed');
+			await chat(p, '@reasonix recap', /\d+ earlier user messages, the first: "hello there chat"/);
+		});
+
 		// Issue 19 bug 4: a crashed plugin.
 		const helloCmd = `^${home}/plugins/hello/bin/hello`;
 		await check('a crashed plugin: one notification with Reload Plugins, its status item marked crashed', async () => {
