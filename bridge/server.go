@@ -314,6 +314,7 @@ var requests = map[string]handler{
 	"rx/session/new":           (*Server).sessionNew,
 	"rx/session/prompt":        (*Server).sessionPrompt,
 	"rx/session/setModel":      (*Server).sessionSetModel,
+	"rx/session/setMode":       (*Server).sessionSetMode,
 	"rx/session/list":          (*Server).sessionList,
 	"rx/session/load":          (*Server).sessionLoad,
 	"rx/session/close":         (*Server).sessionClose,

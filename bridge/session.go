@@ -101,7 +101,7 @@ func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, sessionError(err)
 	}
-	return rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
+	return sessionRef(sess), nil
 }
 
 // sessionPrompt runs one turn; $/cancelRequest (or rx/session/cancel)
@@ -199,6 +199,34 @@ func (s *Server) sessionSetModel(_ context.Context, raw []byte) (any, error) {
 	return rxproto.Empty{}, nil
 }
 
+func (s *Server) sessionSetMode(_ context.Context, raw []byte) (any, error) {
+	var p rxproto.SetModeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	if p.Mode != string(agent.ModeNormal) && p.Mode != string(agent.ModePlan) {
+		return nil, invalidParams("mode %q: a session's mode is %q or %q", p.Mode, agent.ModeNormal, agent.ModePlan)
+	}
+	if err := sess.SetMode(agent.Mode(p.Mode)); err != nil {
+		return nil, sessionError(err)
+	}
+	return rxproto.Empty{}, nil
+}
+
+// sessionRef describes an open session to the editor; the mode only when
+// it is not the normal one.
+func sessionRef(sess *agent.Session) rxproto.SessionRef {
+	ref := rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}
+	if m := sess.Mode(); m != agent.ModeNormal {
+		ref.Mode = string(m)
+	}
+	return ref
+}
+
 func (s *Server) sessionList(context.Context, []byte) (any, error) {
 	infos, err := s.agent.List(s.workspace)
 	if err != nil {
@@ -220,7 +248,7 @@ func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, sessionError(err)
 	}
-	return rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}, nil
+	return sessionRef(sess), nil
 }
 
 func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {

@@ -41,6 +41,8 @@ const (
 	MethodSessionCancel = "rx/session/cancel"
 	// MethodSessionSetModel (request C→S): Changes the session's model (§5).
 	MethodSessionSetModel = "rx/session/setModel"
+	// MethodSessionSetMode (request C→S): Switches the session between normal and plan mode (§5).
+	MethodSessionSetMode = "rx/session/setMode"
 	// MethodSessionList (request C→S): The stored sessions of the workspace (§5).
 	MethodSessionList = "rx/session/list"
 	// MethodSessionLoad (request C→S): Reopens a stored session, replaying it as rx/session/update (§5).
@@ -60,7 +62,7 @@ const (
 )
 
 // ClientRequests are the rx/ requests a client sends.
-var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename, MethodSessionUndoTurn}
+var ClientRequests = []string{MethodActions, MethodPlugins, MethodUISubmit, MethodModels, MethodLMChat, MethodSessionNew, MethodSessionPrompt, MethodSessionSetModel, MethodSessionSetMode, MethodSessionList, MethodSessionLoad, MethodSessionClose, MethodSessionDelete, MethodSessionRename, MethodSessionUndoTurn}
 
 // ClientNotifications are the rx/ notifications a client sends.
 var ClientNotifications = []string{MethodSessionCancel}
@@ -435,6 +437,14 @@ type SessionNewParams struct {
 type SessionRef struct {
 	SessionID string `json:"sessionId"`
 	Model     string `json:"model,omitempty"`
+	// The session's mode (absent: normal); in plan mode only the tools that read or search run (rx/session/setMode).
+	Mode string `json:"mode,omitempty"`
+}
+
+// SetModeParams: rx/session/setMode.
+type SetModeParams struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
 }
 
 // SessionParams: Names a session.

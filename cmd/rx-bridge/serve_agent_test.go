@@ -453,3 +453,63 @@ func TestServeSessionRename(t *testing.T) {
 	}
 	shutdownExit(t, c)
 }
+
+// TestServeSessionMode: rx/session/setMode switches a session to plan
+// mode (an edit is refused) and back; the mode survives a close and is
+// in rx/session/load's result, so an editor can say so (a session left in
+// plan mode by an ACP client is not stuck there).
+func TestServeSessionMode(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"ask\"\n")
+	c := e.start()
+	(&permissionUI{}).install(c)
+	initialized(t, c, clientCaps(fullRx(), nil))
+	sid := newSession(t, c)
+	setMode := func(mode string) error {
+		return c.Call(ctxT(t), "rx/session/setMode", map[string]any{"sessionId": sid, "mode": mode}, nil)
+	}
+	edit := `call apply_edit {"path": "plan.txt", "content": "x"}`
+	for _, tt := range []struct {
+		mode string
+		code int // 0: accepted
+	}{
+		{mode: "plan"},
+		{mode: "yolo", code: lspclient.CodeInvalidParams},
+		{mode: "", code: lspclient.CodeInvalidParams},
+	} {
+		if err := setMode(tt.mode); tt.code == 0 && err != nil || tt.code != 0 && rpcCode(err) != tt.code {
+			t.Errorf("setMode %q = %v, want code %d", tt.mode, err, tt.code)
+		}
+	}
+	if err := c.Call(ctxT(t), "rx/session/setMode", map[string]any{"sessionId": "20261203T021500-000000000000", "mode": "plan"}, nil); rpcCode(err) != lspclient.CodeInvalidParams {
+		t.Errorf("setMode of an unknown session = %v", err)
+	}
+	if r := prompt(t, c, sid, edit); !strings.Contains(r.Text, "plan mode") {
+		t.Fatalf("an edit in plan mode = %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "plan.txt")); err == nil {
+		t.Fatal("plan mode wrote plan.txt")
+	}
+	if err := c.Call(ctxT(t), "rx/session/close", map[string]any{"sessionId": sid}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ref struct{ SessionID, Model, Mode string }
+	if err := c.Call(ctxT(t), "rx/session/load", map[string]any{"sessionId": sid}, &ref); err != nil || ref.Mode != "plan" {
+		t.Fatalf("load = %+v, %v; want mode plan", ref, err)
+	}
+	if err := setMode("normal"); err != nil {
+		t.Fatal(err)
+	}
+	if r := prompt(t, c, sid, edit); strings.Contains(r.Text, "plan mode") {
+		t.Fatalf("an edit back in normal mode = %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "plan.txt")); err != nil || string(b) != "x" {
+		t.Fatalf("plan.txt = %q, %v", b, err)
+	}
+	var fresh struct{ SessionID, Mode string }
+	if err := c.Call(ctxT(t), "rx/session/new", map[string]any{}, &fresh); err != nil || fresh.Mode != "" {
+		t.Fatalf("new = %+v, %v; a normal session has no mode member", fresh, err)
+	}
+	shutdownExit(t, c)
+}

@@ -18,6 +18,7 @@ export const Method = {
 	sessionPrompt: 'rx/session/prompt',
 	sessionCancel: 'rx/session/cancel',
 	sessionSetModel: 'rx/session/setModel',
+	sessionSetMode: 'rx/session/setMode',
 	sessionList: 'rx/session/list',
 	sessionLoad: 'rx/session/load',
 	sessionClose: 'rx/session/close',
@@ -44,6 +45,7 @@ export interface Requests {
 	'rx/session/new': { params: SessionNewParams; result: SessionRef };
 	'rx/session/prompt': { params: PromptParams; result: PromptResult };
 	'rx/session/setModel': { params: SetModelParams; result: Empty };
+	'rx/session/setMode': { params: SetModeParams; result: Empty };
 	'rx/session/list': { params: Empty; result: SessionListResult };
 	'rx/session/load': { params: SessionParams; result: SessionRef };
 	'rx/session/close': { params: SessionParams; result: Empty };
@@ -476,6 +478,14 @@ export interface SessionNewParams {
 export interface SessionRef {
 	sessionId: string;
 	model?: string;
+	/** The session's mode (absent: normal); in plan mode only the tools that read or search run (rx/session/setMode). */
+	mode?: 'normal' | 'plan';
+}
+
+/** rx/session/setMode. */
+export interface SetModeParams {
+	sessionId: string;
+	mode: 'normal' | 'plan';
 }
 
 /** Names a session. */
