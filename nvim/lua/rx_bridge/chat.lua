@@ -626,6 +626,42 @@ function M.set_model(chat, ref)
   end)
 end
 
+local MODES = { "normal", "plan" }
+
+--- What a chat says of a session resumed in a mode other than normal.
+local function mode_note(chat, mode)
+  if mode == "plan" then
+    out(chat, { "— this session is in plan mode: the agent reads, searches and plans, and edits nothing (:RxChatMode normal switches it)" },
+      "RxBridgeChatMeta")
+  end
+end
+
+--- Switches the chat's session between normal and plan mode
+--- (rx/session/setMode). Without a mode, it is asked through vim.ui.select.
+function M.set_mode(chat, mode)
+  async.run(function()
+    local c = client_of(chat)
+    if not c then
+      return
+    end
+    if not mode or mode == "" then
+      mode = require("rx_bridge.ui").select(MODES, {
+        prompt = "Mode of this chat's session (plan: read, search and plan; no edits, no commands)",
+        kind = "rx_bridge.mode",
+      })
+      if not mode then
+        return
+      end
+    end
+    local err = async.request(c, "rx/session/setMode", { sessionId = chat.session_id, mode = mode })
+    if err then
+      vim.notify("rx-bridge: cannot switch the mode: " .. require("rx_bridge.actions").err_text(err), vim.log.levels.ERROR)
+      return
+    end
+    out(chat, { "mode: " .. text.line(mode) }, "RxBridgeChatMeta")
+  end)
+end
+
 --- Sends line (a slash command with its arguments) as a turn in a chat of
 --- client c: the one shown in the current window, else the last one
 --- opened, else a new one.
@@ -761,6 +797,17 @@ local function create_buffer(chat)
       return vim.tbl_filter(function(r)
         return vim.startswith(r, arglead)
       end, require("rx_bridge.actions").model_refs())
+    end,
+  })
+  vim.api.nvim_buf_create_user_command(buf, "RxChatMode", function(o)
+    M.set_mode(chat, o.args)
+  end, {
+    nargs = "?",
+    desc = "switch this chat's session between normal and plan mode",
+    complete = function(arglead)
+      return vim.tbl_filter(function(m)
+        return vim.startswith(m, arglead)
+      end, MODES)
     end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
@@ -942,7 +989,9 @@ function M.resume(session_id, model, on_open)
     if type(res) == "table" and type(res.model) == "string" then
       chat.model = res.model
     end
-    out(chat, { "— resumed; the conversation goes on from here", "" }, "RxBridgeChatMeta")
+    out(chat, { "— resumed; the conversation goes on from here" }, "RxBridgeChatMeta")
+    mode_note(chat, type(res) == "table" and res.mode or nil)
+    out(chat, { "" })
     vim.cmd("startinsert")
     log.add("info", "chat", ("resumed session %s on %s"):format(text.line(session_id), text.line(chat.model)))
     if on_open then
@@ -1009,6 +1058,7 @@ function reattach(chat, c, st)
     end
     out(chat, { ("— the bridge restarted; session %s resumed on %s, its history kept"):format(
       text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
+    mode_note(chat, type(res) == "table" and res.mode or nil)
     log.add("info", "chat", ("session %s resumed after the bridge restarted"):format(text.line(chat.session_id)))
   else
     M.chats[key(c.id, chat.session_id)] = nil
