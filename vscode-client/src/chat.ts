@@ -98,6 +98,7 @@ export class ChatSessions implements vscode.Disposable {
 			if (request.command === 'model') return await this.chooseModel(stream, previous);
 			if (request.command === 'commands') return await this.listCommands(stream, previous);
 			if (request.command === 'resume') return await this.resume(request.prompt.trim(), stream, previous);
+			if (request.command === 'mode') return await this.chooseMode(request.prompt.trim(), stream, previous);
 			return await this.turn(request, stream, token, previous);
 		} catch (err) {
 			return { errorDetails: { message: noIcons(`Reasonix: ${errorText(err)}`) }, metadata: previous };
@@ -121,6 +122,7 @@ export class ChatSessions implements vscode.Disposable {
 				sessionId = r.sessionId;
 				model = r.model;
 				this.live.add(sessionId);
+				modeNote(stream, r);
 			} catch (err) {
 				stream.markdown(new vscode.MarkdownString(`$(warning) ${escapeMarkdown(`The session of this chat could not be resumed (${errorText(err)}); a new one starts without its history.`)}\n\n`, true));
 			}
@@ -318,7 +320,43 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		this.live.add(r.sessionId);
 		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(`Session resumed on ${r.model}: this chat goes on with it.`)}`, true));
+		modeNote(stream, r);
 		return { metadata: { sessionId: r.sessionId, model: r.model } };
+	}
+
+	/**
+	 * `@reasonix /mode [normal|plan]`: switches the session of this chat
+	 * between normal and plan mode (rx/session/setMode); without a mode,
+	 * asked in a quick pick. A session from before a reload is reopened
+	 * first.
+	 */
+	private async chooseMode(arg: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
+		let id = previous.sessionId;
+		if (!id) {
+			stream.markdown('This chat has no session yet: ask something first, then switch its mode.');
+			return { metadata: previous };
+		}
+		let mode = arg.toLowerCase();
+		if (!mode) {
+			const picked = await vscode.window.showQuickPick([
+				{ label: 'Normal', description: 'every tool the approval mode allows', mode: 'normal' },
+				{ label: 'Plan', description: 'read, search and plan: edits and commands are refused', mode: 'plan' },
+			], { title: 'Reasonix: mode of this chat\'s session', ignoreFocusOut: true });
+			if (!picked) {
+				stream.markdown('Mode unchanged.');
+				return { metadata: previous };
+			}
+			mode = picked.mode;
+		}
+		if (!this.live.has(id)) {
+			id = (await this.rx.request<SessionRef>(Method.sessionLoad, { sessionId: id })).sessionId;
+			this.live.add(id);
+		}
+		await this.rx.request(Method.sessionSetMode, { sessionId: id, mode });
+		stream.markdown(new vscode.MarkdownString(mode === 'plan'
+			? '$(list-ordered) Plan mode: the agent reads, searches and plans; every edit or command is refused until `@reasonix /mode normal`.'
+			: '$(check) Normal mode: the agent runs every tool the approval mode allows.', true));
+		return { metadata: { ...previous, sessionId: id } };
 	}
 
 	private async storedSessions(): Promise<SessionInfo[]> {
@@ -576,6 +614,13 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		}
 		default:
 			return;
+	}
+}
+
+/** Says so when a session was reopened in plan mode (left so by an ACP client, say). */
+function modeNote(stream: vscode.ChatResponseStream, r: SessionRef): void {
+	if (r.mode === 'plan') {
+		stream.markdown(new vscode.MarkdownString('\n\n$(list-ordered) This session is in plan mode: the agent reads, searches and plans, and edits nothing. `@reasonix /mode normal` switches it.\n\n', true));
 	}
 }
 

@@ -289,6 +289,34 @@ describe('real rx-bridge serve', () => {
 		fake.answer = () => undefined;
 	});
 
+	it('@reasonix /mode plan refuses edits; after a restart the chat says the session is in plan mode; /mode switches it back', async () => {
+		const token = new CancellationTokenSource().token as never;
+		const ask = (prompt: string, history: unknown[], extra: Record<string, unknown> = {}) => {
+			const stream = new RecordingStream();
+			return h.chat.handle(chatRequest(prompt, { model: { vendor: 'reasonix', id: ECHO }, ...extra }), { history } as never, stream as never, token)
+				.then((r) => ({ r, text: stream.text() }));
+		};
+		const first = await ask('start', []);
+		const history = [responseTurn(first.r)];
+		const plan = await ask('plan', history, { command: 'mode' });
+		assert.match(plan.text, /Plan mode: the agent reads, searches and plans/, plan.text);
+		const refused = await ask('call apply_edit {"path": "plan.txt", "content": "x"}', history);
+		assert.match(refused.text, /plan mode: apply_edit is refused/, refused.text);
+		assert.equal(fs.existsSync(path.join(workspace, 'plan.txt')), false);
+		await h.bridge.restart();
+		await eventually(() => h.rx.actions.some((a) => a.name === '/hello:greet'), 'actions after the restart', 30000);
+		const after = await ask('hello again', history);
+		assert.match(after.text, /This session is in plan mode: .*`@reasonix \/mode normal` switches it/, after.text);
+		fake.answer = (e) => (e.type === 'quickPick' ? e.items.find((i: { mode: string }) => i.mode === 'normal') : undefined);
+		const normal = await ask('', history, { command: 'mode' });
+		fake.answer = () => undefined;
+		assert.match(normal.text, /Normal mode/, normal.text);
+		const bad = await ask('yolo', history, { command: 'mode' });
+		assert.match(String(bad.r.errorDetails?.message), /mode "yolo"/);
+		const none = await ask('plan', [], { command: 'mode' });
+		assert.match(none.text, /no session yet/);
+	});
+
 	it('traces plugin frames with $/logTrace when the trace is verbose', async () => {
 		await eventually(() => transport.logTraces.length > 0, 'a $/logTrace');
 		assert.ok(transport.logTraces.some((t) => /^[a-z0-9-]+ (<-|->) \S+( id=\S+)?$/.test(t.message)), JSON.stringify(transport.logTraces.slice(0, 5)));
