@@ -59,6 +59,8 @@ export const SESSIONS_COMMAND = 'rxBridge.sessions';
 export const RESUME = 'Resume in Chat';
 export const RENAME = 'Rename…';
 export const DELETE = 'Delete';
+/** The name of a stored session nobody prompted yet. */
+const NO_PROMPT = '(no prompt yet)';
 
 /** VS Code's command that selects a model in the chat's model picker (every chat widget). */
 export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
@@ -374,7 +376,7 @@ export class ChatSessions implements vscode.Disposable {
 		for (const s of list) {
 			const args = encodeURIComponent(JSON.stringify([{ query: `@${PARTICIPANT_NAME} /resume ${s.sessionId}` }]));
 			const when = ago(s.updatedAt, now);
-			lines.push(`- [${escapeMarkdown(noIcons(s.title || s.sessionId))}](command:${CHAT_OPEN_COMMAND}?${args}) — ${escapeMarkdown(noIcons(s.model))}${when ? `, ${when}` : ''}`);
+			lines.push(`- [${escapeMarkdown(noIcons(s.title || NO_PROMPT))}](command:${CHAT_OPEN_COMMAND}?${args}) — ${escapeMarkdown(noIcons(s.model))}${when ? `, ${when}` : ''}`);
 		}
 		const md = new vscode.MarkdownString(lines.join('\n') + '\n');
 		md.isTrusted = { enabledCommands: [CHAT_OPEN_COMMAND] };
@@ -401,7 +403,7 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		const now = Date.now();
 		const picked = await vscode.window.showQuickPick(list.map((s) => ({
-			label: noIcons(s.title || s.sessionId),
+			label: noIcons(s.title || NO_PROMPT),
 			description: noIcons(s.model),
 			detail: ago(s.updatedAt, now) || undefined,
 			session: s,
