@@ -304,7 +304,8 @@ export class ChatSessions implements vscode.Disposable {
 			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(`This session is open in another chat too; this chat goes on with it${info?.model ? ` on ${info.model}` : ''}.`)}`, true));
 			return { metadata: { sessionId: id, model: info?.model || undefined } };
 		}
-		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${escapeMarkdown(noIcons(t))}\n\n`, true));
+		// The prompt's lines kept: each escaped, joined by hard line breaks.
+		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${t.split(/\r?\n/).map((l) => escapeMarkdown(noIcons(l))).join('  \n')}\n\n`, true));
 		this.sinks.set(id, {
 			markdown: (t) => stream.markdown(new vscode.MarkdownString(t)),
 			user: you,

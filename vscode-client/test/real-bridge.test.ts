@@ -239,7 +239,7 @@ describe('real rx-bridge serve', () => {
 
 	it('Reasonix: Sessions… resumes a stored session in a new chat, replayed, and renames and deletes sessions', async () => {
 		const token = new CancellationTokenSource().token as never;
-		const first = await h.chat.handle(chatRequest('remember the walrus', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, new RecordingStream() as never, token);
+		const first = await h.chat.handle(chatRequest('remember the walrus\nand the seal', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, new RecordingStream() as never, token);
 		const id = (first.metadata as ChatMetadata).sessionId!;
 		// A new bridge, so the session is stored and closed, as after a window reload.
 		await h.bridge.restart();
@@ -265,11 +265,11 @@ describe('real rx-bridge serve', () => {
 		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
 		assert.deepEqual(r.metadata, { sessionId: id, model: ECHO });
 		const text = stream.text().replace(/\\/g, '');
-		assert.match(text, /\$\(account\) \*\*You:\*\* remember the walrus/, text);
+		assert.match(text, /\$\(account\) \*\*You:\*\* remember the walrus  \nand the seal\n/, text);
 		assert.match(text, /Session resumed on plugin\/echo-provider\/echo\/small: this chat goes on with it/, text);
 		const next = new RecordingStream();
 		await h.chat.handle(chatRequest('recap', { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(r)] } as never, next as never, token);
-		assert.match(next.text(), /1 earlier user message: "remember the walrus"/, next.text());
+		assert.match(next.text(), /1 earlier user message: "remember the walrus and the seal"/, next.text());
 		// /resume without an id lists the sessions as links that resume them.
 		const listed = new RecordingStream();
 		await h.chat.handle(chatRequest('', { command: 'resume' }), { history: [] } as never, listed as never, token);
