@@ -152,6 +152,10 @@ func (c *Conn) Close() error {
 	c.fail(ErrClosed, true)
 	c.wg.Wait()
 	c.closeWriter()
+	// A caller reading (lead.go) may have failed the connection first and
+	// still be closing r on its own goroutine, which wg does not count:
+	// this waits for that close, so rErr is read after it.
+	c.closeReader()
 	c.mu.Lock()
 	if c.timer != nil {
 		c.timer.Stop()

@@ -310,3 +310,34 @@ func TestCallWithin(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseWhileCallerReadsEOF: the peer leaves while a caller holds the
+// reading role and Close runs at the same moment. The caller's read
+// failure closes r on the caller's goroutine, which is not one of the
+// Conn's own; Close must still see that close complete before it reads
+// its error (go test -race caught Close reading it unsynchronised).
+func TestCloseWhileCallerReadsEOF(t *testing.T) {
+	t.Parallel()
+	for i := range 40 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			lp := newLeadPeer(t, time.Hour)
+			ctx := context.Background()
+			lp.warm(ctx)
+			done := lp.call(ctx, "pending")
+			lp.request()
+			lp.w.Close()
+			time.Sleep(time.Duration(i%8) * 20 * time.Microsecond)
+			if err := lp.c.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			select {
+			case r := <-done:
+				if r.err == nil {
+					t.Error("the pending call succeeded")
+				}
+			case <-time.After(testDeadline):
+				t.Fatal("the pending call did not return")
+			}
+		})
+	}
+}
