@@ -583,12 +583,22 @@ function M.submit_line(chat, line)
   run_turn(chat, item)
 end
 
+--- The client of chat for a setting change, or nil after saying why not.
+local function settable(chat, what)
+  local c = client_of(chat)
+  if not c then
+    vim.notify(("rx-bridge: the bridge of this chat is not running (the next prompt restarts it); the %s is unchanged"):format(what),
+      vim.log.levels.WARN)
+  end
+  return c
+end
+
 --- Switches the chat's model (rx/session/setModel): the running turn
 --- keeps its model, the next one uses this. Without a ref, the catalog is
 --- offered through vim.ui.select.
 function M.set_model(chat, ref)
   async.run(function()
-    local c = client_of(chat)
+    local c = settable(chat, "model")
     if not c then
       return
     end
@@ -640,7 +650,7 @@ end
 --- (rx/session/setMode). Without a mode, it is asked through vim.ui.select.
 function M.set_mode(chat, mode)
   async.run(function()
-    local c = client_of(chat)
+    local c = settable(chat, "mode")
     if not c then
       return
     end
@@ -951,16 +961,19 @@ function M.resume(session_id, model, on_open)
     end
     local open = M.chats[key(c.id, session_id)]
     if not (open and valid(open)) then
-      -- A chat of this session waiting for its bridge (or resuming on
-      -- this one) is the chat to show: resumed there, not a second one.
       open = nil
       for chat in pairs(detached) do
         if chat.session_id == session_id and valid(chat) then
-          reattach(chat, c, st)
           open = chat
           break
         end
       end
+    end
+    if open and valid(open) and open.client_id ~= c.id then
+      -- A chat of this session waiting for its bridge, or resuming on
+      -- this one, is the chat to show: resumed there (this waits for a
+      -- resume under way), not in a second chat.
+      reattach(open, c, st)
     end
     if open and valid(open) then
       local win = vim.fn.bufwinid(open.buf)

@@ -52,6 +52,13 @@ T.test("the bridge is killed: the chat says the next prompt resumes it", functio
   T.wait_answer(chat, "the bridge exited; the next prompt restarts it and resumes this session")
 end)
 
+T.test("a chat waiting for its bridge says its mode cannot change now", function()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  vim.cmd("RxChatMode plan")
+  T.wait(function() return T.find_note("the bridge of this chat is not running") ~= nil end, "the warning")
+  T.ok(T.find_note("the mode is unchanged"), vim.inspect(T.notes))
+end)
+
 T.test(":Rx sessions resumes a chat waiting for its bridge in that chat, not a second one", function()
   local session = chat.session_id
   T.answers.select = { 1, "Resume in a chat" }
