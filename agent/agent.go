@@ -36,6 +36,17 @@ type Agent struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closed   bool
+	// closing holds, per session id, the closes under way or announced
+	// (see Closing): a Load or Delete of the id waits for them, so a close
+	// followed by a load never finds the transcript still held.
+	closing map[string]*closeWait
+}
+
+// closeWait is the closes of one session id under way; done is closed
+// when the last ends.
+type closeWait struct {
+	n    int
+	done chan struct{}
 }
 
 // Errors of the session registry.
@@ -52,7 +63,7 @@ func NewAgent(opts Options) (*Agent, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
-	return &Agent{opts: opts, dir: filepath.Join(opts.Home, SessionsDir), sessions: map[string]*Session{}}, nil
+	return &Agent{opts: opts, dir: filepath.Join(opts.Home, SessionsDir), sessions: map[string]*Session{}, closing: map[string]*closeWait{}}, nil
 }
 
 // New starts a session in workspace with model (a catalog ref). An empty
@@ -151,6 +162,49 @@ func (a *Agent) forget(s *Session) {
 	defer a.mu.Unlock()
 	if a.sessions[s.id] == s {
 		delete(a.sessions, s.id)
+	}
+}
+
+// Closing announces a close of session id: Load and Delete of id wait
+// until end is called. Session.Close announces its own; a caller that
+// knows the order of requests before it runs them (the bridge's read
+// loop) announces a close as it reads it, so a load read after it waits
+// for it even if it starts first.
+func (a *Agent) Closing(id string) (end func()) {
+	a.mu.Lock()
+	w := a.closing[id]
+	if w == nil {
+		w = &closeWait{done: make(chan struct{})}
+		a.closing[id] = w
+	}
+	w.n++
+	a.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if w.n--; w.n == 0 {
+				delete(a.closing, id)
+				close(w.done)
+			}
+		})
+	}
+}
+
+// settle waits for the closes of session id under way, if any.
+func (a *Agent) settle(ctx context.Context, id string) error {
+	a.mu.Lock()
+	w := a.closing[id]
+	a.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("session %s is still closing: %w", id, ctx.Err())
 	}
 }
 
@@ -302,6 +356,9 @@ func (a *Agent) Delete(ctx context.Context, id string) error {
 		if err := s.Close(ctx); err != nil {
 			return err
 		}
+	}
+	if err := a.settle(ctx, id); err != nil {
+		return err
 	}
 	if !transcript.Exists(a.dir, id) {
 		return fmt.Errorf("%w: %s", ErrNoSession, id)

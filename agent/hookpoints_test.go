@@ -31,12 +31,13 @@ const (
 	envHookPidfile    = "RX_HOOK_PIDFILE"    // the hook's pid is written here
 	envHookGrandchild = "RX_HOOK_GRANDCHILD" // a grandchild is started and writes its pid here
 	envHookBlock      = "RX_HOOK_BLOCK"      // "1": never exit
+	envHookGate       = "RX_HOOK_GATE"       // exit only once this file exists
 )
 
 // hookMain is the hook: it appends "hook <event> <payload>" to the log
 // (envLog, shared with the test sidecars, so one file shows the order of
-// hooks and interceptors), may leave a grandchild behind, may block, then
-// prints and exits as told.
+// hooks and interceptors), may leave a grandchild behind, may wait for a
+// gate file or block, then prints and exits as told.
 func hookMain() int {
 	in, _ := io.ReadAll(os.Stdin)
 	var ev struct {
@@ -58,6 +59,14 @@ func hookMain() int {
 		if err := c.Start(); err != nil {
 			return 9
 		}
+		for {
+			if _, err := os.Stat(f); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if f := os.Getenv(envHookGate); f != "" {
 		for {
 			if _, err := os.Stat(f); err == nil {
 				break

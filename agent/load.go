@@ -37,6 +37,9 @@ func (a *Agent) Resume(ctx context.Context, id string) (*Session, error) {
 }
 
 func (a *Agent) load(ctx context.Context, id string, show bool) (*Session, error) {
+	if err := a.settle(ctx, id); err != nil {
+		return nil, err
+	}
 	if _, open := a.Session(id); open {
 		return nil, fmt.Errorf("%w: %s", ErrSessionOpen, id)
 	}

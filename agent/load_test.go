@@ -3,9 +3,11 @@ package agent
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -217,5 +219,73 @@ func TestNewRefusesUnknownModel(t *testing.T) {
 	s1 := h.session()
 	if err := s1.SetModel("test/zzz"); err == nil {
 		t.Error("SetModel to an unknown ref succeeded")
+	}
+}
+
+// A load or delete of a session while its close is under way waits for
+// the close to release the transcript: the editor closing a chat and
+// resuming it at once got "the session is open in another process". The
+// session's SessionEnd hook holds the close until the test opens a gate.
+func TestLoadAndDeleteWaitForAClose(t *testing.T) {
+	t.Parallel()
+	for _, op := range []string{"load", "delete"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			gate, running := filepath.Join(dir, "gate"), filepath.Join(dir, "running")
+			r := loadHooks(t, nil, hookPackage(t, "gated", map[string][]map[string]any{
+				"SessionEnd": {hookEntry(filepath.Join(dir, "log"), map[string]string{envHookPidfile: running, envHookGate: gate}, nil)},
+			}))
+			h := newHarness(t, newScripted(answer("hi")), withHooks(r))
+			s := h.session()
+			if _, err := s.Prompt(ctx(t), "hello"); err != nil {
+				t.Fatal(err)
+			}
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(ctx(t)) }()
+			waitFile(t, running) // the close is under way, the transcript held
+			done := make(chan error, 1)
+			go func() {
+				var err error
+				if op == "load" {
+					var again *Session
+					if again, err = h.agent.Load(ctx(t), s.ID()); err == nil {
+						err = again.Close(ctx(t))
+					}
+				} else {
+					err = h.agent.Delete(ctx(t), s.ID())
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				t.Fatalf("%s returned before the close ended: %v", op, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-closed; err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("%s after the close: %v", op, err)
+			}
+			if exists := transcript.Exists(h.agent.dir, s.ID()); exists != (op == "load") {
+				t.Fatalf("after %s the transcript exists = %v", op, exists)
+			}
+		})
+	}
+}
+
+func waitFile(t *testing.T, f string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(f); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear", f)
+		}
 	}
 }

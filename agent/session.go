@@ -260,6 +260,9 @@ func (s *Session) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
+	// Announced before a concurrent Delete can see s closed: it waits
+	// for this close to release the transcript.
+	defer s.a.Closing(s.id)()
 	if s.cancel != nil {
 		s.cancel()
 	}

@@ -79,13 +79,23 @@ type promptCancels struct {
 	m    map[string]map[int]context.CancelFunc
 }
 
-// add derives the prompt's context and registers its cancel under the
-// params' sessionId; forget unregisters it.
-func (p *promptCancels) add(parent context.Context, params []byte) (context.Context, func()) {
+// sessionIDOf is the sessionId member of a request's params, "" when
+// they have none.
+func sessionIDOf(params []byte) string {
 	var ref struct {
 		SessionID string `json:"sessionId"`
 	}
-	if json.Unmarshal(params, &ref) != nil || ref.SessionID == "" {
+	if json.Unmarshal(params, &ref) != nil {
+		return ""
+	}
+	return ref.SessionID
+}
+
+// add derives the prompt's context and registers its cancel under the
+// params' sessionId; forget unregisters it.
+func (p *promptCancels) add(parent context.Context, params []byte) (context.Context, func()) {
+	id := sessionIDOf(params)
+	if id == "" {
 		return parent, func() {}
 	}
 	ctx, cancel := context.WithCancel(parent)
@@ -94,19 +104,19 @@ func (p *promptCancels) add(parent context.Context, params []byte) (context.Cont
 	if p.m == nil {
 		p.m = map[string]map[int]context.CancelFunc{}
 	}
-	if p.m[ref.SessionID] == nil {
-		p.m[ref.SessionID] = map[int]context.CancelFunc{}
+	if p.m[id] == nil {
+		p.m[id] = map[int]context.CancelFunc{}
 	}
 	p.next++
 	key := p.next
-	p.m[ref.SessionID][key] = cancel
+	p.m[id][key] = cancel
 	return ctx, func() {
 		cancel()
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		delete(p.m[ref.SessionID], key)
-		if len(p.m[ref.SessionID]) == 0 {
-			delete(p.m, ref.SessionID)
+		delete(p.m[id], key)
+		if len(p.m[id]) == 0 {
+			delete(p.m, id)
 		}
 	}
 }

@@ -263,6 +263,13 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		rctx, forget = s.prompts.add(rctx, req.Params())
 		defer forget()
 	}
+	if method == "rx/session/close" && s.agent != nil {
+		// Announced here, on the read loop, so a load of the session read
+		// after this close waits for it even if its handler starts first.
+		if id := sessionIDOf(req.Params()); id != "" {
+			defer s.agent.Closing(id)()
+		}
+	}
 	s.wg.Add(1)
 	defer s.wg.Done()
 	jsonrpc2.Async(ctx) // the read loop goes on; req is now its own copy

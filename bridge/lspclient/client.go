@@ -48,8 +48,9 @@ type Client struct {
 	handlers map[string]Handler
 	pending  map[jsonrpc2.ID]context.CancelFunc // server requests being answered
 	watch    func(Message)
-	log      []Message // notifications and requests, in arrival order
-	dropped  []string  // bodies the stream could not decode
+	log      []Message         // notifications and requests, in arrival order
+	dropped  []string          // bodies the stream could not decode
+	raw      map[string]string // answers to WriteRaw's requests, by string id
 	changed  chan struct{}
 	wg       sync.WaitGroup
 
@@ -84,7 +85,7 @@ func Start(cmd *exec.Cmd) (*Client, error) {
 
 // New connects a client to a server's output r and input w.
 func New(r io.Reader, w io.WriteCloser) *Client {
-	c := &Client{stdin: w, handlers: map[string]Handler{}, pending: map[jsonrpc2.ID]context.CancelFunc{}, changed: make(chan struct{}), exited: make(chan struct{})}
+	c := &Client{stdin: w, handlers: map[string]Handler{}, pending: map[jsonrpc2.ID]context.CancelFunc{}, raw: map[string]string{}, changed: make(chan struct{}), exited: make(chan struct{})}
 	drop := func(body []byte) {
 		c.mu.Lock()
 		c.dropped = append(c.dropped, string(body))
@@ -96,6 +97,11 @@ func New(r io.Reader, w io.WriteCloser) *Client {
 		OnRead: func(body []byte) {
 			if unattributed(body) {
 				drop(body) // jsonrpc2 would drop it silently
+			} else if id, ok := rawAnswerID(body); ok {
+				c.mu.Lock()
+				c.raw[id] = string(body)
+				c.signalLocked()
+				c.mu.Unlock()
 			}
 		},
 	})
@@ -116,6 +122,24 @@ func unattributed(body []byte) bool {
 		Error  json.RawMessage `json:"error"`
 	}
 	return json.Unmarshal(body, &m) == nil && m.Method == nil && len(m.Error) > 0 && string(m.ID) == "null"
+}
+
+// rawAnswerID is the id of body when it is an answer under a string id:
+// the client's own requests have number ids, so it answers a request
+// written with WriteRaw, which jsonrpc2 would drop silently.
+func rawAnswerID(body []byte) (string, bool) {
+	if !bytes.Contains(body, []byte(`"id":"`)) {
+		return "", false
+	}
+	var m struct {
+		ID     any     `json:"id"`
+		Method *string `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != nil {
+		return "", false
+	}
+	id, ok := m.ID.(string)
+	return id, ok
 }
 
 func (c *Client) signalLocked() {
@@ -258,6 +282,29 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 func (c *Client) WriteRaw(b []byte) error {
 	_, err := c.stdin.Write(b)
 	return err
+}
+
+// RawAnswer waits for the answer to a request written with WriteRaw
+// under the string id and returns its body: requests written together
+// reach the server in that order, which Call cannot promise across
+// goroutines.
+func (c *Client) RawAnswer(ctx context.Context, id string) (string, error) {
+	for {
+		c.mu.Lock()
+		body, ok := c.raw[id]
+		ch := c.changed
+		c.mu.Unlock()
+		if ok {
+			return body, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-c.stream.Done():
+			return "", errors.New("the server closed the connection")
+		}
+	}
 }
 
 // Signal sends sig to the child process.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,6 +230,44 @@ func TestServeSession(t *testing.T) {
 	}
 	if err := c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": "x"}, nil); rpcCode(err) != lspclient.CodeInvalidParams {
 		t.Errorf("prompt after delete: %v", err)
+	}
+	shutdownExit(t, c)
+}
+
+// An editor closing a chat and resuming its session at once (Neovim's
+// :Rx sessions right after the chat's buffer is wiped) sends
+// rx/session/close and rx/session/load back to back. The bridge serves
+// requests concurrently, but the load waits for the close read before it:
+// it used to fail with "the session is already open" or "the session is
+// open in another process".
+func TestServeLoadRightAfterClose(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	frame := func(id, method, sid string) string {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q,"params":{"sessionId":%q}}`, id, method, sid)
+		return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	sid := newSession(t, c)
+	for i := range 8 {
+		if r := prompt(t, c, sid, fmt.Sprintf("turn %d", i)); r.StopReason != "end_turn" {
+			t.Fatalf("prompt %d = %+v", i, r)
+		}
+		closeID, loadID := fmt.Sprintf("close-%d", i), fmt.Sprintf("load-%d", i)
+		if err := c.WriteRaw([]byte(frame(closeID, "rx/session/close", sid) + frame(loadID, "rx/session/load", sid))); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{closeID, loadID} {
+			body, err := c.RawAnswer(ctxT(t), id)
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			if strings.Contains(body, `"error"`) {
+				t.Fatalf("round %d: %s answered %s", i, id, body)
+			}
+		}
 	}
 	shutdownExit(t, c)
 }
