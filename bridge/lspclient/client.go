@@ -289,9 +289,17 @@ func (c *Client) WriteRaw(b []byte) error {
 // reach the server in that order, which Call cannot promise across
 // goroutines.
 func (c *Client) RawAnswer(ctx context.Context, id string) (string, error) {
+	return c.waitBody(ctx, func() (string, bool) {
+		body, ok := c.raw[id]
+		return body, ok
+	})
+}
+
+// waitBody waits until get, called with c.mu held, finds a body.
+func (c *Client) waitBody(ctx context.Context, get func() (string, bool)) (string, error) {
 	for {
 		c.mu.Lock()
-		body, ok := c.raw[id]
+		body, ok := get()
 		ch := c.changed
 		c.mu.Unlock()
 		if ok {
@@ -365,23 +373,12 @@ func (c *Client) Wait(ctx context.Context, method string, match func(json.RawMes
 // WaitDropped waits until the server sent a body that is not a message
 // (its answer to malformed input) and returns it.
 func (c *Client) WaitDropped(ctx context.Context) (string, error) {
-	for {
-		c.mu.Lock()
-		if len(c.dropped) > 0 {
-			d := c.dropped[0]
-			c.mu.Unlock()
-			return d, nil
+	return c.waitBody(ctx, func() (string, bool) {
+		if len(c.dropped) == 0 {
+			return "", false
 		}
-		ch := c.changed
-		c.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-c.stream.Done():
-			return "", errors.New("the server closed the connection")
-		}
-	}
+		return c.dropped[0], true
+	})
 }
 
 // Exited is closed once the child process has exited.

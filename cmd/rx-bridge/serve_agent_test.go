@@ -242,10 +242,7 @@ func TestServeSession(t *testing.T) {
 // open in another process".
 func TestServeLoadRightAfterClose(t *testing.T) {
 	t.Parallel()
-	e := newServeEnv(t, "echo-provider")
-	e.writeConfig("model = \"" + echoSmall + "\"\n")
-	c := e.start()
-	initialized(t, c, clientCaps(fullRx(), nil))
+	_, c := echoServe(t)
 	frame := func(id, method, sid string) string {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q,"params":{"sessionId":%q}}`, id, method, sid)
 		return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
@@ -439,10 +436,7 @@ func TestServeCrashedSessionWatcher(t *testing.T) {
 // gives it, in every listing (ACP's too: same store), and gives it back.
 func TestServeSessionRename(t *testing.T) {
 	t.Parallel()
-	e := newServeEnv(t, "echo-provider")
-	e.writeConfig("model = \"" + echoSmall + "\"\n")
-	c := e.start()
-	initialized(t, c, clientCaps(fullRx(), nil))
+	e, c := echoServe(t)
 	sid := newSession(t, c)
 	prompt(t, c, sid, "hello world")
 	titles := func() []string {

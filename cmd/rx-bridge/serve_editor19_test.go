@@ -14,10 +14,7 @@ import (
 // text, a link by its URI.
 func TestServePromptResources(t *testing.T) {
 	t.Parallel()
-	e := newServeEnv(t, "echo-provider")
-	e.writeConfig("model = \"" + echoSmall + "\"\n")
-	c := e.start()
-	initialized(t, c, clientCaps(fullRx(), nil))
+	_, c := echoServe(t)
 	sid := newSession(t, c)
 	for _, tc := range []struct {
 		name      string

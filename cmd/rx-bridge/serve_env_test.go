@@ -39,6 +39,17 @@ func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
 	return e
 }
 
+// echoServe starts an initialized rx-bridge serve whose only plugin is
+// echo-provider, its small model the default.
+func echoServe(t *testing.T) (*serveEnv, *lspclient.Client) {
+	t.Helper()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	return e, c
+}
+
 // writeConfig writes the home's config.toml.
 func (e *serveEnv) writeConfig(toml string) {
 	e.t.Helper()
