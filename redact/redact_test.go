@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -525,11 +526,17 @@ func TestWith(t *testing.T) {
 	}
 }
 
+var addSecretsRuns atomic.Int32
+
 // TestAddSecrets: values given to AddSecrets are masked by the default
 // Redactor from then on, in text and in JSON.
 func TestAddSecrets(t *testing.T) {
 	t.Parallel()
-	const v = "tangerine-umbrella-orchestra"
+	// A value of its own per run: AddSecrets keeps what an earlier run
+	// (go test -count=2) added to the process-wide Redactor.
+	// Same length each run, so no run's value holds an earlier one.
+	n := addSecretsRuns.Add(1)
+	v := fmt.Sprintf("tangerine-umbrella-orchestra-%c%c", 'a'+n/26%26, 'a'+n%26)
 	if got := String("x " + v); got != "x "+v {
 		t.Fatalf("masked before AddSecrets: %q", got)
 	}
