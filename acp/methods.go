@@ -226,6 +226,49 @@ func (s *server) forget(id string) {
 	s.mu.Unlock()
 }
 
+// closeRead announces to the agent the session/close the router just
+// read, with params: a load or delete of its session read after it waits
+// for it, whichever handler the SDK starts first.
+func (s *server) closeRead(params []byte) {
+	id := closedID(params)
+	if id == "" {
+		return
+	}
+	end := s.agent.Closing(id)
+	s.mu.Lock()
+	s.closes[id] = append(s.closes[id], end)
+	s.mu.Unlock()
+}
+
+// closeServed ends an announcement of closeRead once the handler of a
+// session/close with params is done.
+func (s *server) closeServed(params []byte) {
+	id := closedID(params)
+	s.mu.Lock()
+	ends := s.closes[id]
+	var end func()
+	if len(ends) > 0 {
+		end, s.closes[id] = ends[0], ends[1:]
+		if len(s.closes[id]) == 0 {
+			delete(s.closes, id)
+		}
+	}
+	s.mu.Unlock()
+	if end != nil {
+		end()
+	}
+}
+
+// closedID is the sessionId of session/close params, as the SDK decodes
+// them ("" for none).
+func closedID(params []byte) string {
+	var p acpsdk.CloseSessionRequest
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return string(p.SessionId)
+}
+
 // CloseSession cancels the session's turn, waits for it and closes the
 // session; an unknown id is fine.
 func (s *server) CloseSession(ctx context.Context, p acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {

@@ -24,7 +24,13 @@ import (
 //   - session/prompt: the SDK cancels a session's running prompt when
 //     another arrives for it, where ACP (and the reference) refuse the
 //     second one (-32600) and let the first run on. session/cancel and
-//     $/cancel_request still cancel a prompt.
+//     $/cancel_request still cancel a prompt;
+//   - session/close: the SDK runs every request on its own goroutine, so
+//     a session/load sent right after a close could run first (and be
+//     closed by it) or meet the transcript still held. The router
+//     announces the close to the agent as it reads it (onClose), so a
+//     load or delete read later waits for it; the close's handler ends
+//     the announcement.
 //
 // The response keeps the client's id (the SDK answers the renamed request
 // like any other); every other frame passes byte for byte.
@@ -32,6 +38,7 @@ const (
 	extInitialize    = "_rx-bridge.internal/initialize"
 	extSessionDelete = "_rx-bridge.internal/session/delete"
 	extSessionPrompt = "_rx-bridge.internal/session/prompt"
+	extSessionClose  = "_rx-bridge.internal/session/close"
 )
 
 // routed maps the requests the router renames to their internal names.
@@ -39,6 +46,7 @@ var routed = map[string]string{
 	string(acpsdk.AgentMethodInitialize):    extInitialize,
 	"session/delete":                        extSessionDelete,
 	string(acpsdk.AgentMethodSessionPrompt): extSessionPrompt,
+	string(acpsdk.AgentMethodSessionClose):  extSessionClose,
 }
 
 // maxRoutedLine bounds the lines the router inspects: a longer line is
@@ -52,6 +60,9 @@ const maxRoutedLine = 64 << 10
 // passed unchanged, so the SDK reports them as before.
 type methodRouter struct {
 	r *bufio.Reader
+	// onClose, when set, is told the session of each session/close read,
+	// before the SDK can dispatch it.
+	onClose func(params []byte)
 	// out is what the next Reads return; long is set inside a line too
 	// long to inspect; err is the input's end, returned once out is
 	// drained.
@@ -60,8 +71,8 @@ type methodRouter struct {
 	err  error
 }
 
-func newMethodRouter(in io.Reader) *methodRouter {
-	return &methodRouter{r: bufio.NewReaderSize(in, maxRoutedLine)}
+func newMethodRouter(in io.Reader, onClose func(params []byte)) *methodRouter {
+	return &methodRouter{r: bufio.NewReaderSize(in, maxRoutedLine), onClose: onClose}
 }
 
 func (m *methodRouter) Read(p []byte) (int, error) {
@@ -79,7 +90,11 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 		case m.long:
 			m.out, m.long = append(m.out, line...), false
 		default:
-			m.out = append(m.out, route(line)...)
+			out, to := route(line)
+			if to == extSessionClose && m.onClose != nil {
+				m.onClose(paramsOf(line))
+			}
+			m.out = append(m.out, out...)
 		}
 	}
 	n := copy(p, m.out)
@@ -91,18 +106,28 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 }
 
 // route returns line (one frame and its newline) with a routed
-// request's method renamed, or line itself. Only the method's value
-// changes: every other byte stays as the client sent it.
-func route(line []byte) []byte {
+// request's method renamed, and the new name, or line itself and "".
+// Only the method's value changes: every other byte stays as the client
+// sent it.
+func route(line []byte) ([]byte, string) {
 	start, end, method, ok := locateMethod(line)
 	to, routedMethod := routed[method]
 	if !ok || !routedMethod {
-		return line
+		return line, ""
 	}
 	name, _ := json.Marshal(to)
 	out := make([]byte, 0, len(line)-(end-start)+len(name))
 	out = append(append(append(out, line[:start]...), name...), line[end:]...)
-	return out
+	return out, to
+}
+
+// paramsOf is a request frame's params as the SDK decodes them.
+func paramsOf(line []byte) []byte {
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(line, &m)
+	return m.Params
 }
 
 // locateMethod finds the method of a request frame as the SDK decodes it
@@ -177,6 +202,16 @@ func (s *server) HandleExtensionMethod(ctx context.Context, method string, param
 			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 		}
 		return s.Prompt(ctx, p)
+	case extSessionClose:
+		defer s.closeServed(params)
+		var p acpsdk.CloseSessionRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		if err := p.Validate(); err != nil {
+			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		return s.CloseSession(ctx, p)
 	case extSessionDelete:
 		var p deleteRequest
 		if err := json.Unmarshal(params, &p); err != nil {

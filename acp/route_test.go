@@ -11,7 +11,7 @@ import (
 
 func routeAll(t *testing.T, in string, chunk int) string {
 	t.Helper()
-	var r io.Reader = newMethodRouter(strings.NewReader(in))
+	var r io.Reader = newMethodRouter(strings.NewReader(in), nil)
 	if chunk == 1 {
 		r = iotest.OneByteReader(r)
 	}
@@ -34,6 +34,8 @@ func TestMethodRouter(t *testing.T) {
 			`{"jsonrpc":"2.0","id":0,"method":"_rx-bridge.internal/initialize","params":{"protocolVersion":1}}` + "\r\n"},
 		{"prompt", `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}` + "\n",
 			`{"jsonrpc":"2.0","id":3,"method":"_rx-bridge.internal/session/prompt","params":{}}` + "\n"},
+		{"close", `{"jsonrpc":"2.0","id":5,"method":"session/close","params":{"sessionId":"s1"}}` + "\n",
+			`{"jsonrpc":"2.0","id":5,"method":"_rx-bridge.internal/session/close","params":{"sessionId":"s1"}}` + "\n"},
 		{"the last method counts, any case", `{"id":1, "method":"x",  "Method" : "session\/delete" ,"params":{"a":"<&>"}}` + "\n",
 			`{"id":1, "method":"x",  "Method" : "_rx-bridge.internal/session/delete" ,"params":{"a":"<&>"}}` + "\n"},
 		{"trailing data passes", `{"id":1,"method":"session/delete"} x` + "\n", `{"id":1,"method":"session/delete"} x` + "\n"},
@@ -53,6 +55,32 @@ func TestMethodRouter(t *testing.T) {
 				t.Errorf("%s (chunk %d):\n got %.200q\nwant %.200q", tc.name, chunk, got, tc.want)
 			}
 		}
+	}
+}
+
+// The router tells onClose the params of each session/close it reads,
+// before the SDK can read the frame, and of nothing else.
+func TestMethodRouterAnnouncesCloses(t *testing.T) {
+	t.Parallel()
+	in := `{"jsonrpc":"2.0","id":1,"method":"session/close","params":{"sessionId":"a"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"a"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"session/close","params":{"sessionId":"n"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"session/close","params":{"sessionId":"b"}}` + "\n"
+	var seen []string
+	r := newMethodRouter(strings.NewReader(in), func(params []byte) { seen = append(seen, closedID(params)) })
+	line := make([]byte, len(in))
+	n, err := io.ReadFull(r, line[:strings.Index(in, "\n")+1+len("_rx-bridge.internal/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(seen, ","); got != "a" {
+		t.Fatalf("after the first frame (%d bytes) onClose saw %q, want a", n, got)
+	}
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(seen, ","); got != "a,b" {
+		t.Fatalf("onClose saw %q, want a,b (a notification is not a request)", got)
 	}
 }
 

@@ -81,6 +81,9 @@ type server struct {
 	// shownText is the text each surface last showed, by session, plugin
 	// and surface id (clientUI.showSurface).
 	shownText map[string]string
+	// closes are, by session id, the ends of the closes the router
+	// announced to the agent and whose handler has not ended yet.
+	closes map[string][]func()
 }
 
 // session is one ACP session: an agent session and what the client
@@ -142,7 +145,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	}
 	opts.Workspace = ws
 	s := &server{opts: opts, log: opts.Logger, ctx: ctx, out: &frameWriter{w: out}, ready: make(chan struct{}),
-		sessions: map[string]*session{}, replaying: map[string]bool{}, shownText: map[string]string{}}
+		sessions: map[string]*session{}, replaying: map[string]bool{}, shownText: map[string]string{}, closes: map[string][]func(){}}
 	if err := s.start(ctx); err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	// afterwards: nothing is read until it is (an input that ends at once
 	// would otherwise race SetLogger).
 	logged := make(chan struct{})
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: newMethodRouter(in), open: logged})
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: newMethodRouter(in, s.closeRead), open: logged})
 	s.conn.SetLogger(s.log)
 	close(logged)
 	close(s.ready)

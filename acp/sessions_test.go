@@ -239,33 +239,54 @@ func serveOn(t *testing.T, home, ws, cfg, model string, client acpsdk.Client) *s
 // the whole response frame.
 func (e *serveEnv) raw(t *testing.T, method string, params any) map[string]json.RawMessage {
 	t.Helper()
-	e.mu.Lock()
-	e.nextID++
-	id := fmt.Sprintf("raw-%d", e.nextID)
-	ch := make(chan json.RawMessage, 1)
-	e.raws[id] = ch
-	e.mu.Unlock()
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.in.Write(append(b, '\n')); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case line := <-ch:
-		var resp map[string]json.RawMessage
-		if err := json.Unmarshal(line, &resp); err != nil {
+	return e.rawAll(t, rawCall{method, params})[0]
+}
+
+// rawCall is one request of rawAll.
+type rawCall struct {
+	method string
+	params any
+}
+
+// rawAll sends requests as the client's bytes (string ids), all in one
+// write so the agent reads them in this order, and returns their whole
+// response frames.
+func (e *serveEnv) rawAll(t *testing.T, calls ...rawCall) []map[string]json.RawMessage {
+	t.Helper()
+	var frames []byte
+	ids := make([]string, len(calls))
+	chans := make([]chan json.RawMessage, len(calls))
+	for i, c := range calls {
+		e.mu.Lock()
+		e.nextID++
+		ids[i] = fmt.Sprintf("raw-%d", e.nextID)
+		chans[i] = make(chan json.RawMessage, 1)
+		e.raws[ids[i]] = chans[i]
+		e.mu.Unlock()
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": c.method, "params": c.params})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if string(resp["id"]) != `"`+id+`"` {
-			t.Fatalf("response id %s, want %q", resp["id"], id)
-		}
-		return resp
-	case <-ctxT(t).Done():
-		t.Fatalf("no response to %s", method)
+		frames = append(append(frames, b...), '\n')
 	}
-	return nil
+	if _, err := e.in.Write(frames); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]map[string]json.RawMessage, len(calls))
+	for i, ch := range chans {
+		select {
+		case line := <-ch:
+			if err := json.Unmarshal(line, &out[i]); err != nil {
+				t.Fatal(err)
+			}
+			if string(out[i]["id"]) != `"`+ids[i]+`"` {
+				t.Fatalf("response id %s, want %q", out[i]["id"], ids[i])
+			}
+		case <-ctxT(t).Done():
+			t.Fatalf("no response to %s", calls[i].method)
+		}
+	}
+	return out
 }
 
 func (e *serveEnv) delete(t *testing.T, id acpsdk.SessionId) map[string]json.RawMessage {
@@ -482,6 +503,35 @@ func TestServeSessionClose(t *testing.T) {
 	}
 	if !contains(e.listed(t), sess.SessionId) {
 		t.Error("a closed session is no longer listed")
+	}
+}
+
+// A client closing a session and loading it again at once sends
+// session/close and session/load back to back. The SDK runs each on its
+// own goroutine; the load used to run first now and then (then the close
+// closed the session just loaded: the next prompt found no session) or
+// meet the transcript still held ("open in another process").
+func TestServeLoadRightAfterClose(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := map[string]any{"sessionId": sess.SessionId}
+	load := map[string]any{"sessionId": sess.SessionId, "cwd": e.ws, "mcpServers": []any{}}
+	for i := range 8 {
+		if _, err := e.prompt(t, sess.SessionId, fmt.Sprintf("turn %d", i)); err != nil {
+			t.Fatalf("round %d: prompt: %v", i, err)
+		}
+		for j, r := range e.rawAll(t, rawCall{"session/close", id}, rawCall{"session/load", load}) {
+			if r["error"] != nil {
+				t.Fatalf("round %d: request %d answered %s", i, j, r["error"])
+			}
+		}
+	}
+	if _, err := e.prompt(t, sess.SessionId, "last"); err != nil {
+		t.Fatalf("the session loaded last is not open: %v", err)
 	}
 }
 
