@@ -91,8 +91,8 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 			m.out, m.long = append(m.out, line...), false
 		default:
 			out, to := route(line)
-			if to == extSessionClose && m.onClose != nil {
-				m.onClose(paramsOf(line))
+			if params, ok := paramsOf(line); ok && to == extSessionClose && m.onClose != nil {
+				m.onClose(params)
 			}
 			m.out = append(m.out, out...)
 		}
@@ -121,13 +121,22 @@ func route(line []byte) ([]byte, string) {
 	return out, to
 }
 
-// paramsOf is a request frame's params as the SDK decodes them.
-func paramsOf(line []byte) []byte {
-	var m struct {
-		Params json.RawMessage `json:"params"`
+// paramsOf is a frame's params as the SDK decodes them; ok is false
+// for a frame the SDK cannot decode (it drops it, so its handler never
+// runs to end an announcement).
+func paramsOf(line []byte) (params json.RawMessage, ok bool) {
+	var m struct { // the SDK's anyMessage
+		JSONRPC string               `json:"jsonrpc"`
+		ID      *json.RawMessage     `json:"id,omitempty"`
+		Method  string               `json:"method,omitempty"`
+		Params  json.RawMessage      `json:"params,omitempty"`
+		Result  json.RawMessage      `json:"result,omitempty"`
+		Error   *acpsdk.RequestError `json:"error,omitempty"`
 	}
-	_ = json.Unmarshal(line, &m)
-	return m.Params
+	if json.Unmarshal(line, &m) != nil {
+		return nil, false
+	}
+	return m.Params, true
 }
 
 // locateMethod finds the method of a request frame as the SDK decodes it
