@@ -241,9 +241,8 @@ func (s *server) closeRead(params []byte) {
 }
 
 // closeServed ends an announcement of closeRead once the handler of a
-// session/close with params is done.
-func (s *server) closeServed(params []byte) {
-	id := closedID(params)
+// session/close of session id is done.
+func (s *server) closeServed(id string) {
 	s.mu.Lock()
 	ends := s.closes[id]
 	var end func()

@@ -91,8 +91,10 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 			m.out, m.long = append(m.out, line...), false
 		default:
 			out, to := route(line)
-			if params, ok := paramsOf(line); ok && to == extSessionClose && m.onClose != nil {
-				m.onClose(params)
+			if to == extSessionClose && m.onClose != nil {
+				if params, ok := paramsOf(line); ok {
+					m.onClose(params)
+				}
 			}
 			m.out = append(m.out, out...)
 		}
@@ -212,11 +214,12 @@ func (s *server) HandleExtensionMethod(ctx context.Context, method string, param
 		}
 		return s.Prompt(ctx, p)
 	case extSessionClose:
-		defer s.closeServed(params)
 		var p acpsdk.CloseSessionRequest
 		if err := json.Unmarshal(params, &p); err != nil {
+			// closeRead's decode failed the same way: nothing announced.
 			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 		}
+		defer s.closeServed(string(p.SessionId))
 		if err := p.Validate(); err != nil {
 			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 		}
