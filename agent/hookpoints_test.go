@@ -59,20 +59,10 @@ func hookMain() int {
 		if err := c.Start(); err != nil {
 			return 9
 		}
-		for {
-			if _, err := os.Stat(f); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		awaitFile(f)
 	}
 	if f := os.Getenv(envHookGate); f != "" {
-		for {
-			if _, err := os.Stat(f); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		awaitFile(f)
 	}
 	if os.Getenv(envHookBlock) == "1" {
 		for {
@@ -83,6 +73,16 @@ func hookMain() int {
 	fmt.Fprint(os.Stderr, os.Getenv(envHookStderr))
 	code, _ := strconv.Atoi(os.Getenv(envHookExit))
 	return code
+}
+
+// awaitFile returns once f exists.
+func awaitFile(f string) {
+	for {
+		if _, err := os.Stat(f); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func writeAtomic(f, s string) {
