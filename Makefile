@@ -54,7 +54,7 @@ gotest: mcp-setup
 # (@modelcontextprotocol/server-everything from the npm registry), installed
 # once into ~/.cache/rx-bridge-mcp.
 mcp-setup:
-	mcphost/testdata/setup.sh >/dev/null
+	internal/mcphost/testdata/setup.sh >/dev/null
 
 # The Windows side of process ownership, manifests and transcripts, as
 # windows/amd64 test binaries run under Wine (.ci/wine/setup.sh installs
@@ -63,7 +63,7 @@ mcp-setup:
 # which tests it skips). About 45 s warm; on a fresh machine about a
 # minute more (the ~700 MB prefix, then a cold windows build), plus the
 # apt-get install.
-WINE_PKGS := ./proctree/ ./exthost/ ./manifest/ ./agent/transcript/
+WINE_PKGS := ./internal/proctree/ ./internal/exthost/ ./internal/manifest/ ./internal/agent/transcript/
 wine-test:
 	@set -e; vars=$$(GO=$(GO) .ci/wine/setup.sh); eval "$$vars"; export WINEPREFIX; \
 	GOOS=windows GOARCH=amd64 $(GO) test -count=1 -overlay "$$GO_OVERLAY" -exec $(CURDIR)/.ci/wine/exec.sh $(WINE_PKGS)
@@ -72,7 +72,7 @@ generate:
 	$(GO) generate ./...
 
 # Benchmarks as docs/PERFORMANCE.md records them (about 8 minutes).
-BENCH_PKGS := ./exthost/... ./extproto ./extproto/wire ./contentref ./providers ./sdk ./cmd/rx-bridge
+BENCH_PKGS := ./internal/exthost/... ./extproto ./extproto/wire ./contentref ./internal/providers ./sdk ./cmd/rx-bridge
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
 

@@ -10,8 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rx-bridge/rx-bridge/acp"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/internal/acp"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // runACP is `rx-bridge acp [--workspace DIR] [--model REF] [--home DIR]`:

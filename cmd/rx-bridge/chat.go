@@ -11,14 +11,14 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/editorui"
-	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/mcphost"
-	"github.com/rx-bridge/rx-bridge/pluginrt"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/mcphost"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // chatSessionID is the session the runtime's handshakes and the plugin UI

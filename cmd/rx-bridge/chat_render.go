@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
 )
 
 // toolOutputLines is how much of a tool's output the text view shows.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/agent/tools"
-	"github.com/rx-bridge/rx-bridge/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
 )
 
 // terminal is the editor of a chat: files are the disk (no buffers), and

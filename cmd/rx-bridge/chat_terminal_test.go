@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/editorui"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // TestTerminalPluginUI puts plugin prompts through the editorui hub to

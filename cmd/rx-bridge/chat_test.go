@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
 )
 
 // chatServer is an OpenAI-compatible server that plays a model: a user

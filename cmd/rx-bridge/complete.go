@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/internal/providers"
 )
 
 // runComplete is `rx-bridge complete --model REF [--effort E] [--json]

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // demoModel is the model the demo's agent turn runs on.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // demoAnswers are the scripted user's answers, by question label.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // pluginProcs maps every live (not zombie) process started for a plugin of

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // frontEnd is what the editor-facing verbs (serve, acp) resolve the same

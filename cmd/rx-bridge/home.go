@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rx-bridge/rx-bridge/agent"
-	"github.com/rx-bridge/rx-bridge/exthost"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/mcphost"
-	"github.com/rx-bridge/rx-bridge/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/mcphost"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
 // verbRuntime adapts the runtime set to a verb: the session id the

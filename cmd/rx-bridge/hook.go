@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // runHook is `rx-bridge hook <point> --payload '<json>' [--workspace DIR]

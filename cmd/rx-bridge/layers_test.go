@@ -20,26 +20,26 @@ const module = "github.com/rx-bridge/rx-bridge"
 
 // layerRules: layer → the other layers its non-test code may import.
 var layerRules = map[string][]string{
-	"extproto":      {},
-	"redact":        {},
-	"proctree":      {},
-	"extproto/wire": {"extproto"},
-	"contentref":    {"extproto"},
-	"manifest":      {"extproto"},
-	"slots":         {"extproto", "manifest"},
-	"exthost":       {"extproto", "extproto/wire", "contentref", "slots", "manifest", "redact", "proctree"},
-	"sdk":           {"extproto", "extproto/wire", "contentref"},
-	"providers":     {"exthost", "extproto", "redact"},
-	"editorui":      {"extproto"},
-	"plugincontent": {"manifest", "extproto", "redact"},
-	"mcphost":       {"manifest", "extproto", "redact", "proctree"},
-	"hookrun":       {"manifest", "extproto", "redact", "proctree"},
-	"agent":         {"providers", "exthost", "slots", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
-	"pluginrt":      {"providers", "exthost", "manifest", "plugincontent", "mcphost", "hookrun", "extproto", "redact", "proctree"},
-	"bridge":        {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
-	"acp":           {"pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "redact", "proctree"},
-	"cmd":           {"bridge", "acp", "pluginrt", "agent", "providers", "editorui", "exthost", "slots", "manifest", "plugincontent", "mcphost", "hookrun", "contentref", "extproto", "extproto/wire", "redact", "proctree"},
-	"examples":      {"sdk", "extproto", "manifest"},
+	"extproto":               {},
+	"internal/redact":        {},
+	"internal/proctree":      {},
+	"extproto/wire":          {"extproto"},
+	"contentref":             {"extproto"},
+	"internal/manifest":      {"extproto"},
+	"internal/slots":         {"extproto", "internal/manifest"},
+	"internal/exthost":       {"extproto", "extproto/wire", "contentref", "internal/slots", "internal/manifest", "internal/redact", "internal/proctree"},
+	"sdk":                    {"extproto", "extproto/wire", "contentref"},
+	"internal/providers":     {"internal/exthost", "extproto", "internal/redact"},
+	"internal/editorui":      {"extproto"},
+	"internal/plugincontent": {"internal/manifest", "extproto", "internal/redact"},
+	"internal/mcphost":       {"internal/manifest", "extproto", "internal/redact", "internal/proctree"},
+	"internal/hookrun":       {"internal/manifest", "extproto", "internal/redact", "internal/proctree"},
+	"internal/agent":         {"internal/providers", "internal/exthost", "internal/slots", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "extproto", "internal/redact", "internal/proctree"},
+	"internal/pluginrt":      {"internal/providers", "internal/exthost", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "extproto", "internal/redact", "internal/proctree"},
+	"internal/bridge":        {"internal/pluginrt", "internal/agent", "internal/providers", "internal/editorui", "internal/exthost", "internal/slots", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "contentref", "extproto", "internal/redact", "internal/proctree"},
+	"internal/acp":           {"internal/pluginrt", "internal/agent", "internal/providers", "internal/editorui", "internal/exthost", "internal/slots", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "contentref", "extproto", "internal/redact", "internal/proctree"},
+	"cmd":                    {"internal/bridge", "internal/acp", "internal/pluginrt", "internal/agent", "internal/providers", "internal/editorui", "internal/exthost", "internal/slots", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "contentref", "extproto", "extproto/wire", "internal/redact", "internal/proctree"},
+	"examples":               {"sdk", "extproto", "internal/manifest"},
 	// internal/benchratio is a test helper (the benchmarks' floor loop);
 	// it imports nothing of the module.
 	"internal/benchratio": {},
@@ -48,11 +48,11 @@ var layerRules = map[string][]string{
 // testLayers may also be imported by any package's tests: the SDK and the
 // examples build real sidecars, manifest writes real homes, lspclient
 // plays the editor, benchratio measures benchmarks against their floor.
-var testLayers = []string{"sdk", "examples", "manifest", "bridge/lspclient", "internal/benchratio"}
+var testLayers = []string{"sdk", "examples", "internal/manifest", "internal/bridge/lspclient", "internal/benchratio"}
 
 // lspLayers are the only layers that may import go.lsp.dev/*, in code and
 // tests alike.
-var lspLayers = []string{"bridge"}
+var lspLayers = []string{"internal/bridge"}
 
 // knownExceptions are violations that are being removed; each names the
 // issue item that removes it.
@@ -169,25 +169,25 @@ func TestImportRulesCatch(t *testing.T) {
 		pkg  listedPackage
 		want string // "" when allowed
 	}{
-		{listedPackage{ImportPath: m("extproto"), Imports: []string{m("redact")}}, "extproto imports " + m("redact")},
+		{listedPackage{ImportPath: m("extproto"), Imports: []string{m("internal/redact")}}, "extproto imports " + m("internal/redact")},
 		{listedPackage{ImportPath: m("extproto"), Imports: []string{m("extproto/wire")}}, "extproto imports " + m("extproto/wire")},
-		{listedPackage{ImportPath: m("sdk"), Imports: []string{m("exthost")}}, "sdk imports " + m("exthost")},
-		{listedPackage{ImportPath: m("sdk/sdktest"), Imports: []string{m("exthost")}}, "sdk/sdktest imports " + m("exthost")},
-		{listedPackage{ImportPath: m("agent"), Imports: []string{"go.lsp.dev/protocol"}}, "agent imports go.lsp.dev/protocol"},
-		{listedPackage{ImportPath: m("exthost"), TestImports: []string{"go.lsp.dev/jsonrpc2"}}, "exthost (test) imports go.lsp.dev/jsonrpc2"},
-		{listedPackage{ImportPath: m("editorui"), Imports: []string{m("exthost")}}, "editorui imports " + m("exthost")},
-		{listedPackage{ImportPath: m("exthost"), Imports: []string{m("bridge")}}, "exthost imports " + m("bridge")},
-		{listedPackage{ImportPath: m("agent"), Imports: []string{m("cmd/rx-bridge")}}, "agent imports " + m("cmd/rx-bridge")},
-		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("agent")}}, "exthost (test) imports " + m("agent")},
+		{listedPackage{ImportPath: m("sdk"), Imports: []string{m("internal/exthost")}}, "sdk imports " + m("internal/exthost")},
+		{listedPackage{ImportPath: m("sdk/sdktest"), Imports: []string{m("internal/exthost")}}, "sdk/sdktest imports " + m("internal/exthost")},
+		{listedPackage{ImportPath: m("internal/agent"), Imports: []string{"go.lsp.dev/protocol"}}, "internal/agent imports go.lsp.dev/protocol"},
+		{listedPackage{ImportPath: m("internal/exthost"), TestImports: []string{"go.lsp.dev/jsonrpc2"}}, "internal/exthost (test) imports go.lsp.dev/jsonrpc2"},
+		{listedPackage{ImportPath: m("internal/editorui"), Imports: []string{m("internal/exthost")}}, "internal/editorui imports " + m("internal/exthost")},
+		{listedPackage{ImportPath: m("internal/exthost"), Imports: []string{m("internal/bridge")}}, "internal/exthost imports " + m("internal/bridge")},
+		{listedPackage{ImportPath: m("internal/agent"), Imports: []string{m("cmd/rx-bridge")}}, "internal/agent imports " + m("cmd/rx-bridge")},
+		{listedPackage{ImportPath: m("internal/exthost"), TestImports: []string{m("internal/agent")}}, "internal/exthost (test) imports " + m("internal/agent")},
 		{listedPackage{ImportPath: m("newthing"), Imports: []string{m("extproto")}}, "newthing imports " + m("extproto")},
-		{listedPackage{ImportPath: m("proctree"), Imports: []string{m("extproto")}}, "proctree imports " + m("extproto")},
-		{listedPackage{ImportPath: m("providers"), Imports: []string{m("proctree")}}, "providers imports " + m("proctree")},
+		{listedPackage{ImportPath: m("internal/proctree"), Imports: []string{m("extproto")}}, "internal/proctree imports " + m("extproto")},
+		{listedPackage{ImportPath: m("internal/providers"), Imports: []string{m("internal/proctree")}}, "internal/providers imports " + m("internal/proctree")},
 		// Allowed.
-		{listedPackage{ImportPath: m("bridge"), Imports: []string{"go.lsp.dev/protocol", m("agent"), m("bridge/internal/lspframe")}}, ""},
+		{listedPackage{ImportPath: m("internal/bridge"), Imports: []string{"go.lsp.dev/protocol", m("internal/agent"), m("internal/bridge/internal/lspframe")}}, ""},
 		{listedPackage{ImportPath: m("extproto/internal/gen"), Imports: []string{m("extproto")}}, ""},
-		{listedPackage{ImportPath: m("exthost"), TestImports: []string{m("examples/examplestest"), m("sdk")}}, ""},
-		{listedPackage{ImportPath: m("redact"), Imports: []string{"regexp"}}, ""},
-		{listedPackage{ImportPath: m("agent/tools"), Imports: []string{m("proctree")}}, ""},
+		{listedPackage{ImportPath: m("internal/exthost"), TestImports: []string{m("examples/examplestest"), m("sdk")}}, ""},
+		{listedPackage{ImportPath: m("internal/redact"), Imports: []string{"regexp"}}, ""},
+		{listedPackage{ImportPath: m("internal/agent/tools"), Imports: []string{m("internal/proctree")}}, ""},
 	}
 	for _, tc := range tests {
 		got := violations([]listedPackage{tc.pkg})
@@ -198,5 +198,47 @@ func TestImportRulesCatch(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: got %q, want %q", tc.pkg.ImportPath, got, want)
 		}
+	}
+}
+
+// publicAPI are the only packages outside internal/ a module user may
+// import (docs/ARCHITECTURE.md): the SDK, the wire contract and the
+// content store. cmd/ and examples/ are programs and plugins, not API.
+var publicAPI = []string{"sdk", "extproto", "contentref"}
+
+// nonPublic lists the packages that sit outside internal/, cmd/ and
+// examples/ without being public API.
+func nonPublic(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		if top == "internal" || top == "cmd" || top == "examples" || slices.Contains(publicAPI, top) {
+			continue
+		}
+		out = append(out, rel)
+	}
+	return out
+}
+
+func TestPublicAPIOnlyOutsideInternal(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	paths := strings.Fields(string(out))
+	if len(paths) < 10 {
+		t.Fatalf("go list found only %d packages", len(paths))
+	}
+	for _, p := range nonPublic(paths) {
+		t.Errorf("%s is outside internal/ but not public API (only %v are): move it under internal/", p, publicAPI)
+	}
+	// The check catches a package left outside.
+	if got := nonPublic([]string{module + "/agent", module + "/sdk/sdktest", module + "/internal/agent", module + "/cmd/rx-bridge"}); fmt.Sprint(got) != "[agent]" {
+		t.Errorf("nonPublic caught %v, want [agent]", got)
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/sdk"
 )
 

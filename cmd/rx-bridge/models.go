@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/providers"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/providers"
 )
 
 // runModels is `rx-bridge models [--json]`: every ref a session can use.

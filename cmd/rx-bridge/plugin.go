@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // pluginCmd carries what every `rx-bridge plugin` subcommand needs. The

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rx-bridge/rx-bridge/bridge"
-	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/mcphost"
-	"github.com/rx-bridge/rx-bridge/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/bridge"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/mcphost"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
 // packageContents is what r serves beside its runtime, read from disk

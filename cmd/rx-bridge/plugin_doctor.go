@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // doctor is `rx-bridge plugin doctor [<name>] [--json] [--static]`: a check

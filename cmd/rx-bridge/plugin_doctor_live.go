@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/exthost"
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/redact"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // startJSON is the live part of doctor: the runtime started, handshaken

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 const installSynopsis = "install <dir> [--dry-run | --yes] [--link] [--replace] [--name N]"

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // The --json shapes of the plugin commands, documented in docs/CLI.md.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
-	"github.com/rx-bridge/rx-bridge/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
 // list is `rx-bridge plugin list [--json]`. A plugin whose manifest no

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // refuseForeign explains that a Reasonix home's records are read-only here

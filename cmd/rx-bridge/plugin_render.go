@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // manifestLabel says which manifest was read and how strictly.

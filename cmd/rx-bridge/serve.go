@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rx-bridge/rx-bridge/bridge"
+	"github.com/rx-bridge/rx-bridge/internal/bridge"
 )
 
 // runServe is `rx-bridge serve [--workspace DIR] [--home DIR]`: the LSP

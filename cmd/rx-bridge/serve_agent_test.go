@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 const echoSmall = "plugin/echo-provider/echo/small"

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
 	"github.com/rx-bridge/rx-bridge/internal/benchratio"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // The `rx-bridge serve` end-to-end benchmarks of docs/PERFORMANCE.md

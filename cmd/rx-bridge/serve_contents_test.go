@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
-	"github.com/rx-bridge/rx-bridge/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 )
 
 // actionsOf is rx/actions by name.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
 	"github.com/rx-bridge/rx-bridge/examples/examplestest"
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // serveEnv is one bridge home and workspace for `rx-bridge serve` runs.

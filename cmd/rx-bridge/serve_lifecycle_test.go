@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 func rpcCode(err error) int { return lspclient.Code(err) }

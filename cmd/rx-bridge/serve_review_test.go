@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/agent/tools"
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // diskEditor is an editor that applies workspace/applyEdit to the files

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // startNoWorkspace runs `rx-bridge serve` without --workspace, in a

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // wireToolIDs are the toolCallIds of a session's rx/session/update

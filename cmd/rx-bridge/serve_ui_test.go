@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rx-bridge/rx-bridge/bridge/lspclient"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/lspclient"
 )
 
 // uiRequest is what rx/ui/request carries.

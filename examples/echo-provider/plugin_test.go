@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/sdk"
 	"github.com/rx-bridge/rx-bridge/sdk/sdktest"
 	"go.uber.org/goleak"

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rx-bridge/rx-bridge/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 var (

@@ -18,8 +18,8 @@ for f in ratio_linux_test.go sdk_sidecar_test.go fake_sidecar_test.go; do
 done
 rm -rf "$tmp/base/internal/benchratio"
 cp -r "$root/internal/benchratio" "$tmp/base/internal/benchratio"
-(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./exthost)
-(cd "$root" && go test -c -o "$tmp/new.test" ./exthost)
+(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./internal/exthost)
+(cd "$root" && go test -c -o "$tmp/new.test" ./internal/exthost)
 one() { # tag dir binary pin
 	(cd "$2/exthost" &&
 		$4 "$3" -test.run '^$' -test.bench 'InterceptRatio' -test.benchtime 3000x &&

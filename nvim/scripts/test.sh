@@ -66,7 +66,7 @@ if [ "$suite" = e2e ] || [ "$suite" = all ]; then
   done
   # contents_spec.lua runs the real @modelcontextprotocol/server-everything
   # (make mcp-setup) as a package's MCP server.
-  eval "$("$repo/mcphost/testdata/setup.sh" | grep '^SERVER_EVERYTHING=')"
+  eval "$("$repo/internal/mcphost/testdata/setup.sh" | grep '^SERVER_EVERYTHING=')"
   export SERVER_EVERYTHING
   specs+=("$nvim_dir"/tests/e2e/*_spec.lua)
 fi

@@ -1,5 +1,5 @@
 // The rx/ namespace: the types generated from docs/editor-protocol.json
-// (protocol.gen.ts, `go generate ./bridge/rxproto`), plus what only this
+// (protocol.gen.ts, `go generate ./internal/bridge/rxproto`), plus what only this
 // client adds: the LSP method it runs commands with, its capabilities, and
 // narrowed views of the generated unions.
 

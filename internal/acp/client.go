@@ -1,0 +1,274 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"strconv"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+// clientEditor is the agent's editor over ACP: documents through
+// fs/read_text_file and edits through fs/write_text_file when the client
+// offers them (else the disk), permission prompts through
+// session/request_permission.
+type clientEditor struct{ s *server }
+
+var _ agent.Editor = (*clientEditor)(nil)
+
+// Document reads path through the client, so unsaved buffers are seen;
+// a client that cannot read it leaves the tool to the disk.
+func (e *clientEditor) Document(ctx context.Context, path string) (string, bool, error) {
+	id := sessionOf(ctx)
+	if id == "" || !e.s.clientCaps().Fs.ReadTextFile {
+		return "", false, nil
+	}
+	res, err := e.s.client().ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: acpsdk.SessionId(id), Path: path})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		e.s.log.Debug("fs/read_text_file failed; reading the disk", "path", path, "err", redact.String(err.Error()))
+		return "", false, nil
+	}
+	return res.Content, true, nil
+}
+
+// ApplyEdit writes the edited file through the client, so the edit lands
+// in its buffer; a client error is the edit's failure (no disk fallback,
+// as the reference). Without the capability the disk is written.
+func (e *clientEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error {
+	id := sessionOf(ctx)
+	if id == "" || !e.s.clientCaps().Fs.WriteTextFile {
+		return tools.WriteToDisk(edit)
+	}
+	content := edit.Content
+	if !edit.Whole {
+		text, open, err := e.Document(ctx, edit.Path)
+		if err != nil {
+			return err
+		}
+		if !open {
+			data, err := os.ReadFile(edit.Path)
+			if err != nil {
+				return err
+			}
+			text = string(data)
+		}
+		if content, err = tools.ApplyText(text, edit.Edits); err != nil {
+			return err
+		}
+	}
+	_, err := e.s.client().WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: acpsdk.SessionId(id), Path: edit.Path, Content: content})
+	return err
+}
+
+// clientUI is the plugins' UI over ACP, in the session that has the
+// focus (the one whose prompt or action runs). Questions (host/ui/request)
+// are an ACP elicitation (a form of one or every field) when the client
+// declares elicitation.form, else the reference's mapping: a
+// session/request_permission whose options are the answers. Surfaces are
+// message chunks (the reference's text fallbacks), and for clients that
+// negotiated it also the reference's _reasonix.io/extension_surface
+// update (surface.go).
+type clientUI struct{ s *server }
+
+var _ editorui.Editor = (*clientUI)(nil)
+
+// Supports: every kind; a form's questions are asked field by field
+// without elicitation (Form), a published form is announced (ShowForm).
+func (u *clientUI) Supports(editorui.Kind) bool { return true }
+
+// choice is one answer offered for a question.
+type choice struct {
+	name  string
+	value json.RawMessage
+}
+
+// ask asks one field as a permission request: each choice an allow_once
+// option "<key>:<n>", then "<key>:cancel". Any outcome but a choice
+// cancels the prompt.
+func (u *clientUI) ask(ctx context.Context, p editorui.Prompt, choices []choice) (editorui.Answer, error) {
+	id := u.s.focused()
+	if id == "" || len(p.Fields) != 1 {
+		return editorui.Answer{Cancelled: true}, nil
+	}
+	f := p.Fields[0]
+	title := orDefault(f.Label, orDefault(p.Title, "Question"))
+	opts := make([]acpsdk.PermissionOption, 0, len(choices)+1)
+	for i, c := range choices {
+		opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":" + strconv.Itoa(i+1)), Name: c.name, Kind: acpsdk.PermissionOptionKindAllowOnce})
+	}
+	opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":cancel"), Name: "Cancel", Kind: acpsdk.PermissionOptionKindRejectOnce})
+	kind, status := acpsdk.ToolKindOther, acpsdk.ToolCallStatusPending
+	call := acpsdk.ToolCallUpdate{
+		ToolCallId: acpsdk.ToolCallId("ask-" + p.Plugin + "-" + p.SurfaceID + "-" + f.Key),
+		Title:      &title, Kind: &kind, Status: &status,
+		RawInput: map[string]any{"plugin": p.Plugin, "question": title, "kind": string(f.Kind), "options": f.Options},
+	}
+	if p.Title != "" && p.Title != title {
+		call.Content = []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(p.Title))}
+	}
+	res, err := u.s.client().RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(id), ToolCall: call, Options: opts})
+	if err != nil {
+		if ctx.Err() != nil {
+			return editorui.Answer{}, ctx.Err()
+		}
+		return editorui.Answer{Cancelled: true}, nil
+	}
+	return pickedAnswer(f.Key, res.Outcome, choices), nil
+}
+
+// pickedAnswer maps a permission outcome to the answer of field key: the
+// value of the choice its option names; anything else cancels.
+func pickedAnswer(key string, out acpsdk.RequestPermissionOutcome, choices []choice) editorui.Answer {
+	if out.Selected == nil {
+		return editorui.Answer{Cancelled: true}
+	}
+	picked := string(out.Selected.OptionId)
+	n, err := strconv.Atoi(strings.TrimPrefix(picked, key+":"))
+	if !strings.HasPrefix(picked, key+":") || err != nil || n < 1 || n > len(choices) {
+		return editorui.Answer{Cancelled: true}
+	}
+	return editorui.Answer{Values: map[string]json.RawMessage{key: choices[n-1].value}}
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// Select, MultiSelect, Input and Confirm ask one field: through an
+// elicitation when the client offers one, else as a permission request.
+func (u *clientUI) Select(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+func (u *clientUI) MultiSelect(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+func (u *clientUI) Input(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+func (u *clientUI) Confirm(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	return u.one(ctx, p)
+}
+
+func (u *clientUI) one(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	if len(p.Fields) != 1 {
+		return editorui.Answer{Cancelled: true}, nil
+	}
+	if u.s.elicits() {
+		return u.elicit(ctx, p)
+	}
+	return u.askField(ctx, p)
+}
+
+// askField asks p's one field as a permission request, the reference's
+// mapping: a select's options, Yes/No for a confirm, a multi-select's
+// options one at a time (one answer), an input only its default (a
+// permission request has no text field; without one it can only be
+// cancelled).
+func (u *clientUI) askField(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	f := p.Fields[0]
+	var cs []choice
+	switch f.Kind {
+	case extproto.FieldConfirm:
+		cs = []choice{{"Yes", json.RawMessage("true")}, {"No", json.RawMessage("false")}}
+	case extproto.FieldSelect:
+		for _, o := range f.Options {
+			cs = append(cs, choice{name: o, value: jsonString(o)})
+		}
+	case extproto.FieldMultiselect:
+		for _, o := range f.Options {
+			b, _ := json.Marshal([]string{o})
+			cs = append(cs, choice{name: o, value: b})
+		}
+	case extproto.FieldInput:
+		var def string
+		if d := f.Default; d != nil && json.Unmarshal(d, &def) == nil && def != "" {
+			cs = append(cs, choice{name: "Use " + strconv.Quote(def), value: jsonString(def)})
+		}
+	}
+	return u.ask(ctx, p, cs)
+}
+
+// Form asks every field of a request at once: one elicitation, or
+// without one field after field as the hub would (a dismissed optional
+// field is left out, a dismissed required one cancels the whole form).
+func (u *clientUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
+	if u.s.elicits() {
+		return u.elicit(ctx, p)
+	}
+	values := map[string]json.RawMessage{}
+	for _, f := range p.Fields {
+		one := p
+		one.Fields = []editorui.Field{f}
+		a, err := u.askField(ctx, one)
+		if err != nil || ctx.Err() != nil {
+			return editorui.Answer{Cancelled: true}, err
+		}
+		if a.Cancelled {
+			if f.Required {
+				return editorui.Answer{Cancelled: true}, nil
+			}
+			continue
+		}
+		maps.Copy(values, a.Values)
+	}
+	return editorui.Answer{Values: values}, nil
+}
+
+// ShowMessage is a message chunk in the focused session ("[warning] …"
+// for warnings and errors); with no session to show it in, it is logged.
+func (u *clientUI) ShowMessage(_ context.Context, sev editorui.Severity, text string) error {
+	id := u.s.focused()
+	if id == "" {
+		u.s.log.Info(text)
+		return nil
+	}
+	u.s.send(id, acpsdk.UpdateAgentMessageText(chunkPrefix(sev)+text))
+	return nil
+}
+
+// chunkPrefix starts a shown text on a paragraph of its own, "[warning] "
+// for warnings and errors (the reference's severity prefix).
+func chunkPrefix(sev editorui.Severity) string {
+	if sev == editorui.SeverityWarn || sev == editorui.SeverityError {
+		return "\n\n[warning] "
+	}
+	return "\n\n"
+}
+
+// ShowMessageRequest offers the choices as a permission request.
+func (u *clientUI) ShowMessageRequest(ctx context.Context, _ editorui.Severity, text string, choices []string) (int, bool, error) {
+	cs := make([]choice, len(choices))
+	for i, c := range choices {
+		cs[i] = choice{name: c, value: jsonString(strconv.Itoa(i))}
+	}
+	a, err := u.ask(ctx, editorui.Prompt{Title: text, Fields: []editorui.Field{{Key: "choice", Label: text}}}, cs)
+	if err != nil || a.Cancelled {
+		return 0, false, err
+	}
+	var v string
+	_ = json.Unmarshal(a.Values["choice"], &v)
+	n, _ := strconv.Atoi(v)
+	return n, true, nil
+}
+
+func (u *clientUI) LogMessage(_ context.Context, sev editorui.Severity, text string) error {
+	if sev == editorui.SeverityError {
+		u.s.log.Error(text)
+	} else {
+		u.s.log.Info(text)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package acp
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+// The config options (the reference's ids, aliases and values).
+const (
+	optModel    = "model"
+	optEffort   = "effort"
+	optApproval = "tool_approval"
+	// effortAuto is the effort value for the model's own default (the
+	// agent's "").
+	effortAuto = "auto"
+)
+
+// configAliases maps the reference's accepted config ids to the option.
+var configAliases = map[acpsdk.SessionConfigId]string{
+	"model": optModel, "models": optModel,
+	"effort": optEffort, "reasoning_effort": optEffort, "thought_level": optEffort,
+	"tool_approval": optApproval, "approval": optApproval, "approval_mode": optApproval, "tool_approval_mode": optApproval,
+}
+
+// SetSessionConfigOption sets the model, the reasoning effort or the tool
+// approval mode of a session. A running turn keeps its model and effort
+// (the change applies from the next turn); an approval change applies to
+// the next permission decision. The result is every option's current
+// value, also sent as config_option_update.
+func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+	const method = "session/set_config_option"
+	v := p.ValueId
+	if v == nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: value must be a string", method)
+	}
+	ss, ok := s.session(v.SessionId)
+	if !ok {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown session %s", method, v.SessionId)
+	}
+	opt, ok := configAliases[v.ConfigId]
+	if !ok {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: unknown config option %s", method, v.ConfigId)
+	}
+	value := string(v.Value)
+	var err error
+	switch opt {
+	case optModel:
+		if err = ss.s.SetModel(value); err == nil {
+			// An effort the new model does not take falls back to its
+			// default.
+			if e := ss.s.Effort(); e != "" && !slices.Contains(s.efforts(value), e) {
+				err = ss.s.SetEffort("")
+			}
+		}
+	case optEffort:
+		if value == effortAuto && !slices.Contains(s.efforts(ss.s.Model()), effortAuto) {
+			value = ""
+		}
+		err = ss.s.SetEffort(value)
+	case optApproval:
+		err = ss.s.SetApproval(agent.Approval(value))
+	}
+	if err != nil {
+		return acpsdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "%s: invalid value %s for %s: %v", method, v.Value, opt, err)
+	}
+	_, opts := s.configState(ss.s)
+	s.send(ss.s.ID(), acpsdk.SessionUpdate{ConfigOptionUpdate: &acpsdk.SessionConfigOptionUpdate{ConfigOptions: opts}})
+	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+}
+
+// efforts are the reasoning efforts model ref declares (none when it is
+// not in the catalog).
+func (s *server) efforts(ref string) []string {
+	snap, release := s.rt.Acquire()
+	defer release()
+	m, err := snap.Catalog.Lookup(ref)
+	if err != nil {
+		return nil
+	}
+	return m.Descriptor.Efforts
+}
+
+// configState is a session's config options with their current values:
+// model (every model of the running generation's catalog, built-ins and
+// plugin providers' plugin/<plugin>/<provider>/<model> refs, also as the
+// legacy models state), effort (the model's declared efforts and auto,
+// absent when the model declares none) and tool_approval (ask, auto,
+// yolo).
+func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []acpsdk.SessionConfigOption) {
+	model := as.Model()
+	snap, release := s.rt.Acquire()
+	defer release()
+	state := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(model), AvailableModels: []acpsdk.ModelInfo{}}
+	var choices acpsdk.SessionConfigSelectOptionsUngrouped
+	var efforts []string
+	for _, m := range snap.Catalog.Models() {
+		name := m.Descriptor.DisplayName
+		if name == "" {
+			name = m.Ref
+		}
+		name = redact.String(name)
+		state.AvailableModels = append(state.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(m.Ref), Name: name})
+		choices = append(choices, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.Ref), Name: name})
+		if m.Ref == model {
+			efforts = m.Descriptor.Efforts
+		}
+	}
+	modelCat, effortCat := acpsdk.SessionConfigOptionCategoryModel, acpsdk.SessionConfigOptionCategoryThoughtLevel
+	opts := []acpsdk.SessionConfigOption{selectOption(optModel, "Model", &modelCat, model, choices)}
+	if len(efforts) > 0 {
+		values := efforts
+		if !slices.Contains(values, effortAuto) {
+			values = append([]string{effortAuto}, values...)
+		}
+		cur := as.Effort()
+		if cur == "" {
+			cur = effortAuto
+		}
+		opts = append(opts, selectOption(optEffort, "Effort", &effortCat, cur, named(values)))
+	}
+	opts = append(opts, selectOption(optApproval, "Tool approval", nil, string(as.Approval()),
+		named([]string{string(agent.ApproveAsk), string(agent.ApproveAuto), string(agent.ApproveYolo)})))
+	return state, opts
+}
+
+func selectOption(id, name string, cat *acpsdk.SessionConfigOptionCategory, cur string, choices acpsdk.SessionConfigSelectOptionsUngrouped) acpsdk.SessionConfigOption {
+	return acpsdk.SessionConfigOption{Select: &acpsdk.SessionConfigOptionSelect{
+		Id: acpsdk.SessionConfigId(id), Name: name, Category: cat, Type: "select",
+		CurrentValue: acpsdk.SessionConfigValueId(cur), Options: acpsdk.SessionConfigSelectOptions{Ungrouped: &choices},
+	}}
+}
+
+// named are select choices for values, each named after it capitalized
+// (xhigh is XHigh, as in the reference).
+func named(values []string) acpsdk.SessionConfigSelectOptionsUngrouped {
+	out := acpsdk.SessionConfigSelectOptionsUngrouped{}
+	for _, v := range values {
+		out = append(out, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(v), Name: displayName(v)})
+	}
+	return out
+}
+
+func displayName(v string) string {
+	if v == "xhigh" {
+		return "XHigh"
+	}
+	if v == "" {
+		return v
+	}
+	return strings.ToUpper(v[:1]) + v[1:]
+}

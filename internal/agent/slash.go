@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/mcphost"
+	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+// SlashKind says what a typed "/…" line resolves to.
+type SlashKind string
+
+// The kinds of Resolution.
+const (
+	// SlashCommand: a custom command (or prompt) of a package, the user
+	// or the project; its rendered body ($ARGUMENTS, $1…, $$) is the
+	// turn's text.
+	SlashCommand SlashKind = "command"
+	// SlashSkill: an inline skill; its render with an "Arguments:" line
+	// is the turn's text.
+	SlashSkill SlashKind = "skill"
+	// SlashSubagent: a subagent skill or an agent (/<plugin>:agent:<name>);
+	// it runs as a nested turn on the rest of the line and its answer is
+	// the turn's answer.
+	SlashSubagent SlashKind = "subagent"
+	// SlashMCPPrompt: an MCP prompt (/mcp__<server>__<prompt>); the text
+	// prompts/get returns is the turn's text.
+	SlashMCPPrompt SlashKind = "mcp_prompt"
+)
+
+// Resolution is what a typed slash line resolves to.
+type Resolution struct {
+	Kind SlashKind
+	// Name is the command's name, the skill's slash name or the MCP
+	// prompt's name, without the "/".
+	Name string
+	// Notice is set when Prompt would only show it and send nothing: the
+	// usage of a subagent typed without a task, a skill whose required
+	// capabilities are not ready.
+	Notice string
+}
+
+// Resolve says what Prompt would do with line on the running generation,
+// without running anything. The order is the reference's ACP dispatch
+// (PLUGIN_CONTENTS §3.4): a custom command (qualified names and hidden
+// short aliases included), then a skill or agent, then an MCP prompt. ok
+// is false when line is not one of those: prose (no leading "/", "//…",
+// "/*…", a path such as "/src/main.go", a lone "/") or an unknown /name.
+// A front end that has commands of its own (extension UI actions
+// /<plugin>:<action>) tries them when ok is false; otherwise it sends
+// the line, and Prompt runs it as an ordinary prompt, after a notice
+// "unknown command: <line> — sent as a regular message" when the line
+// looked like a command.
+//
+// Prompt resolves the line again on the generation its turn pins, so a
+// reload in between may change the answer.
+func (s *Session) Resolve(line string) (Resolution, bool) {
+	g, release := s.a.opts.Runtime.Acquire()
+	defer release()
+	sl, ok := resolveSlash(g, s.sessionMCP(), line, plugincontent.Env{MCPBindings: bindingsOf(g)})
+	return sl.res, ok
+}
+
+// slashed is a resolved slash line.
+type slashed struct {
+	res Resolution
+	// text is the turn's text (command, inline skill); args the words
+	// after the name (MCP prompt); sub the run (subagent with a task).
+	text string
+	args []string
+	sub  *plugincontent.SubagentRequest
+	// mcp serves the MCP prompt: the runtime's host or the session's own.
+	mcp *mcphost.Host
+	// typed is the line as typed, shown as the user's message.
+	typed string
+}
+
+// slashWords splits a typed line into its command name and arguments;
+// name is "" when the line is prose rather than a command.
+func slashWords(line string) (name string, args []string) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "/*") {
+		return "", nil
+	}
+	fields := strings.Fields(line[1:])
+	if len(fields) == 0 || strings.HasPrefix(line, "/ ") || strings.Contains(fields[0], "/") {
+		return "", nil
+	}
+	return fields[0], fields[1:]
+}
+
+// resolveSlash resolves line on g in the ACP order: command, skill, MCP
+// prompt (the runtime's servers', then those of own, the session's own
+// servers: a runtime prompt of the same name wins, as its tools do).
+func resolveSlash(g Pinned, own *mcphost.Host, line string, env plugincontent.Env) (slashed, bool) {
+	name, args := slashWords(line)
+	if name == "" {
+		return slashed{}, false
+	}
+	if md := g.Markdown(); md != nil {
+		if inv, ok := md.ResolveSlash(line, env); ok {
+			sl := slashed{res: Resolution{Name: inv.Name, Notice: inv.Notice}, text: inv.Text, sub: inv.Subagent}
+			switch inv.Kind {
+			case plugincontent.InvokeCommand:
+				sl.res.Kind = SlashCommand
+			case plugincontent.InvokeSkill:
+				sl.res.Kind = SlashSkill
+			case plugincontent.InvokeSubagent:
+				sl.res.Kind = SlashSubagent
+			}
+			return sl, true
+		}
+	}
+	for _, h := range []*mcphost.Host{g.MCP(), own} {
+		if h == nil {
+			continue
+		}
+		for _, p := range h.Prompts() {
+			if p.Name == name {
+				return slashed{res: Resolution{Kind: SlashMCPPrompt, Name: name}, args: args, mcp: h}, true
+			}
+		}
+	}
+	return slashed{}, false
+}
+
+func bindingsOf(g Pinned) func(string) []plugincontent.MCPBinding {
+	h := g.MCP()
+	if h == nil {
+		return nil
+	}
+	return func(plugin string) []plugincontent.MCPBinding { return mcpBindings(h, plugin) }
+}
+
+// slash expands a typed slash line at the start of a turn. It returns
+// the text the turn works on (the expansion, or text unchanged when it is
+// not a command) and what was typed ("" when not a command). A line that
+// only gives a notice, or an MCP prompt that cannot be fetched, ends the
+// turn here (t.stop is set) after showing the typed line and the notice.
+func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded string, err error) {
+	sl, ok := resolveSlash(t.g, t.mcp, text, t.contentEnv())
+	if !ok {
+		if name, _ := slashWords(text); name != "" {
+			t.notice(NoticeWarning, "", "", "unknown command: "+strings.TrimSpace(text)+" — sent as a regular message")
+		}
+		return slashed{}, text, nil
+	}
+	typed := strings.TrimSpace(text)
+	endWith := func(kind NoticeKind, notice string) (slashed, string, error) {
+		t.emit(Update{Kind: UpdateUserMessage, Text: typed})
+		t.notice(kind, "", "", notice)
+		t.stop = StopEndTurn
+		return slashed{}, "", nil
+	}
+	if sl.res.Notice != "" {
+		return endWith(NoticeWarning, sl.res.Notice)
+	}
+	switch sl.res.Kind {
+	case SlashMCPPrompt:
+		sl.text, err = sl.mcp.GetPrompt(ctx, sl.res.Name, sl.args)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return slashed{}, "", t.fail(ctx, err)
+		case errors.Is(err, mcphost.ErrUnknown):
+			return endWith(NoticeWarning, "unknown command: "+typed)
+		case err != nil:
+			return endWith(NoticeWarning, redact.String(err.Error()))
+		}
+	case SlashSubagent:
+		sl.text = sl.sub.Task
+	}
+	sl.typed = typed
+	return sl, sl.text, nil
+}
+
+// direct runs a subagent the user typed (/<plugin>:agent:<name> task):
+// the parent's history gets the typed line and the subagent's answer, and
+// nothing else of the run.
+func (t *turn) direct(ctx context.Context, sl slashed, task string) error {
+	req := *sl.sub
+	req.Task = task
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: "/" + sl.res.Name + " " + task})
+	answer, child, err := t.runSubagent(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		t.stop = StopCancelled
+		return errEnded
+	case child != nil && child.block != nil:
+		t.block, t.stop = child.block, StopRefusal
+		return errEnded
+	case err != nil:
+		return err
+	}
+	t.emit(Update{Kind: UpdateAgentMessage, Text: answer})
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleAssistant, Content: answer})
+	t.stop = StopEndTurn
+	return nil
+}

@@ -1,0 +1,155 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+// editLabel labels every agent edit in the editor's undo history. The
+// built-in apply_edit is the only tool that edits files.
+const editLabel = "Reasonix: apply_edit"
+
+// agentEditor implements agent.Editor over LSP.
+type agentEditor struct{ s *Server }
+
+var _ agent.Editor = (*agentEditor)(nil)
+
+// Document returns an open buffer's text.
+func (e *agentEditor) Document(_ context.Context, path string) (string, bool, error) {
+	text, _, open := e.s.document(filepath.Clean(path))
+	return text, open, nil
+}
+
+// ReviewsEdits reports whether the editor shows edits for review
+// (experimental.rxBridge.reviewEdits): then an edit the user would be
+// asked about carries change annotations that need confirmation instead.
+func (e *agentEditor) ReviewsEdits() bool { return e.s.client.reviewEdits() }
+
+// ApplyEdit sends the edit as workspace/applyEdit, so it lands in the
+// editor's buffer with undo; an editor without workspace.applyEdit gets
+// it written to disk. An edit of a call the user reviews
+// (tools.Call.Review) carries a change annotation that needs
+// confirmation on every change; applied false is the user's rejection.
+// The file's text before the edit is kept for rx/session/undoTurn.
+func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error {
+	s := e.s
+	call, _ := tools.CallOf(ctx)
+	text, exists, err := s.fileText(edit.Path)
+	if err != nil {
+		return err
+	}
+	if !s.client.applyEdit {
+		if err := tools.WriteToDisk(edit); err != nil {
+			return err
+		}
+		s.undo.record(call.SessionID, edit.Path, text, !exists)
+		return nil
+	}
+	_, version, open := s.document(edit.Path)
+	u := uri.File(edit.Path)
+	review := call.Review && s.client.reviewEdits()
+	var annotation protocol.ChangeAnnotationIdentifier
+	var annotations map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation
+	if review {
+		annotation = "rx-review"
+		yes := true
+		desc := "Reasonix wants to change " + edit.Path
+		if call.Title != "" {
+			desc += " (tool call " + call.Title + ", " + call.Key + ")"
+		}
+		desc = redact.String(desc)
+		annotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+			annotation: {Label: editLabel, NeedsConfirmation: &yes, Description: &desc},
+		}
+	}
+	var changes []protocol.DocumentChange
+	if !exists {
+		changes = append(changes, &protocol.CreateFile{Kind: "create", URI: u, ResourceOperation: protocol.ResourceOperation{AnnotationID: annotation}})
+	}
+	var edits []protocol.TextDocumentEditElement
+	add := func(r protocol.Range, newText string) {
+		te := protocol.TextEdit{Range: r, NewText: newText}
+		if review {
+			edits = append(edits, &protocol.AnnotatedTextEdit{TextEdit: te, AnnotationID: annotation})
+			return
+		}
+		edits = append(edits, &te)
+	}
+	if edit.Whole {
+		add(protocol.Range{End: endOf(text)}, edit.Content)
+	} else {
+		for _, te := range edit.Edits {
+			add(lspRange(te.Range), te.NewText)
+		}
+	}
+	id := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}}
+	if open {
+		id.Version = &version
+	}
+	changes = append(changes, &protocol.TextDocumentEdit{TextDocument: id, Edits: edits})
+	label := editLabel
+	var res protocol.ApplyWorkspaceEditResult
+	if err := s.call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{DocumentChanges: changes, ChangeAnnotations: annotations}}, &res); err != nil {
+		return err
+	}
+	if !res.Applied {
+		if review {
+			return tools.ErrEditRejected
+		}
+		reason := "no reason given"
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			reason = *res.FailureReason
+		}
+		return errors.New("the editor did not apply the edit: " + reason)
+	}
+	s.undo.record(call.SessionID, edit.Path, text, !exists)
+	return nil
+}
+
+// fileText is a file's text as the agent sees it: the open buffer's, else
+// the disk's; exists is false for a file that is neither.
+func (s *Server) fileText(path string) (text string, exists bool, err error) {
+	if text, _, open := s.document(path); open {
+		return text, true, nil
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return string(data), true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return "", false, nil
+	}
+	return "", false, err
+}
+
+func lspRange(r agent.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+	}
+}
+
+// endOf is the position just past text's last character.
+func endOf(text string) protocol.Position {
+	var line, col uint32
+	for _, r := range text {
+		if r == '\n' {
+			line, col = line+1, 0
+			continue
+		}
+		col++
+		if r >= 0x10000 {
+			col++
+		}
+	}
+	return protocol.Position{Line: line, Character: col}
+}

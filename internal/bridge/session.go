@@ -1,0 +1,342 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+func (s *Server) newAgent() error {
+	a, err := agent.NewAgent(agent.Options{
+		Home:           s.home.Dir,
+		Settings:       agentSettings(s.home.Config),
+		WorkspaceModel: manifest.WorkspaceModel,
+		Runtime:        agent.Pinning(s.rt.set.Acquire),
+		Editor:         &agentEditor{s: s},
+		OnUpdate:       s.onUpdate,
+		Logger:         s.log,
+	})
+	s.agent = a
+	return err
+}
+
+// chatText collects each session's answer of the running turn, for the
+// prompt's result.
+type chatText struct {
+	mu   sync.Mutex
+	text map[string]*strings.Builder
+}
+
+func (c *chatText) start(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.text == nil {
+		c.text = map[string]*strings.Builder{}
+	}
+	c.text[id] = &strings.Builder{}
+}
+
+func (c *chatText) add(id, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.text[id]; b != nil {
+		b.WriteString(text)
+	}
+}
+
+func (c *chatText) take(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.text[id]
+	delete(c.text, id)
+	if b == nil {
+		return ""
+	}
+	return b.String()
+}
+
+// onUpdate forwards a session's updates to the editor in order.
+func (s *Server) onUpdate(id string, u agent.Update) {
+	if u.Kind == agent.UpdateAgentMessage {
+		s.chat.add(id, u.Text)
+	}
+	if !s.client.sessionUpdates() {
+		return
+	}
+	if body := wireUpdate(u); body != nil {
+		s.notify(rxproto.MethodSessionUpdate, rxproto.SessionUpdate{SessionID: id, Update: body})
+	}
+}
+
+func (s *Server) openSession(raw []byte) (*agent.Session, error) {
+	var p rxproto.SessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q (rx/session/load reopens a stored one)", p.SessionID)
+	}
+	return sess, nil
+}
+
+func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
+	var p rxproto.SessionNewParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Model == "" {
+		// As rx/models' "default" says (EDITOR_PROTOCOL.md §4.1, §5).
+		p.Model = s.defaultModel()
+	}
+	sess, err := s.agent.New(ctx, s.workspace, p.Model)
+	if err != nil {
+		return nil, sessionError(err)
+	}
+	return sessionRef(sess), nil
+}
+
+// sessionPrompt runs one turn; $/cancelRequest (or rx/session/cancel)
+// ends it as cancelled.
+func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
+	var p rxproto.PromptParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	s.turns.begin()
+	defer s.turns.end()
+	s.undo.begin(sess.ID())
+	// The files the turn changed, however it ends; they are in the result.
+	var out rxproto.PromptResult
+	defer func() { out.Turn, out.Edits = s.undo.end(sess.ID(), s.fileText) }()
+	done := s.beginProgress("Reasonix: " + sess.Model())
+	if len(p.Resources) == 0 {
+		if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
+			done("end_turn")
+			out = res
+			return &out, nil
+		}
+	}
+	s.chat.start(sess.ID())
+	res, err := sess.Prompt(ctx, promptWithResources(p.Prompt, p.Resources))
+	text := s.chat.take(sess.ID())
+	if err != nil {
+		done("failed")
+		if errors.Is(err, context.Canceled) {
+			out = rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}
+			return &out, nil
+		}
+		return nil, domainError(err)
+	}
+	if res.Block != nil {
+		reason := "extension " + res.Block.Plugin + " blocked " + string(res.Block.Point)
+		if res.Block.Reason != "" {
+			reason += ": " + res.Block.Reason
+		}
+		s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: reason})
+		text = reason
+	}
+	done(string(res.Stop))
+	out = rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}
+	return &out, nil
+}
+
+// promptWithResources is the text the agent gets for a prompt and its
+// attachments: the prompt, then each attachment after a blank line, as
+// "Resource <uri>:" and its text, or "Resource <uri>" alone for a link
+// (the model reads it with its tools) — what the ACP front end makes of
+// a prompt's resource blocks.
+func promptWithResources(prompt string, res []rxproto.PromptResource) string {
+	if len(res) == 0 {
+		return prompt
+	}
+	parts := []string{prompt}
+	for _, r := range res {
+		if r.Text == "" {
+			parts = append(parts, "Resource "+r.URI)
+			continue
+		}
+		parts = append(parts, "Resource "+r.URI+":\n"+r.Text)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n\n"))
+}
+
+func (s *Server) sessionCancel(raw []byte) {
+	var p rxproto.SessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return
+	}
+	s.prompts.cancel(p.SessionID)
+	if sess, ok := s.agent.Session(p.SessionID); ok {
+		sess.Cancel()
+	}
+}
+
+func (s *Server) sessionSetModel(_ context.Context, raw []byte) (any, error) {
+	var p rxproto.SetModelParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	if err := sess.SetModel(p.Model); err != nil {
+		return nil, sessionError(err)
+	}
+	return rxproto.Empty{}, nil
+}
+
+func (s *Server) sessionSetMode(_ context.Context, raw []byte) (any, error) {
+	var p rxproto.SetModeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, ok := s.agent.Session(p.SessionID)
+	if !ok {
+		return nil, invalidParams("no open session %q", p.SessionID)
+	}
+	if p.Mode != string(agent.ModeNormal) && p.Mode != string(agent.ModePlan) {
+		return nil, invalidParams("mode %q: a session's mode is %q or %q", p.Mode, agent.ModeNormal, agent.ModePlan)
+	}
+	if err := sess.SetMode(agent.Mode(p.Mode)); err != nil {
+		return nil, sessionError(err)
+	}
+	return rxproto.Empty{}, nil
+}
+
+// sessionRef describes an open session to the editor; the mode only when
+// it is not the normal one.
+func sessionRef(sess *agent.Session) rxproto.SessionRef {
+	ref := rxproto.SessionRef{SessionID: sess.ID(), Model: sess.Model()}
+	if m := sess.Mode(); m != agent.ModeNormal {
+		ref.Mode = string(m)
+	}
+	return ref
+}
+
+func (s *Server) sessionList(context.Context, []byte) (any, error) {
+	infos, err := s.agent.List(s.workspace)
+	if err != nil {
+		return nil, err
+	}
+	out := rxproto.SessionListResult{Sessions: []rxproto.SessionInfo{}}
+	for _, i := range infos {
+		out.Sessions = append(out.Sessions, rxproto.SessionInfo{SessionID: i.ID, Title: i.Title, Model: i.Model, UpdatedAt: i.Updated.UTC().Format(time.RFC3339Nano)})
+	}
+	return out, nil
+}
+
+func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
+	var p rxproto.SessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.agent.Load(ctx, p.SessionID)
+	if err != nil {
+		return nil, sessionError(err)
+	}
+	return sessionRef(sess), nil
+}
+
+func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
+	sess, err := s.openSession(raw)
+	if err != nil {
+		return nil, err
+	}
+	s.undo.drop(sess.ID())
+	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	s.grants.forget(sess.ID())
+	return rxproto.Empty{}, nil
+}
+
+func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
+	var p rxproto.SessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
+		return nil, sessionError(err)
+	}
+	s.grants.forget(p.SessionID)
+	s.undo.drop(p.SessionID)
+	return rxproto.Empty{}, nil
+}
+
+func (s *Server) sessionRename(_ context.Context, raw []byte) (any, error) {
+	var p rxproto.RenameParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if err := s.agent.Rename(p.SessionID, p.Title); err != nil {
+		return nil, sessionError(err)
+	}
+	return rxproto.Empty{}, nil
+}
+
+// sessionError makes the registry's and the catalog's refusals -32602 and
+// keeps a plugin's failure a -32000.
+func sessionError(err error) error {
+	switch {
+	case errors.Is(err, agent.ErrNoSession), errors.Is(err, agent.ErrInvalid), errors.Is(err, agent.ErrSessionOpen), errors.Is(err, agent.ErrBusy), errors.Is(err, agent.ErrSessionClosed):
+		return invalidParams("%s", err.Error())
+	case extproto.ReasonOf(err) != "":
+		return domainError(err)
+	}
+	return err
+}
+
+// slashAction runs a typed "/<plugin>:<action> [arguments]" line that is
+// no command, skill or MCP prompt (the agent's Resolve) but one of the
+// bound generation's UI actions, as the reference's ACP dispatch does
+// (custom command, skill, MCP prompt, extension action, raw text): the
+// line is shown as the user's message and the action's result as the
+// answer; no model runs. ok is false for every other line, which the
+// agent takes.
+func (s *Server) slashAction(ctx context.Context, sess *agent.Session, line string) (rxproto.PromptResult, bool) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
+		return rxproto.PromptResult{}, false
+	}
+	if _, ok := sess.Resolve(line); ok {
+		return rxproto.PromptResult{}, false
+	}
+	snap, release := s.rt.set.Acquire()
+	defer release()
+	g := snap.Gen
+	a, err := g.Action(fields[0])
+	if err != nil || g.ID != s.hub.Generation() {
+		return rxproto.PromptResult{}, false
+	}
+	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateUserMessage, Text: strings.TrimSpace(line)})
+	var text string
+	res, err := g.RunAction(ctx, s.session, a, nil)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled}, true
+	case err != nil:
+		text = fields[0] + " failed: " + redact.String(err.Error())
+	case res.Message != "":
+		text = fields[0] + ": " + redact.String(res.Message)
+	case !res.Accepted:
+		text = fields[0] + " was not accepted"
+	default:
+		text = fields[0] + " ran"
+	}
+	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: text})
+	return rxproto.PromptResult{StopReason: rxproto.StopReasonEndTurn, Text: text}, true
+}
