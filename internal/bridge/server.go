@@ -274,6 +274,13 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 	defer s.wg.Done()
 	jsonrpc2.Async(ctx) // the read loop goes on; req is now its own copy
 	method = req.Method()
+	if needsPlugins[method] && s.rt != nil {
+		// Served from the plugins, never from the empty generation
+		// before the first build (bounded by the start budget).
+		if err := s.rt.set.Ready(rctx); err != nil && rctx.Err() == nil {
+			s.log.Warn(method + " is served without the plugins: " + err.Error())
+		}
+	}
 	res, err = s.run(h, rctx, method, req.Params())
 	if err == nil && rctx.Err() != nil && !answersCancel[method] {
 		err = rctx.Err()
@@ -330,6 +337,15 @@ var requests = map[string]handler{
 	"rx/session/undoTurn":      (*Server).sessionUndoTurn,
 }
 
+// needsPlugins are the requests whose answer depends on the plugins:
+// they wait for the first build after initialized (pluginrt.Set.Ready)
+// instead of answering from the empty generation 0.
+var needsPlugins = map[string]bool{
+	"workspace/executeCommand": true, "textDocument/codeAction": true, "rx/actions": true, "rx/plugins": true,
+	"rx/models": true, "rx/lm/chat": true, "rx/ui/submit": true, "rx/session/new": true, "rx/session/prompt": true,
+	"rx/session/setModel": true, "rx/session/load": true,
+}
+
 // answersCancel are the requests whose handler answers a cancellation
 // itself (a cancelled prompt ends with stopReason "cancelled").
 var answersCancel = map[string]bool{"shutdown": true, "rx/session/prompt": true}
@@ -373,6 +389,9 @@ func (s *Server) notification(method string, params []byte) {
 // dynamically, and starts the plugins.
 func (s *Server) initialized([]byte) {
 	s.syncCommands(commands)
+	if s.rt != nil {
+		s.rt.set.Starting() // requests read from now on wait for the build
+	}
 	s.background("initialized", s.startPlugins)
 }
 

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -89,6 +90,16 @@ type Set struct {
 	build  sync.Mutex // one build at a time
 	qmu    sync.Mutex
 	queued *reloadWait
+
+	// built is closed once the first build has ended, whatever its
+	// outcome (at Open unless Deferred), or the set closed; budget bounds
+	// how long Ready waits for it (the home's start budget).
+	built     chan struct{}
+	builtOnce sync.Once
+	budget    time.Duration
+	// starting is set once the first build is on its way (Starting, or
+	// a Reload began): only then has Ready something to wait for.
+	starting atomic.Bool
 }
 
 // reloadWait is a queued reload; the requests that join it share its
@@ -112,7 +123,7 @@ func Open(ctx context.Context, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: opts, snaps: map[int64]*Snapshot{}, stored: make(chan struct{})}
+	s := &Set{opts: opts, snaps: map[int64]*Snapshot{}, stored: make(chan struct{}), built: make(chan struct{}), budget: home.Config.StartupTimeout()}
 	s.mgr = exthost.NewManager(exthost.ManagerOptions{
 		SessionID:       opts.SessionID,
 		WorkspaceRoot:   opts.Workspace,
@@ -193,6 +204,7 @@ func (s *Set) snapshotOf(g *exthost.Generation) *Snapshot {
 // while another waits joins it and shares its result, so at most one is
 // queued behind the one running.
 func (s *Set) Reload(ctx context.Context) (*Snapshot, error) {
+	s.starting.Store(true)
 	s.qmu.Lock()
 	if w := s.queued; w != nil {
 		w.joined++
@@ -214,8 +226,45 @@ func (s *Set) Reload(ctx context.Context) (*Snapshot, error) {
 	s.qmu.Unlock()
 	w.snap, w.err = s.buildLocked(ctx)
 	s.build.Unlock()
+	s.markBuilt()
 	close(w.done)
 	return w.snap, w.err
+}
+
+func (s *Set) markBuilt() { s.builtOnce.Do(func() { close(s.built) }) }
+
+// Starting says the first build of a Deferred set is on its way: a
+// host calls it where it decides to build (before starting the Reload
+// in the background), so a request read after that decision waits for
+// the build in Ready even if the Reload has not begun yet.
+func (s *Set) Starting() { s.starting.Store(true) }
+
+// Ready waits until the first build has ended (at once unless the set
+// was opened Deferred and its first build is on its way: Starting or a
+// Reload), so a request that needs the plugins is served from them and
+// not from the empty generation 0. The wait is bounded by the home's
+// start budget: past it, or when ctx ends, Ready returns an error saying
+// so and the caller serves what is running. With no build on its way
+// there is nothing to wait for.
+func (s *Set) Ready(ctx context.Context) error {
+	select {
+	case <-s.built:
+		return nil
+	default:
+	}
+	if !s.starting.Load() {
+		return nil
+	}
+	t := time.NewTimer(s.budget)
+	defer t.Stop()
+	select {
+	case <-s.built:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("the plugins have not started within the start budget (%s)", s.budget)
+	}
 }
 
 func (s *Set) buildLocked(ctx context.Context) (*Snapshot, error) {
@@ -398,6 +447,7 @@ func (s *Set) Close() {
 	}
 	s.mgr.Close()
 	wg.Wait()
+	s.markBuilt()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {

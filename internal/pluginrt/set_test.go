@@ -266,3 +266,52 @@ func TestContentsFollowTheGeneration(t *testing.T) {
 		t.Errorf("after adding a skill the prompt is %q", p)
 	}
 }
+
+// TestReadyWaitsForTheFirstBuild: a deferred set is not ready until its
+// first Reload has ended; Ready then returns at once, with the plugins'
+// models in the current snapshot. A set that never builds makes Ready
+// give up at the start budget, saying so.
+func TestReadyWaitsForTheFirstBuild(t *testing.T) {
+	t.Parallel()
+	dir, _ := home(t)
+	set, err := Open(ctxT(t), Options{Home: dir, SessionID: "t", Workspace: t.TempDir(), Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if err := set.Ready(ctxT(t)); err != nil {
+		t.Fatalf("Ready with no build on its way: %v", err)
+	}
+	set.Starting()
+	waited := make(chan error, 1)
+	go func() { waited <- set.Ready(ctxT(t)) }()
+	select {
+	case err := <-waited:
+		t.Fatalf("Ready returned %v before the first build", err)
+	default:
+	}
+	if _, err := set.Reload(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("Ready after the first build: %v", err)
+	}
+	if got := refs(set.Current()); !slices.Contains(got, "plugin/echo-provider/echo/large") {
+		t.Fatalf("after Ready the catalog is %v", got)
+	}
+
+	// Never built: bounded by the start budget.
+	idle, err := Open(ctxT(t), Options{Home: dir, SessionID: "t", Workspace: t.TempDir(), Deferred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle.budget = time.Millisecond
+	idle.Starting()
+	if err := idle.Ready(ctxT(t)); err == nil || !strings.Contains(err.Error(), "start budget") {
+		t.Fatalf("Ready of a set never built: %v", err)
+	}
+	idle.Close()
+	if err := idle.Ready(ctxT(t)); err != nil {
+		t.Fatalf("Ready of a closed set: %v", err)
+	}
+}
