@@ -214,9 +214,6 @@ func (c *chat) scripted(prompts []string) int {
 			c.help()
 			continue
 		}
-		if c.action(strings.TrimSpace(p)) {
-			continue
-		}
 		if err := c.turn(p); err != nil {
 			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
 			code = 1
@@ -244,8 +241,6 @@ func (c *chat) interactive() int {
 			return code
 		case line == "/help" || line == "/commands":
 			c.help()
-			continue
-		case c.action(line):
 			continue
 		case strings.HasPrefix(line, "/model"):
 			ref := strings.TrimSpace(strings.TrimPrefix(line, "/model"))
@@ -294,35 +289,6 @@ func (c *chat) help() {
 	}
 }
 
-// action runs a typed "/<plugin>:<action>" line that the agent does not
-// resolve (no command, skill or MCP prompt has that name) but a plugin
-// declares as a UI action, as the reference's dispatch does; it reports
-// whether the line was one.
-func (c *chat) action(line string) bool {
-	fields := strings.Fields(line)
-	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
-		return false
-	}
-	if _, ok := c.s.Resolve(line); ok {
-		return false
-	}
-	snap, release := c.rt.Acquire()
-	defer release()
-	a, err := snap.Gen.Action(fields[0])
-	if err != nil {
-		return false
-	}
-	res, err := snap.Gen.RunAction(context.Background(), chatSessionID, a, nil)
-	switch {
-	case err != nil:
-		c.warn(fields[0] + " failed: " + err.Error())
-	case res.Message != "":
-		fmt.Fprintf(c.stderr, "%s: %s\n", fields[0], redact.String(res.Message))
-	case !res.Accepted:
-		fmt.Fprintf(c.stderr, "%s was not accepted\n", fields[0])
-	}
-	return true
-}
 
 func (c *chat) warn(msg string) { fmt.Fprintf(c.stderr, "rx-bridge chat: %s\n", redact.String(msg)) }
 

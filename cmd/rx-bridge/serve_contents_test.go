@@ -74,7 +74,8 @@ func TestServeSlashCommands(t *testing.T) {
 	installKit(t, e.home)
 	e.writeConfig("model = \"" + echoSmall + "\"\n")
 	c := e.start()
-	c.Handle("rx/ui/request", (&scriptedUI{answers: map[string]any{"value@How should I greet you?": "pirate", "value@Your name": "Ada"}}).handle)
+	ui := &scriptedUI{answers: map[string]any{"value@How should I greet you?": "pirate", "value@Your name": "Ada"}}
+	c.Handle("rx/ui/request", ui.handle)
 	initialized(t, c, clientCaps(fullRx(), nil))
 
 	got := actionsOf(t, c)
@@ -114,10 +115,21 @@ func TestServeSlashCommands(t *testing.T) {
 		t.Errorf("the chat shows the user's message as %q", um)
 	}
 	// A line no command, skill or MCP prompt owns but a UI action does
-	// runs that action (the reference's ACP order); no model runs.
-	if r := prompt(t, c, sid, "/hello:greet"); r.StopReason != "end_turn" || r.Text != "/hello:greet: Ahoy, Ada!" {
+	// runs that action with its arguments (k=v pairs, other words
+	// arg1, …), and the action's message is the turn's text, which the
+	// model gets (the engine's one rule, the reference's
+	// invokeExtensionAction); the chat shows the typed line.
+	if r := prompt(t, c, sid, "/hello:greet name=Bo"); r.StopReason != "end_turn" || r.Text != "Ahoy, Ada!" {
 		t.Errorf("/hello:greet in the chat = %+v", r)
 	}
+	if um := userMessages(c, sid); len(um) < 2 || um[len(um)-1] != "/hello:greet name=Bo" {
+		t.Errorf("the chat shows the user's messages as %q", um)
+	}
+	ui.mu.Lock()
+	if n := len(ui.seen); n == 0 || len(ui.seen[n-1].Fields) != 1 || ui.seen[n-1].Fields[0].Default != "Bo" {
+		t.Errorf("the typed name=Bo did not reach the action: %+v", ui.seen)
+	}
+	ui.mu.Unlock()
 	shutdownExit(t, c)
 }
 

@@ -27,6 +27,7 @@ type uiRequest struct {
 		Kind     string   `json:"kind"`
 		Options  []string `json:"options"`
 		Required bool     `json:"required"`
+		Default  any      `json:"default"`
 	} `json:"fields"`
 }
 

@@ -203,23 +203,6 @@ func TestAvailableCommandsIncludeExtensionActions(t *testing.T) {
 	}
 }
 
-func TestActionArgs(t *testing.T) {
-	t.Parallel()
-	got := actionArgs([]string{"name=Ada", "x", "k=v=w", "y"})
-	want := map[string]string{"name": "Ada", "arg1": "x", "k": "v=w", "arg2": "y"}
-	if len(got) != len(want) {
-		t.Fatalf("actionArgs = %v", got)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("actionArgs[%q] = %q, want %q", k, got[k], v)
-		}
-	}
-	if actionArgs(nil) != nil {
-		t.Error("no words: want nil args")
-	}
-}
-
 func TestApprovalOptions(t *testing.T) {
 	t.Parallel()
 	g, offered := grantFor(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: "apply_edit"}}, t.TempDir())

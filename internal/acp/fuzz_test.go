@@ -8,6 +8,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 )
 
@@ -33,7 +34,7 @@ func FuzzClientInput(f *testing.F) {
 			if strings.TrimSpace(text) != text {
 				t.Errorf("flatten %q is not trimmed", text)
 			}
-			_ = actionArgs(strings.Fields(text))
+			_ = agent.ActionArgs(strings.Fields(text))
 		}
 		var list []acpsdk.McpServer
 		if json.Unmarshal(servers, &list) != nil {

@@ -2,13 +2,11 @@ package acp
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
-	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // sessionKey carries the ACP session of a turn in its context, so the
@@ -21,10 +19,10 @@ func sessionOf(ctx context.Context) string {
 	return id
 }
 
-// Prompt runs one turn. A "/…" line the agent resolves (command, skill,
-// agent, MCP prompt) runs as typed; one naming a plugin UI action
-// (/<plugin>:<action> k=v … words) runs the action, whose message is the
-// turn's text (the reference's order); anything else is sent as is.
+// Prompt runs one turn. The agent resolves a "/…" line (command, skill,
+// agent, MCP prompt, then a plugin UI action /<plugin>:<action> k=v …
+// words, whose message is the turn's text: the engine's one rule);
+// anything else is sent as is.
 func (s *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
 	const method = "session/prompt"
 	ss, ok := s.session(p.SessionId)
@@ -38,11 +36,6 @@ func (s *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	id := string(p.SessionId)
 	s.setFocus(id)
 	ctx = context.WithValue(ctx, sessionKey{}, id)
-	if _, resolved := ss.s.Resolve(text); !resolved {
-		if msg, ran := s.runAction(ctx, text); ran {
-			text = msg
-		}
-	}
 	res, err := ss.s.Prompt(ctx, text)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -95,47 +88,4 @@ func flatten(blocks []acpsdk.ContentBlock) string {
 		}
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n\n"))
-}
-
-// actionArgs parses an action line's arguments: k=v pairs, and every
-// other word as arg1, arg2, … (the reference's rule).
-func actionArgs(words []string) map[string]string {
-	if len(words) == 0 {
-		return nil
-	}
-	args := map[string]string{}
-	n := 0
-	for _, w := range words {
-		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
-			args[k] = v
-			continue
-		}
-		n++
-		args["arg"+strconv.Itoa(n)] = w
-	}
-	return args
-}
-
-// runAction runs a "/<plugin>:<action> …" line as the plugin's declared
-// UI action; its questions go to this session. It reports the action's
-// message and whether it ran with one; a line that is no action, an
-// action that fails or says nothing leaves the line to the model.
-func (s *server) runAction(ctx context.Context, line string) (string, bool) {
-	fields := strings.Fields(line)
-	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
-		return "", false
-	}
-	snap, release := s.rt.Acquire()
-	defer release()
-	a, err := snap.Gen.Action(fields[0])
-	if err != nil {
-		return "", false
-	}
-	res, err := snap.Gen.RunAction(ctx, runtimeSession, a, actionArgs(fields[1:]))
-	if err != nil {
-		s.send(sessionOf(ctx), acpsdk.UpdateAgentMessageText("\n\n[warning] "+fields[0]+" failed: "+redact.String(err.Error())))
-		return "", false
-	}
-	msg := strings.TrimSpace(redact.String(res.Message))
-	return msg, msg != ""
 }

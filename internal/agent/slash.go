@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -30,6 +31,11 @@ const (
 	// SlashMCPPrompt: an MCP prompt (/mcp__<server>__<prompt>); the text
 	// prompts/get returns is the turn's text.
 	SlashMCPPrompt SlashKind = "mcp_prompt"
+	// SlashAction: a plugin's declared UI action (/<plugin>:<action>
+	// words…) that no command, skill or MCP prompt claimed; its message
+	// is the turn's text. Resolve never reports it (running the action is
+	// the only way to know its message); Prompt runs it.
+	SlashAction SlashKind = "action"
 )
 
 // Resolution is what a typed slash line resolves to.
@@ -143,13 +149,23 @@ func bindingsOf(g Pinned) func(string) []plugincontent.MCPBinding {
 // turn here (t.stop is set) after showing the typed line and the notice.
 func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded string, err error) {
 	sl, ok := resolveSlash(t.g, t.mcp, text, t.contentEnv())
+	typed := strings.TrimSpace(text)
 	if !ok {
-		if name, _ := slashWords(text); name != "" {
-			t.notice(NoticeWarning, "", "", "unknown command: "+strings.TrimSpace(text)+" — sent as a regular message")
+		name, words := slashWords(text)
+		if name == "" {
+			return slashed{}, text, nil
 		}
+		if msg, declared := t.action(ctx, name, words); declared {
+			if msg == "" {
+				// Ran, or failed, with nothing to say: the line goes to
+				// the model as typed (the reference's fall-through).
+				return slashed{}, text, nil
+			}
+			return slashed{res: Resolution{Kind: SlashAction, Name: name}, text: msg, typed: typed}, msg, nil
+		}
+		t.notice(NoticeWarning, "", "", "unknown command: "+typed+" — sent as a regular message")
 		return slashed{}, text, nil
 	}
-	typed := strings.TrimSpace(text)
 	endWith := func(kind NoticeKind, notice string) (slashed, string, error) {
 		t.emit(Update{Kind: UpdateUserMessage, Text: typed})
 		t.notice(kind, "", "", notice)
@@ -175,6 +191,63 @@ func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded str
 	}
 	sl.typed = typed
 	return sl, sl.text, nil
+}
+
+// ActionRunner is implemented by a pinned runtime whose plugins declare
+// UI actions (pluginrt's snapshot): RunAction runs the action named
+// "/<plugin>:<action>" with args through extension/ui/action, stamped
+// with the runtime's session and the pinned generation; declared is false
+// when no plugin of the generation declares it (nothing ran). The
+// result's message is redacted.
+type ActionRunner interface {
+	RunAction(ctx context.Context, name string, args map[string]string) (res *extproto.UIActionResult, declared bool, err error)
+}
+
+// ActionArgs are the arguments of a typed action line: k=v words as
+// pairs, every other word as arg1, arg2, … in order (the reference's
+// invokeExtensionAction rule); nil for none.
+func ActionArgs(words []string) map[string]string {
+	if len(words) == 0 {
+		return nil
+	}
+	args := map[string]string{}
+	n := 0
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
+			args[k] = v
+			continue
+		}
+		n++
+		args["arg"+strconv.Itoa(n)] = w
+	}
+	return args
+}
+
+// action runs a typed "/<plugin>:<action> words…" line that no command,
+// skill or MCP prompt claimed, when a plugin of the pinned generation
+// declares that action: the one rule of every front end (docs/
+// ARCHITECTURE.md, "Typed actions"), the reference's
+// invokeExtensionAction. msg is the action's message, which becomes the
+// turn's text; "" when the action said nothing or failed (a failure is a
+// warning notice), and the line then goes to the model as typed. A
+// cancel during the action ends the turn as cancelled.
+func (t *turn) action(ctx context.Context, name string, words []string) (msg string, declared bool) {
+	ar, ok := t.g.(ActionRunner)
+	if !ok || !strings.Contains(name, ":") {
+		return "", false
+	}
+	res, declared, err := ar.RunAction(ctx, "/"+name, ActionArgs(words))
+	switch {
+	case !declared:
+		return "", false
+	case err != nil && ctx.Err() != nil:
+		t.stop = StopCancelled
+		return "", true
+	case err != nil:
+		t.notice(NoticeWarning, "", "", "/"+name+" failed: "+redact.String(err.Error()))
+		return "", true
+	}
+	return strings.TrimSpace(redact.String(res.Message)), true
 }
 
 // direct runs a subagent the user typed (/<plugin>:agent:<name> task):

@@ -11,7 +11,6 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
-	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 func (s *Server) newAgent() error {
@@ -122,13 +121,6 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	var out rxproto.PromptResult
 	defer func() { out.Turn, out.Edits = s.undo.end(sess.ID(), s.fileText) }()
 	done := s.beginProgress("Reasonix: " + sess.Model())
-	if len(p.Resources) == 0 {
-		if res, ok := s.slashAction(ctx, sess, p.Prompt); ok {
-			done("end_turn")
-			out = res
-			return &out, nil
-		}
-	}
 	s.chat.start(sess.ID())
 	res, err := sess.Prompt(ctx, promptWithResources(p.Prompt, p.Resources))
 	text := s.chat.take(sess.ID())
@@ -300,43 +292,3 @@ func sessionError(err error) error {
 	return err
 }
 
-// slashAction runs a typed "/<plugin>:<action> [arguments]" line that is
-// no command, skill or MCP prompt (the agent's Resolve) but one of the
-// bound generation's UI actions, as the reference's ACP dispatch does
-// (custom command, skill, MCP prompt, extension action, raw text): the
-// line is shown as the user's message and the action's result as the
-// answer; no model runs. ok is false for every other line, which the
-// agent takes.
-func (s *Server) slashAction(ctx context.Context, sess *agent.Session, line string) (rxproto.PromptResult, bool) {
-	fields := strings.Fields(line)
-	if len(fields) == 0 || !strings.HasPrefix(fields[0], "/") || !strings.Contains(fields[0], ":") {
-		return rxproto.PromptResult{}, false
-	}
-	if _, ok := sess.Resolve(line); ok {
-		return rxproto.PromptResult{}, false
-	}
-	snap, release := s.rt.set.Acquire()
-	defer release()
-	g := snap.Gen
-	a, err := g.Action(fields[0])
-	if err != nil || g.ID != s.hub.Generation() {
-		return rxproto.PromptResult{}, false
-	}
-	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateUserMessage, Text: strings.TrimSpace(line)})
-	var text string
-	res, err := g.RunAction(ctx, s.session, a, nil)
-	switch {
-	case errors.Is(err, context.Canceled):
-		return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled}, true
-	case err != nil:
-		text = fields[0] + " failed: " + redact.String(err.Error())
-	case res.Message != "":
-		text = fields[0] + ": " + redact.String(res.Message)
-	case !res.Accepted:
-		text = fields[0] + " was not accepted"
-	default:
-		text = fields[0] + " ran"
-	}
-	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: text})
-	return rxproto.PromptResult{StopReason: rxproto.StopReasonEndTurn, Text: text}, true
-}

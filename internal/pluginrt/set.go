@@ -317,7 +317,7 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 // snapshot assembles g's snapshot: its catalog (the built-ins of home's
 // config, then g's plugin providers), actions, warnings and failures.
 func (s *Set) snapshot(ctx context.Context, home *manifest.Home, problems []string, g *exthost.Generation) *Snapshot {
-	snap := &Snapshot{ID: g.ID, Gen: g, Home: home, Actions: g.Actions, Failures: map[string]Failure{}}
+	snap := &Snapshot{ID: g.ID, Gen: g, Home: home, Actions: g.Actions, Failures: map[string]Failure{}, session: s.opts.SessionID}
 	warnings := append(slices.Clone(home.Warnings), problems...)
 	warnings = append(warnings, g.Warnings...)
 	cat, release, err := s.catalog(ctx, home, g)

@@ -48,6 +48,23 @@ type Snapshot struct {
 	Contents *Contents
 
 	release func() // the built-in providers'
+	session string // the runtime's session, which actions are stamped with
+}
+
+// RunAction runs the UI action name ("/<plugin>:<action>") of the
+// generation with args, stamped with the runtime's session
+// (agent.ActionRunner); declared is false, and nothing runs, when no
+// plugin of the generation declares it. The message is redacted.
+func (s *Snapshot) RunAction(ctx context.Context, name string, args map[string]string) (*extproto.UIActionResult, bool, error) {
+	if s.Gen == nil {
+		return nil, false, nil
+	}
+	a, err := s.Gen.Action(name)
+	if err != nil {
+		return nil, false, nil
+	}
+	res, err := s.Gen.RunAction(ctx, s.session, a, args)
+	return res, true, err
 }
 
 // Intercept runs point through the generation's chain and slot owner
