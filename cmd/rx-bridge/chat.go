@@ -8,13 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
-	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
-	"github.com/rx-bridge/rx-bridge/internal/editorui"
-	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
@@ -90,78 +89,72 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	return c.interactive()
 }
 
-// chat is one terminal session and the runtime under it.
+// chat is one terminal session and the engine under it.
 type chat struct {
 	term   *terminal
 	out    *renderer
 	stderr io.Writer
+	eng    *engine.Engine
 	rt     *pluginrt.Set
-	hub    *editorui.Hub
 	agent  *agent.Agent
 	s      *agent.Session
 	ws     string
-	// notices is the agent once it exists, for MCP notices that come
-	// from the servers' goroutines.
-	notices atomic.Pointer[agent.Agent]
+	// started is set once the engine is open: an MCP notice before that
+	// (a server failing during the first build) goes to stderr.
+	started atomic.Bool
 }
 
-// start loads the home, starts its plugin runtimes with the terminal as
-// their UI, and builds the agent over built-in and plugin models.
+// start opens the engine of the home the environment names, with the
+// terminal as the plugins' UI and the agent's editor; its first
+// generation is built before it returns.
 func (c *chat) start(getenv func(string) string, workspace string, approval manifest.ApprovalMode) error {
-	var err error
-	c.hub, err = editorui.NewHub(editorui.Options{Editor: c.term, Redact: redact.String, SessionID: chatSessionID, Warn: c.warn})
+	home, err := manifest.ResolveHome(getenv)
 	if err != nil {
 		return err
 	}
-	// The terminal is the plugins' UI: their traffic goes to the hub,
-	// which exists before any sidecar can speak.
-	c.rt, c.ws, err = openRuntime(context.Background(), getenv, workspace, verbRuntime{
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if c.ws, err = filepath.Abs(workspace); err != nil {
+		return err
+	}
+	c.eng, err = engine.Open(context.Background(), engine.Options{
+		Home:      home,
+		UserHome:  manifest.UserDirsHome(getenv, getenv(manifest.HomeEnv) != "", os.UserHomeDir),
+		Workspace: c.ws,
 		SessionID: chatSessionID,
-		Services: exthost.Services{
-			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
-				return c.hub.Request(ctx, s.Plugin.ID, p)
-			},
-			UIPublish: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
-				return c.hub.Publish(ctx, s.Plugin.ID, p)
-			},
+		UI:        c.term,
+		Editor:    c.term,
+		OnUpdate:  c.out.update,
+		Settings: func(s *agent.Settings) {
+			if approval != "" {
+				s.Approval = agent.Approval(approval)
+			}
 		},
+		Warn:      c.warn,
 		Audit:     func(note string) { c.warn("audit: " + note) },
 		MCPNotice: c.mcpNotice,
 	})
 	if err != nil {
 		return err
 	}
+	c.rt, c.agent = c.eng.Runtime, c.eng.Agent
+	c.started.Store(true)
 	snap := c.rt.Current()
 	for _, w := range snap.Warnings {
 		c.warn(w)
 	}
-	c.hub.Bind(snap.ID, snap.Actions)
-	cfg := *snap.Home.Config
-	if approval != "" {
-		cfg.ToolApproval = approval
-	}
-	a, err := agent.NewAgent(agent.Options{
-		Home:           snap.Home.Dir,
-		Settings:       agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()},
-		WorkspaceModel: manifest.WorkspaceModel,
-		Runtime:        agent.Pinning(c.rt.Acquire),
-		Editor:         c.term,
-		OnUpdate:       c.out.update,
-	})
-	c.agent = a
-	c.notices.Store(a)
-	return err
+	// A verb runs on the catalog config.toml asks for, or not at all.
+	return snap.CatalogErr
 }
 
-// mcpNotice shows an MCP server's notice as a line of the session
-// (agent.MCPNotice); one that comes before the agent exists goes to
-// stderr.
+// mcpNotice shows an MCP server's failure that comes before the engine
+// is open on stderr; later ones are lines of the session (the engine
+// puts them there).
 func (c *chat) mcpNotice(n mcphost.Notice) {
-	if a := c.notices.Load(); a != nil {
-		a.MCPNotice(n)
-		return
-	}
-	if n.Error {
+	if !c.started.Load() && n.Error {
 		c.warn("MCP server " + n.Server + ": " + n.Text)
 	}
 }
@@ -289,21 +282,14 @@ func (c *chat) help() {
 	}
 }
 
-
 func (c *chat) warn(msg string) { fmt.Fprintf(c.stderr, "rx-bridge chat: %s\n", redact.String(msg)) }
 
 // close ends the session (session.end), then the hub and the runtime.
 func (c *chat) close() {
-	if c.agent != nil {
-		if err := c.agent.Close(context.Background()); err != nil {
+	if c.eng != nil {
+		if err := c.eng.Close(context.Background()); err != nil {
 			c.warn(err.Error())
 		}
-	}
-	if c.hub != nil {
-		c.hub.Close()
-	}
-	if c.rt != nil {
-		c.rt.Close()
 	}
 }
 

@@ -15,8 +15,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
-	"github.com/rx-bridge/rx-bridge/internal/exthost"
-	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -59,6 +58,7 @@ type server struct {
 	conn  *acpsdk.AgentSideConnection
 	ready chan struct{} // closed once conn is set
 
+	eng   *engine.Engine
 	rt    *pluginrt.Set
 	hub   *editorui.Hub
 	agent *agent.Agent
@@ -168,81 +168,52 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	return nil
 }
 
-// start opens the home's runtime with this connection as the plugins'
-// UI and builds the agent over it.
+// start opens the engine with this connection as the plugins' UI and
+// the agent's editor; its first generation is built before the client
+// is read.
 func (s *server) start(ctx context.Context) error {
-	var err error
-	s.hub, err = editorui.NewHub(editorui.Options{Editor: &clientUI{s: s}, Redact: redact.String, SessionID: runtimeSession, Warn: func(m string) { s.log.Warn(redact.String(m)) }})
-	if err != nil {
-		return err
-	}
-	s.rt, err = pluginrt.Open(ctx, pluginrt.Options{
-		Home:         s.opts.Home,
-		SessionID:    runtimeSession,
-		Workspace:    s.opts.Workspace,
-		SystemPrompt: agent.DefaultSystemPrompt(s.opts.Workspace),
-		Services: exthost.Services{
-			UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
-				return s.hub.Request(ctx, sc.Plugin.ID, p)
-			},
-			UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
-				return s.hub.Publish(ctx, sc.Plugin.ID, p)
-			},
-		},
-		Audit:     func(note string) { s.log.Warn("audit: " + redact.String(note)) },
-		Logger:    s.log,
+	eng, err := engine.Open(ctx, engine.Options{
+		Home:      s.opts.Home,
 		UserHome:  s.opts.UserHome,
+		Workspace: s.opts.Workspace,
+		SessionID: runtimeSession,
+		UI:        &clientUI{s: s},
+		Editor:    &clientEditor{s: s},
+		OnUpdate:  s.onUpdate,
+		Logger:    s.log,
+		Warn:      func(m string) { s.log.Warn(redact.String(m)) },
 		MCPNotice: s.mcpNotice,
 		OnBuild: func(context.Context) (func(*pluginrt.Snapshot, error), error) {
-			return func(snap *pluginrt.Snapshot, err error) {
+			return func(_ *pluginrt.Snapshot, err error) {
 				if err == nil {
-					s.hub.Bind(snap.ID, snap.Actions)
 					go s.readvertise()
 				}
 			}, nil
 		},
 	})
 	if err != nil {
-		s.hub.Close()
 		return err
 	}
-	snap := s.rt.Current()
-	for _, w := range snap.Warnings {
+	for _, w := range eng.Runtime.Current().Warnings {
 		s.log.Warn(w)
 	}
-	s.hub.Bind(snap.ID, snap.Actions)
-	cfg := snap.Home.Config
-	a, err := agent.NewAgent(agent.Options{
-		Home:           snap.Home.Dir,
-		Settings:       agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()},
-		WorkspaceModel: manifest.WorkspaceModel,
-		Runtime:        agent.Pinning(s.rt.Acquire),
-		Editor:         &clientEditor{s: s},
-		OnUpdate:       s.onUpdate,
-		Logger:         s.log,
-	})
-	if err != nil {
-		s.hub.Close()
-		s.rt.Close()
-		return err
-	}
 	s.mu.Lock()
-	s.agent = a
+	s.eng, s.rt, s.hub, s.agent = eng, eng.Runtime, eng.Hub, eng.Agent
 	s.mu.Unlock()
 	return nil
 }
 
-// mcpNotice shows an MCP server's notice in every open session.
+// mcpNotice shows an MCP server's notice: the engine has put it in every
+// open session; one that comes before the engine is open goes to the
+// log, and a change of tools or prompts refreshes the command lists.
 func (s *server) mcpNotice(n mcphost.Notice) {
 	s.mu.Lock()
-	a := s.agent
+	open := s.eng != nil
 	s.mu.Unlock()
-	if a != nil {
-		a.MCPNotice(n)
-	} else if n.Error {
+	if !open && n.Error {
 		s.log.Warn("MCP server " + n.Server + ": " + n.Text)
 	}
-	if n.ToolsChanged && a != nil {
+	if n.ToolsChanged && open {
 		go s.readvertise()
 	}
 }
@@ -262,8 +233,9 @@ func (s *server) close() {
 	for _, ss := range open {
 		ss.stopMCP()
 	}
-	s.hub.Close()
-	s.rt.Close()
+	if err := s.eng.Close(context.Background()); err != nil {
+		s.log.Warn(redact.String(err.Error()))
+	}
 }
 
 // client is the connection once it exists.

@@ -40,6 +40,8 @@ type Agent struct {
 	// (see Closing): a Load or Delete of the id waits for them, so a close
 	// followed by a load never finds the transcript still held.
 	closing map[string]*closeWait
+	// turns counts the turns running in every session (Idle, Busy).
+	turns turnGate
 }
 
 // closeWait is the closes of one session id under way; done is closed
@@ -63,7 +65,25 @@ func NewAgent(opts Options) (*Agent, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
-	return &Agent{opts: opts, dir: filepath.Join(opts.Home, SessionsDir), sessions: map[string]*Session{}, closing: map[string]*closeWait{}}, nil
+	a := &Agent{opts: opts, dir: filepath.Join(opts.Home, SessionsDir), sessions: map[string]*Session{}, closing: map[string]*closeWait{}}
+	a.turns.init()
+	return a, nil
+}
+
+// Idle waits until no turn runs in any session (or ctx ends): a reload
+// of the plugins waits here, so a running turn keeps the generation it
+// started on to its end and the next turn starts on the new one.
+func (a *Agent) Idle(ctx context.Context) error { return a.turns.idle(ctx) }
+
+// Busy reports whether a turn runs in some session.
+func (a *Agent) Busy() bool { return a.turns.busy() }
+
+// Hold counts as a running turn until release: Idle waits for it, Busy
+// reports it. For work beside the turns that must not overlap a reload
+// (and for tests that stand in for a turn).
+func (a *Agent) Hold() (release func()) {
+	a.turns.begin()
+	return sync.OnceFunc(a.turns.end)
 }
 
 // New starts a session in workspace with model (a catalog ref). An empty

@@ -229,6 +229,7 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	}
 	s.running = true
 	s.turn.Add(1)
+	s.a.turns.begin()
 	ctx, s.cancel = context.WithCancel(ctx)
 	return ctx, nil
 }
@@ -239,6 +240,7 @@ func (s *Session) finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.turn.Done()
+	defer s.a.turns.end()
 	s.cancel()
 	s.running, s.cancel = false, nil
 	if next := s.nextModel; next != "" {

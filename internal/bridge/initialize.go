@@ -11,9 +11,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
-	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
-	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // initialize answers the LSP initialize request: it records what the
@@ -52,20 +50,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		s.log.Warn(w)
 	}
 	s.session = newSessionID()
-	s.hub, err = editorui.NewHub(editorui.Options{
-		Editor:    &editorUI{s: s},
-		Redact:    redact.String,
-		SessionID: s.session,
-		Submit:    s.submitForm,
-		Warn:      func(msg string) { s.log.Warn(msg) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	if s.rt, err = newRuntime(s); err != nil {
-		return nil, err
-	}
-	if err := s.newAgent(); err != nil {
+	if err := s.openEngine(); err != nil {
 		return nil, err
 	}
 	return s.initializeResult()

@@ -7,9 +7,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
-	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -23,37 +22,43 @@ type runtime struct {
 	status *statusWriter
 }
 
-// newRuntime opens the home's runtime set for this connection; its first
+// openEngine opens the engine of this connection (hub, runtime, agent)
+// with the editor as the plugins' UI and the agent's editor; its first
 // generation is built by startPlugins, after initialized.
-func newRuntime(s *Server) (*runtime, error) {
-	set, err := pluginrt.Open(s.ctx, pluginrt.Options{
-		Home:         s.opts.Home,
-		SessionID:    s.session,
-		Workspace:    s.workspace,
-		SystemPrompt: agent.DefaultSystemPrompt(s.workspace),
-		Services:     s.services(),
-		Logger:       s.log,
-		Trace:        s.traceWire,
-		Deferred:     true,
-		OnBuild:      s.onBuild,
-		UserHome:     s.opts.UserHome,
-		MCPNotice:    s.mcpNotice,
+func (s *Server) openEngine() error {
+	eng, err := engine.Open(s.ctx, engine.Options{
+		Home:      s.opts.Home,
+		UserHome:  s.opts.UserHome,
+		Workspace: s.workspace,
+		SessionID: s.session,
+		Deferred:  true,
+		UI:        &editorUI{s: s},
+		Submit:    s.submitForm,
+		Editor:    &agentEditor{s: s},
+		OnUpdate:  s.onUpdate,
+		Logger:    s.log,
+		// The agent shows an extension allow over a host deny as an
+		// audit notice of its session.
+		Audit:     func(string) {},
+		Trace:     s.traceWire,
+		OnCrash:   s.onCrash,
+		MCPNotice: s.mcpNotice,
+		OnBuild:   s.onBuild,
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r := &runtime{set: set}
-	r.status = newStatusWriter(s)
-	return r, nil
+	s.eng, s.hub, s.agent = eng, eng.Hub, eng.Agent
+	s.rt = &runtime{set: eng.Runtime}
+	s.rt.status = newStatusWriter(s)
+	return nil
 }
 
-// onBuild runs before every build of the set: a reload waits until no
-// agent turn runs, and the editor sees the build's progress, its warnings,
-// the new generation's actions and a status update.
+// onBuild runs before every build of the set, once the engine has
+// waited for running turns: the editor sees the build's progress, its
+// warnings, the new generation's actions (the engine has bound the hub
+// to it) and a status update.
 func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), error) {
-	if err := s.turns.idle(ctx); err != nil {
-		return nil, err
-	}
 	done := s.beginProgress("Reasonix: starting plugins")
 	return func(snap *pluginrt.Snapshot, err error) {
 		s.rt.status.update()
@@ -69,22 +74,18 @@ func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), 
 		for _, w := range snap.Warnings {
 			s.log.Warn(w)
 		}
-		s.hub.Bind(snap.ID, snap.Actions)
 		s.actionsChanged(snap.Gen, snap.Warnings)
 		done(fmt.Sprintf("generation %d: %d plugin(s)", snap.ID, len(snap.Gen.Sidecars)))
 	}, nil
 }
 
-// mcpNotice shows an MCP server's notice: in every open chat session
-// (agent.MCPNotice), and a failure (a server that could not start or
+// mcpNotice shows an MCP server's notice: the engine has put it in every
+// open chat session (agent.MCPNotice); a failure (a server that could not start or
 // stopped, its tools gone) also as a warning the editor shows; a change of a server's tools or
 // prompts also refreshes the editor's command list (MCP prompts are
 // slash commands). The text is redacted by mcphost.
 func (s *Server) mcpNotice(n mcphost.Notice) {
 	text := "MCP server " + n.Server + ": " + n.Text
-	if a := s.agent; a != nil {
-		a.MCPNotice(n) // a line in every open chat
-	}
 	switch {
 	case n.Error:
 		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "Reasonix: " + text})
@@ -96,11 +97,6 @@ func (s *Server) mcpNotice(n mcphost.Notice) {
 		snap := s.rt.set.Current()
 		s.actionsChanged(snap.Gen, []string{})
 	}
-}
-
-// agentSettings are the agent's settings from the home's config.toml.
-func agentSettings(cfg *manifest.Config) agent.Settings {
-	return agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()}
 }
 
 // hookPoints are the points some plugin of g intercepts.

@@ -101,7 +101,7 @@ func TestServeInProcessEOF(t *testing.T) {
 func TestReloadQueue(t *testing.T) {
 	s, c, _ := inProcess(t)
 	start(t, c)
-	s.turns.begin()
+	release := s.agent.Hold()
 	type res struct {
 		Generation int64 `json:"generation"`
 	}
@@ -124,7 +124,7 @@ func TestReloadQueue(t *testing.T) {
 	if n := len(c.Messages("rx/actionsChanged")); n != 1 {
 		t.Fatalf("a reload ran during a turn: %d actionsChanged", n)
 	}
-	s.turns.end()
+	release()
 	wg.Wait()
 	if results[1].Generation != results[2].Generation || results[0].Generation >= results[1].Generation {
 		t.Fatalf("generations = %+v: want the second and third request to share one build after the first", results)

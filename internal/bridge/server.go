@@ -18,6 +18,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/internal/lspframe"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
@@ -69,6 +70,7 @@ type Server struct {
 	home      *manifest.Home
 	workspace string
 	session   string // the hub's session id, the one every sidecar is told
+	eng       *engine.Engine
 	hub       *editorui.Hub
 	rt        *runtime
 	agent     *agent.Agent
@@ -81,7 +83,6 @@ type Server struct {
 	docs     documents
 	trace    atomic.Int32
 	progress atomic.Int64
-	turns    turnGate
 	chat     chatText
 	undo     turnLog
 
@@ -112,7 +113,6 @@ func newServer(opts Options) *Server {
 	}
 	s.docs.init(opts.MaxDocuments)
 	s.inflight.init()
-	s.turns.init()
 	return s
 }
 

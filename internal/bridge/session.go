@@ -10,22 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
-	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
-
-func (s *Server) newAgent() error {
-	a, err := agent.NewAgent(agent.Options{
-		Home:           s.home.Dir,
-		Settings:       agentSettings(s.home.Config),
-		WorkspaceModel: manifest.WorkspaceModel,
-		Runtime:        agent.Pinning(s.rt.set.Acquire),
-		Editor:         &agentEditor{s: s},
-		OnUpdate:       s.onUpdate,
-		Logger:         s.log,
-	})
-	s.agent = a
-	return err
-}
 
 // chatText collects each session's answer of the running turn, for the
 // prompt's result.
@@ -114,8 +99,6 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if !ok {
 		return nil, invalidParams("no open session %q", p.SessionID)
 	}
-	s.turns.begin()
-	defer s.turns.end()
 	s.undo.begin(sess.ID())
 	// The files the turn changed, however it ends; they are in the result.
 	var out rxproto.PromptResult
@@ -291,4 +274,3 @@ func sessionError(err error) error {
 	}
 	return err
 }
-

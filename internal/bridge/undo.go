@@ -206,7 +206,7 @@ func (s *Server) sessionUndoTurn(ctx context.Context, raw []byte) (any, error) {
 	}
 	s.undo.undoing.Lock()
 	defer s.undo.undoing.Unlock()
-	if s.turns.busy() {
+	if s.agent.Busy() {
 		return nil, invalidRequest("a turn is running; undo the last turn once it has ended")
 	}
 	t, dropped := s.undo.last(p.SessionID)

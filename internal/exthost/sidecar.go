@@ -274,12 +274,22 @@ func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.Raw
 	if err != nil {
 		return nil, err
 	}
+	// A sidecar stamps its UI traffic with its own generation only: one
+	// claiming another (a sidecar being replaced posing as its successor)
+	// is dropped here, for every front end, before the hub's stale gate
+	// (which checks against the generation it is bound to).
 	switch p := params.(type) {
 	case *extproto.UIPublishParams:
+		if p.Generation != s.Generation {
+			return &extproto.UIPublishResult{Accepted: false}, nil
+		}
 		if s.services.UIPublish != nil {
 			return s.services.UIPublish(ctx, s, p)
 		}
 	case *extproto.UIRequestParams:
+		if p.Generation != s.Generation {
+			return &extproto.UIRequestResult{Cancelled: true}, nil
+		}
 		if s.services.UIRequest != nil {
 			return s.services.UIRequest(ctx, s, p)
 		}

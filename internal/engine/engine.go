@@ -1,0 +1,240 @@
+// Package engine is the one engine under every front end: `rx-bridge
+// serve` (LSP, internal/bridge), `rx-bridge acp` (internal/acp) and
+// `rx-bridge chat` (cmd/rx-bridge) open it and become protocol adapters
+// over it. It assembles the plugins' UI hub (editorui), the plugin
+// runtime (pluginrt) and the agent (agent) in one way, and owns the
+// policies that join them, so no front end decides them on its own:
+//
+//   - the plugins' UI traffic goes to the hub, which exthost has already
+//     checked for the sidecar's own generation and the hub checks
+//     against the generation it is bound to;
+//   - a build of the plugins waits until no turn runs (agent.Idle), then
+//     binds the hub to the new generation before the front end hears of it;
+//   - requests that need the plugins wait for the first build (Ready);
+//   - the agent's settings come from the home's config.toml;
+//   - the MCP servers' notices reach every open session before the front
+//     end shows them its own way.
+//
+// The policies of a session (permission grants, the approval table, the
+// workspace boundary, typed actions, undo) live in the agent, which the
+// engine holds; docs/ARCHITECTURE.md ("The engine") lists where each one
+// is decided.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/mcphost"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
+)
+
+// Options configure an engine. Home, Workspace, SessionID, UI and Editor
+// are required.
+type Options struct {
+	// Home is the bridge home (absolute); UserHome the user's home whose
+	// convention folders serve commands and skills ("" reads none).
+	Home, UserHome string
+	// Workspace is the workspace root (absolute) the sidecars are told
+	// about; sessions name their own.
+	Workspace string
+	// SessionID is the runtime's session: every handshake, the hub and
+	// every action are stamped with it.
+	SessionID string
+	// Deferred opens the runtime without building: the front end calls
+	// Starting where it decides to build, then Build (serve builds after
+	// LSP's initialized). Otherwise Open builds the first generation.
+	Deferred bool
+
+	// UI shows the plugins' UI (editorui.Editor); Submit, if set,
+	// delivers a form's values (editorui.Options.Submit).
+	UI     editorui.Editor
+	Submit func(ctx context.Context, o editorui.Origin, values map[string]json.RawMessage) error
+	// Editor is the agent's view of the front end: documents, edits,
+	// permission prompts, the terminal.
+	Editor agent.Editor
+	// OnUpdate receives every session update.
+	OnUpdate func(session string, u agent.Update)
+	// Settings adjusts the agent's settings read from config.toml (chat's
+	// --approval flag); nil keeps them.
+	Settings func(*agent.Settings)
+
+	// Logger receives diagnostics (nil discards them); Warn the hub's
+	// warnings (default: the logger); Audit every audit note (default:
+	// the logger, as a warning); Trace every frame of every sidecar.
+	Logger *slog.Logger
+	Warn   func(msg string)
+	Audit  func(note string)
+	Trace  func(plugin string, inbound bool, frame []byte)
+	// OnCrash is told of a sidecar that crashed.
+	OnCrash func(sc *exthost.Sidecar, err error)
+	// MCPNotice shows an MCP server's notice the front end's way, after
+	// the engine has put it in every open session.
+	MCPNotice func(mcphost.Notice)
+	// OnBuild is the front end's view of a build (progress, its own
+	// notifications), run after the engine has waited for running turns;
+	// after, if not nil, gets the outcome once the hub is bound.
+	OnBuild func(ctx context.Context) (after func(*pluginrt.Snapshot, error), err error)
+}
+
+// Engine is one front end's hub, runtime and agent.
+type Engine struct {
+	Hub     *editorui.Hub
+	Runtime *pluginrt.Set
+	Agent   *agent.Agent
+
+	opts  Options
+	agent atomic.Pointer[agent.Agent] // set once the agent exists (builds and notices may come first)
+}
+
+// Open assembles the engine: the hub, the runtime (built unless
+// Deferred) and the agent over it. Nothing is left running on error.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Home == "" || opts.Workspace == "" || opts.SessionID == "" || opts.UI == nil || opts.Editor == nil {
+		return nil, errors.New("engine: Home, Workspace, SessionID, UI and Editor are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(msg string) { opts.Logger.Warn(msg) }
+	}
+	if opts.Audit == nil {
+		opts.Audit = func(note string) { opts.Logger.Warn("audit: " + redact.String(note)) }
+	}
+	e := &Engine{opts: opts}
+	var err error
+	e.Hub, err = editorui.NewHub(editorui.Options{Editor: opts.UI, Redact: redact.String, SessionID: opts.SessionID, Submit: opts.Submit, Warn: opts.Warn})
+	if err != nil {
+		return nil, err
+	}
+	e.Runtime, err = pluginrt.Open(ctx, pluginrt.Options{
+		Home:         opts.Home,
+		SessionID:    opts.SessionID,
+		Workspace:    opts.Workspace,
+		SystemPrompt: agent.DefaultSystemPrompt(opts.Workspace),
+		Services:     e.services(),
+		Audit:        opts.Audit,
+		Logger:       opts.Logger,
+		Trace:        opts.Trace,
+		Deferred:     opts.Deferred,
+		OnBuild:      e.onBuild,
+		UserHome:     opts.UserHome,
+		MCPNotice:    e.mcpNotice,
+	})
+	if err != nil {
+		e.Hub.Close()
+		return nil, err
+	}
+	snap := e.Runtime.Current()
+	e.Hub.Bind(snap.ID, snap.Actions)
+	cfg := snap.Home.Config
+	settings := agent.Settings{Model: cfg.Model, Approval: agent.Approval(cfg.Approval()), Steps: cfg.Steps(), ToolTimeout: cfg.ToolTimeout()}
+	if opts.Settings != nil {
+		opts.Settings(&settings)
+	}
+	a, err := agent.NewAgent(agent.Options{
+		Home:           snap.Home.Dir,
+		Settings:       settings,
+		WorkspaceModel: manifest.WorkspaceModel,
+		Runtime:        agent.Pinning(e.Runtime.Acquire),
+		Editor:         opts.Editor,
+		OnUpdate:       opts.OnUpdate,
+		Logger:         opts.Logger,
+	})
+	if err != nil {
+		e.Hub.Close()
+		e.Runtime.Close()
+		return nil, err
+	}
+	e.Agent = a
+	e.agent.Store(a)
+	return e, nil
+}
+
+// services hands the sidecars' UI traffic to the hub.
+func (e *Engine) services() exthost.Services {
+	return exthost.Services{
+		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
+			return e.Hub.Request(ctx, sc.Plugin.ID, p)
+		},
+		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
+			return e.Hub.Publish(ctx, sc.Plugin.ID, p)
+		},
+		OnCrash: func(sc *exthost.Sidecar, err error) {
+			if e.opts.OnCrash != nil {
+				e.opts.OnCrash(sc, err)
+			}
+		},
+	}
+}
+
+// onBuild runs before every build: it waits until no turn runs, then
+// lets the front end see the build; after a build that succeeded the hub
+// is bound to the new generation before the front end hears of it.
+func (e *Engine) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), error) {
+	if a := e.agent.Load(); a != nil {
+		if err := a.Idle(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var after func(*pluginrt.Snapshot, error)
+	if e.opts.OnBuild != nil {
+		var err error
+		if after, err = e.opts.OnBuild(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return func(snap *pluginrt.Snapshot, err error) {
+		if err == nil {
+			e.Hub.Bind(snap.ID, snap.Actions)
+		}
+		if after != nil {
+			after(snap, err)
+		}
+	}, nil
+}
+
+// mcpNotice puts an MCP server's notice in every open session, then
+// hands it to the front end.
+func (e *Engine) mcpNotice(n mcphost.Notice) {
+	if a := e.agent.Load(); a != nil {
+		a.MCPNotice(n)
+	}
+	if e.opts.MCPNotice != nil {
+		e.opts.MCPNotice(n)
+	}
+}
+
+// Starting says the first build of a Deferred engine is on its way
+// (pluginrt.Set.Starting): requests read from now on wait for it in
+// Ready.
+func (e *Engine) Starting() { e.Runtime.Starting() }
+
+// Build builds the next generation (pluginrt.Set.Reload): the first one
+// of a Deferred engine, or a reload.
+func (e *Engine) Build(ctx context.Context) (*pluginrt.Snapshot, error) {
+	return e.Runtime.Reload(ctx)
+}
+
+// Ready waits for the first build (pluginrt.Set.Ready).
+func (e *Engine) Ready(ctx context.Context) error { return e.Runtime.Ready(ctx) }
+
+// Close closes the agent's sessions, the hub and the runtime, in that
+// order (session.end reaches the plugins before they stop); the error is
+// the agent's (a session that could not be stored).
+func (e *Engine) Close(ctx context.Context) error {
+	err := e.Agent.Close(ctx)
+	e.Hub.Close()
+	e.Runtime.Close()
+	return err
+}
