@@ -119,10 +119,10 @@ func (c *chat) start(getenv func(string) string, workspace string, approval mani
 		SessionID: chatSessionID,
 		Services: exthost.Services{
 			UIRequest: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
-				return c.hub.Request(ctx, s.Plugin.ID, p)
+				return c.hub.Request(editorui.ForSession(ctx, exthost.SessionOf(ctx)), s.Plugin.ID, p)
 			},
 			UIPublish: func(ctx context.Context, s *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
-				return c.hub.Publish(ctx, s.Plugin.ID, p)
+				return c.hub.Publish(editorui.ForSession(ctx, exthost.SessionOf(ctx)), s.Plugin.ID, p)
 			},
 		},
 		Audit:     func(note string) { c.warn("audit: " + note) },
@@ -312,7 +312,7 @@ func (c *chat) action(line string) bool {
 	if err != nil {
 		return false
 	}
-	res, err := snap.Gen.RunAction(context.Background(), chatSessionID, a, nil)
+	res, err := snap.Gen.RunAction(exthost.OnBehalfOf(context.Background(), c.s.ID()), chatSessionID, a, nil)
 	switch {
 	case err != nil:
 		c.warn(fields[0] + " failed: " + err.Error())

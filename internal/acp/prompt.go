@@ -8,6 +8,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -37,7 +38,7 @@ func (s *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	}
 	id := string(p.SessionId)
 	s.setFocus(id)
-	ctx = context.WithValue(ctx, sessionKey{}, id)
+	ctx = exthost.OnBehalfOf(context.WithValue(ctx, sessionKey{}, id), id)
 	if _, resolved := ss.s.Resolve(text); !resolved {
 		if msg, ran := s.runAction(ctx, text); ran {
 			text = msg

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -19,14 +20,14 @@ func (s *Server) services() exthost.Services {
 		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
 			res, err := &extproto.UIPublishResult{Accepted: false}, error(nil)
 			if p.Generation == sc.Generation {
-				res, err = s.hub.Publish(ctx, sc.Plugin.ID, p)
+				res, err = s.hub.Publish(editorui.ForSession(ctx, exthost.SessionOf(ctx)), sc.Plugin.ID, p)
 			}
 			return res, err
 		},
 		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
 			res, err := &extproto.UIRequestResult{Cancelled: true}, error(nil)
 			if p.Generation == sc.Generation {
-				res, err = s.hub.Request(ctx, sc.Plugin.ID, p)
+				res, err = s.hub.Request(editorui.ForSession(ctx, exthost.SessionOf(ctx)), sc.Plugin.ID, p)
 			}
 			return res, err
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -324,7 +325,7 @@ func (s *Server) slashAction(ctx context.Context, sess *agent.Session, line stri
 	}
 	s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateUserMessage, Text: strings.TrimSpace(line)})
 	var text string
-	res, err := g.RunAction(ctx, s.session, a, nil)
+	res, err := g.RunAction(exthost.OnBehalfOf(ctx, sess.ID()), s.session, a, nil)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled}, true
