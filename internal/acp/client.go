@@ -72,8 +72,10 @@ func (e *clientEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error
 	return err
 }
 
-// clientUI is the plugins' UI over ACP, in the session that has the
-// focus (the one whose prompt or action runs). Questions (host/ui/request)
+// clientUI is the plugins' UI over ACP, in the session the engine names
+// (Origin.Session; exthost's attribution); session-less surfaces go to
+// every open session, session-less questions to the most recently active
+// one (server.showIn, server.askIn). Questions (host/ui/request)
 // are an ACP elicitation (a form of one or every field) when the client
 // declares elicitation.form, else the reference's mapping: a
 // session/request_permission whose options are the answers. Surfaces are
@@ -98,7 +100,7 @@ type choice struct {
 // option "<key>:<n>", then "<key>:cancel". Any outcome but a choice
 // cancels the prompt.
 func (u *clientUI) ask(ctx context.Context, p editorui.Prompt, choices []choice) (editorui.Answer, error) {
-	id := u.s.focused()
+	id := u.s.askIn(p.Origin)
 	if id == "" || len(p.Fields) != 1 {
 		return editorui.Answer{Cancelled: true}, nil
 	}
@@ -227,7 +229,7 @@ func (u *clientUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer
 	return editorui.Answer{Values: values}, nil
 }
 
-// ShowMessage is a message chunk in the focused session ("[warning] …"
+// ShowMessage is a message chunk in the most recently active session ("[warning] …"
 // for warnings and errors); with no session to show it in, it is logged.
 func (u *clientUI) ShowMessage(_ context.Context, sev editorui.Severity, text string) error {
 	id := u.s.focused()

@@ -20,12 +20,12 @@ func (s *server) elicits() bool {
 }
 
 // elicit asks p's fields as one form-mode elicitation/create in the
-// focused session. accept answers with the content (the hub keeps what
+// session it is asked in (server.askIn). accept answers with the content (the hub keeps what
 // fits each field: a string for input and select, a bool for confirm,
 // options for multiselect); decline, cancel, anything else and a failed
 // request cancel the prompt.
 func (u *clientUI) elicit(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
-	id := u.s.focused()
+	id := u.s.askIn(p.Origin)
 	if id == "" || len(p.Fields) == 0 {
 		return editorui.Answer{Cancelled: true}, nil
 	}

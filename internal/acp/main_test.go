@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 		runMCPServer(marker)
 		return
 	}
+	if os.Getenv(routerSidecarEnv) != "" {
+		runRouterSidecar()
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -7,6 +7,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
 )
 
 // sessionKey carries the ACP session of a turn in its context, so the
@@ -35,7 +36,7 @@ func (s *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	}
 	id := string(p.SessionId)
 	s.setFocus(id)
-	ctx = context.WithValue(ctx, sessionKey{}, id)
+	ctx = exthost.OnBehalfOf(context.WithValue(ctx, sessionKey{}, id), id)
 	res, err := ss.s.Prompt(ctx, text)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -69,15 +70,16 @@ type server struct {
 	// replaying holds the sessions whose stored updates are being
 	// replayed (session/load).
 	replaying map[string]bool
-	// focus is the session the plugins' UI goes to: the one that last
-	// started a prompt or was opened (one runtime serves every session).
+	// focus is the most recently active session: the one that last
+	// started a prompt or was opened. A session-less question of a
+	// plugin (Origin.Session "") is asked in it.
 	focus string
 	// opening counts the sessions being opened; meanwhile published
 	// surfaces are held (a plugin's session.start status belongs to the
 	// session starting, which the client knows only from its response),
-	// and shown in the session opened when the last opening ends.
+	// and delivered when the last opening ends.
 	opening int
-	held    []func(id string)
+	held    []func()
 	// shownText is the text each surface last showed, by session, plugin
 	// and surface id (clientUI.showSurface).
 	shownText map[string]string
@@ -275,7 +277,7 @@ func (s *server) session(id acpsdk.SessionId) (*session, bool) {
 	return ss, ok
 }
 
-// focused is the session the plugins' UI goes to ("" for none).
+// focused is the most recently active session ("" for none).
 func (s *server) focused() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -291,6 +293,41 @@ func (s *server) setFocus(id string) {
 	s.mu.Unlock()
 }
 
+// askIn is the session a plugin's question of origin o is asked in: the
+// session the engine attributed it to (o.Session) while it is open, a
+// session-less question in the most recently active session; "" when
+// there is none, or the session it belongs to is no longer open (the
+// question is cancelled: it must not reach another session).
+func (s *server) askIn(o editorui.Origin) string {
+	if o.Session == "" {
+		return s.focused()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, open := s.sessions[o.Session]; !open {
+		return ""
+	}
+	return o.Session
+}
+
+// showIn are the sessions a plugin's surface of origin o is shown in: the
+// session the engine attributed it to (o.Session) while it is open; a
+// session-less one, or one of a session no longer open, in every open
+// session, in id order.
+func (s *server) showIn(o editorui.Origin) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, open := s.sessions[o.Session]; open {
+		return []string{o.Session}
+	}
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // beginOpen starts holding published surfaces while a session opens.
 func (s *server) beginOpen() {
 	s.mu.Lock()
@@ -299,31 +336,27 @@ func (s *server) beginOpen() {
 }
 
 // endOpen ends an opening: the session it opened (id; "" when it
-// failed) takes the focus, and once no other session is opening the
-// held surfaces are shown in the focused session.
+// failed) becomes the most recently active, and once no other session is
+// opening the held surfaces are delivered.
 func (s *server) endOpen(id string) {
 	s.mu.Lock()
 	s.opening--
 	if id != "" {
 		s.focus = id
 	}
-	var held []func(string)
+	var held []func()
 	if s.opening == 0 {
 		held, s.held = s.held, nil
 	}
 	s.mu.Unlock()
-	if len(held) == 0 {
-		return
-	}
-	to := s.focused()
 	for _, show := range held {
-		show(to)
+		show()
 	}
 }
 
 // hold keeps show for the end of the openings in progress; false when
 // none is.
-func (s *server) hold(show func(id string)) bool {
+func (s *server) hold(show func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.opening == 0 {

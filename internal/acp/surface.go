@@ -86,24 +86,31 @@ func surfaceUpdate(id string, dto surfaceDTO) map[string]any {
 	}}
 }
 
-// showSurface shows a published surface in the focused session: the
-// structured update first when the client negotiated it, then, for every
-// client, text (sev's prefix) unless it is what this surface last showed
-// in that session (a status re-published with only its progress
-// changed). With no session to show it in, it is logged.
+// showSurface shows a published surface in the sessions it goes to
+// (server.showIn: the one the engine attributed it to, every open one
+// for a session-less surface), held while a session is opening. With no
+// session to show it in, it is logged.
 func (u *clientUI) showSurface(o editorui.Origin, dto surfaceDTO, sev editorui.Severity, text string) {
-	if u.s.hold(func(id string) { u.showSurfaceIn(id, o, dto, sev, text) }) {
+	show := func() {
+		ids := u.s.showIn(o)
+		if len(ids) == 0 {
+			u.s.log.Info(text)
+		}
+		for _, id := range ids {
+			u.showSurfaceIn(id, o, dto, sev, text)
+		}
+	}
+	if u.s.hold(show) {
 		return
 	}
-	u.showSurfaceIn(u.s.focused(), o, dto, sev, text)
+	show()
 }
 
-// showSurfaceIn is showSurface in session id ("" for none: logged).
+// showSurfaceIn shows a surface in session id: the structured update
+// first when the client negotiated it, then, for every client, text
+// (sev's prefix) unless it is what this surface last showed in that
+// session (a status re-published with only its progress changed).
 func (u *clientUI) showSurfaceIn(id string, o editorui.Origin, dto surfaceDTO, sev editorui.Severity, text string) {
-	if id == "" {
-		u.s.log.Info(text)
-		return
-	}
 	dto.PluginID, dto.SurfaceID, dto.SessionID, dto.Generation = o.Plugin, o.SurfaceID, id, o.Generation
 	if surfaceSupported(u.s.clientCaps()) {
 		if err := u.s.out.notify("session/update", surfaceUpdate(id, dto)); err != nil {

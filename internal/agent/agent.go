@@ -118,7 +118,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 		return nil, err
 	}
 	a.sessionStartHooks(ctx, s)
-	out, err := a.sessionHook(ctx, &extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: log.Path()})
+	out, err := a.sessionHook(ctx, id, &extproto.SessionStartPayload{Phase: extproto.PhaseStart, SessionPath: log.Path()})
 	s.warn(out)
 	if err == nil && out.Blocked {
 		err = fmt.Errorf("extension %s refused to start the session: %s", out.BlockedBy, out.Reason)
@@ -236,12 +236,12 @@ func (a *Agent) Session(id string) (*Session, bool) {
 	return s, ok
 }
 
-// sessionHook runs a session.* point outside a turn, on the current
-// generation.
-func (a *Agent) sessionHook(ctx context.Context, p extproto.Payload) (exthost.Outcome, error) {
+// sessionHook runs a session.* point of session id outside a turn, on
+// the current generation, on behalf of that session.
+func (a *Agent) sessionHook(ctx context.Context, id string, p extproto.Payload) (exthost.Outcome, error) {
 	pinned, release := a.opts.Runtime.Acquire()
 	defer release()
-	return pinned.Intercept(ctx, p.Point(), p)
+	return pinned.Intercept(exthost.OnBehalfOf(ctx, id), p.Point(), p)
 }
 
 // warn shows an outcome's warnings as notices of the session.

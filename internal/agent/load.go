@@ -55,7 +55,7 @@ func (a *Agent) load(ctx context.Context, id string, show bool) (*Session, error
 		_ = log.Close()
 		return nil, err
 	}
-	out, err := a.sessionHook(ctx, &extproto.SessionLoadPayload{Phase: extproto.PhaseLoad, SessionPath: log.Path()})
+	out, err := a.sessionHook(ctx, id, &extproto.SessionLoadPayload{Phase: extproto.PhaseLoad, SessionPath: log.Path()})
 	if err == nil && out.Blocked {
 		_ = log.Close()
 		return nil, fmt.Errorf("extension %s refused to load the session: %s", out.BlockedBy, out.Reason)

@@ -10,6 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 )
 
@@ -230,7 +231,9 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	s.running = true
 	s.turn.Add(1)
 	s.a.turns.begin()
-	ctx, s.cancel = context.WithCancel(ctx)
+	// Every call the turn makes into a sidecar serves this session: the
+	// plugins' UI traffic it causes is attributed to it (exthost.OnBehalfOf).
+	ctx, s.cancel = context.WithCancel(exthost.OnBehalfOf(ctx, s.id))
 	return ctx, nil
 }
 
@@ -277,7 +280,7 @@ func (s *Session) Close(ctx context.Context) error {
 	s.a.sessionEndHooks(ctx, s)
 	// session.end cannot undo the end; its failures are shown, not
 	// returned.
-	out, err := s.a.sessionHook(ctx, &extproto.SessionEndPayload{Phase: extproto.PhaseEnd, SessionPath: s.log.Path()})
+	out, err := s.a.sessionHook(ctx, s.id, &extproto.SessionEndPayload{Phase: extproto.PhaseEnd, SessionPath: s.log.Path()})
 	s.warn(out)
 	if err != nil {
 		s.a.opts.Logger.Warn("session.end failed", "session", s.id, "err", redactErr(err))

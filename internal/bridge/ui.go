@@ -10,6 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/exthost"
 )
 
 // editorUI implements editorui.Editor over LSP: rx/ui/request and
@@ -181,7 +182,7 @@ func (s *Server) submit(ctx context.Context, o editorui.Origin, values map[strin
 	if values == nil {
 		values = map[string]json.RawMessage{}
 	}
-	res, err := g.Submit(ctx, s.session, o.Plugin, o.SurfaceID, values)
+	res, err := g.Submit(exthost.OnBehalfOf(ctx, o.Session), s.session, o.Plugin, o.SurfaceID, values)
 	if err != nil {
 		return false, err
 	}

@@ -37,10 +37,19 @@ const (
 
 // Origin stamps everything the editor is shown with where it came from.
 type Origin struct {
-	Plugin     string `json:"plugin"`
-	SurfaceID  string `json:"surfaceId"`
+	Plugin    string `json:"plugin"`
+	SurfaceID string `json:"surfaceId"`
+	// SessionID is the runtime's session the sidecar stamped (the hub's
+	// Options.SessionID).
 	SessionID  string `json:"sessionId"`
 	Generation int64  `json:"generation"`
+	// Session is the agent session the traffic belongs to, as the engine
+	// attributed it (ForSession): the session whose call into the plugin
+	// was outstanding when it arrived. "" is session-less traffic: a
+	// front end with several sessions shows such a surface in every open
+	// session and asks such a question in its most recently active one.
+	// Not on the wire: an editor with one UI surface may ignore it.
+	Session string `json:"-"`
 }
 
 // Field is one question, its texts redacted.

@@ -25,7 +25,8 @@ func (h *Hub) askForm(f Form) {
 		if err != nil || a.Cancelled || ctx.Err() != nil {
 			return
 		}
-		if err := h.opts.Submit(ctx, f.Origin, a.Values); err != nil {
+		// The submission serves the session the form was shown in.
+		if err := h.opts.Submit(ForSession(ctx, f.Session), f.Origin, a.Values); err != nil {
 			h.warn("editorui: submitting " + f.Plugin + "'s form " + f.SurfaceID + ": " + err.Error())
 		}
 	}()

@@ -29,7 +29,26 @@ type Options struct {
 	Warn func(msg string)
 }
 
-// Hub routes one session's host UI traffic to an editor.
+// sessionKey carries the agent session a call's UI traffic is attributed
+// to (ForSession).
+type sessionKey struct{}
+
+// ForSession returns ctx naming agent session id as the one a Request,
+// Publish or Pick made with it belongs to: the front end passes on the
+// engine's attribution (exthost.SessionOf in a sidecar's UI service);
+// "" or no call is session-less. The hub stamps it in Origin.Session.
+func ForSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// SessionFor is the agent session ForSession named in ctx ("" for none).
+func SessionFor(ctx context.Context) string {
+	id, _ := ctx.Value(sessionKey{}).(string)
+	return id
+}
+
+// Hub routes one runtime's host UI traffic to an editor, each prompt and
+// surface named with the agent session it belongs to (Origin.Session).
 type Hub struct {
 	opts Options
 

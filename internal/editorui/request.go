@@ -34,7 +34,7 @@ func (h *Hub) Request(ctx context.Context, plugin string, p *extproto.UIRequestP
 	}
 	defer done()
 	pr := Prompt{
-		Origin:  Origin{Plugin: plugin, SurfaceID: p.SurfaceID, SessionID: p.SessionID, Generation: p.Generation},
+		Origin:  Origin{Plugin: plugin, SurfaceID: p.SurfaceID, SessionID: p.SessionID, Generation: p.Generation, Session: SessionFor(ctx)},
 		Kind:    p.Kind,
 		Title:   h.opts.Redact(form.Title),
 		Message: h.opts.Redact(form.Message),
@@ -201,7 +201,7 @@ func (h *Hub) Pick(ctx context.Context, surfaceID, title string, options []strin
 		return ed.ShowMessageRequest(ctx, SeverityInfo, BridgeOrigin+": "+title, options)
 	}
 	p := Prompt{
-		Origin: Origin{Plugin: BridgeOrigin, SurfaceID: surfaceID, SessionID: h.opts.SessionID, Generation: h.Generation()},
+		Origin: Origin{Plugin: BridgeOrigin, SurfaceID: surfaceID, SessionID: h.opts.SessionID, Generation: h.Generation(), Session: SessionFor(ctx)},
 		Kind:   extproto.RequestSelect,
 		Title:  title,
 		Fields: []Field{{Key: "choice", Label: title, Kind: extproto.FieldSelect, Options: options, Required: true}},

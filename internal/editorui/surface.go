@@ -7,7 +7,9 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-type surfaceKey struct{ plugin, id string }
+// surfaceKey is one surface in one session: a surface shown in session A
+// and then in B is new to B.
+type surfaceKey struct{ plugin, id, session string }
 
 // shown is the latest rendering of one surface.
 type shown struct {
@@ -34,7 +36,7 @@ func (h *Hub) Publish(ctx context.Context, plugin string, p *extproto.UIPublishP
 	if err != nil {
 		return nil, err
 	}
-	o := Origin{Plugin: plugin, SurfaceID: p.SurfaceID, SessionID: p.SessionID, Generation: p.Generation}
+	o := Origin{Plugin: plugin, SurfaceID: p.SurfaceID, SessionID: p.SessionID, Generation: p.Generation, Session: SessionFor(ctx)}
 	s := h.surface(o, payload)
 	if v == upcoming {
 		h.mu.Lock()
@@ -90,7 +92,7 @@ func severity(s extproto.UISeverity) Severity {
 // what a text fallback already showed is not shown again.
 func (h *Hub) show(ctx context.Context, plugin string, s any) bool {
 	o := originOf(s)
-	key := surfaceKey{plugin, o.SurfaceID}
+	key := surfaceKey{plugin, o.SurfaceID, o.Session}
 	h.mu.Lock()
 	if h.closed || o.Generation != h.gen {
 		h.mu.Unlock()

@@ -161,14 +161,17 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// services hands the sidecars' UI traffic to the hub.
+// services hands the sidecars' UI traffic to the hub, naming the session
+// exthost attributed it to (the session whose call into the plugin is
+// outstanding; docs/ARCHITECTURE.md "Which session plugin UI belongs
+// to").
 func (e *Engine) services() exthost.Services {
 	return exthost.Services{
 		UIRequest: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIRequestParams) (*extproto.UIRequestResult, error) {
-			return e.Hub.Request(ctx, sc.Plugin.ID, p)
+			return e.Hub.Request(editorui.ForSession(ctx, exthost.SessionOf(ctx)), sc.Plugin.ID, p)
 		},
 		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
-			return e.Hub.Publish(ctx, sc.Plugin.ID, p)
+			return e.Hub.Publish(editorui.ForSession(ctx, exthost.SessionOf(ctx)), sc.Plugin.ID, p)
 		},
 		OnCrash: func(sc *exthost.Sidecar, err error) {
 			if e.opts.OnCrash != nil {

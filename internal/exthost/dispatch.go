@@ -92,7 +92,7 @@ func (g *Generation) Intercept(ctx context.Context, point extproto.HookPoint, pa
 		if owner == nil {
 			// Nobody rules: the plugins of the point observe it.
 			if len(chain) > 0 {
-				out.Warnings = g.Event(point, payload)
+				out.Warnings = g.eventFor(SessionOf(ctx), point, payload)
 			}
 			return out, nil
 		}
@@ -144,7 +144,7 @@ func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*S
 	for _, s := range chain {
 		if stop, err := w.member(ctx, s); err != nil || stop {
 			if err == nil {
-				g.broadcast(g.observersOf(point, out.Payload), point, w.raw, &out)
+				g.broadcast(SessionOf(ctx), g.observersOf(point, out.Payload), point, w.raw, &out)
 			}
 			return out, err
 		}
@@ -154,7 +154,7 @@ func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*S
 			return out, err
 		}
 	}
-	g.broadcast(g.observersOf(point, out.Payload), point, w.raw, &out)
+	g.broadcast(SessionOf(ctx), g.observersOf(point, out.Payload), point, w.raw, &out)
 	return out, nil
 }
 

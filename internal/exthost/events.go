@@ -40,6 +40,12 @@ func (g *Generation) audit(note string) {
 // event, and that is warned about once per plugin. With no observer it
 // does no JSON work.
 func (g *Generation) Event(point extproto.HookPoint, payload extproto.Payload) []string {
+	return g.eventFor("", point, payload)
+}
+
+// eventFor is Event on behalf of session id ("" for none): each observer
+// notes it as the latest session it observed (behalf.go).
+func (g *Generation) eventFor(id string, point extproto.HookPoint, payload extproto.Payload) []string {
 	to := g.observersOf(point, payload)
 	if len(to) == 0 {
 		return nil
@@ -53,14 +59,15 @@ func (g *Generation) Event(point extproto.HookPoint, payload extproto.Payload) [
 		return []string{msg}
 	}
 	var out Outcome
-	g.broadcast(to, point, raw, &out)
+	g.broadcast(id, to, point, raw, &out)
 	return out.Warnings
 }
 
-// broadcast is Event to the observers to with the payload already
-// encoded; it appends its warnings to out.
-func (g *Generation) broadcast(to []*Sidecar, point extproto.HookPoint, raw json.RawMessage, out *Outcome) {
+// broadcast is Event to the observers to, on behalf of session id, with
+// the payload already encoded; it appends its warnings to out.
+func (g *Generation) broadcast(id string, to []*Sidecar, point extproto.HookPoint, raw json.RawMessage, out *Outcome) {
 	for _, s := range to {
+		s.behalf.observed(id)
 		if err := s.event(point, raw); err != nil {
 			msg := fmt.Sprintf("extension %s dropped the %s event: %s", s.Plugin.ID, point, redact.String(err.Error()))
 			if g.warnOnce(s.Plugin.ID, warnDropped, msg) {

@@ -84,6 +84,7 @@ type Sidecar struct {
 
 	state     atomic.Int32
 	seq       atomic.Int64
+	behalf    behalf // outstanding calls on behalf of a session (behalf.go)
 	poisonErr atomic.Pointer[extproto.Error]
 
 	streamsMu sync.Mutex
@@ -283,6 +284,9 @@ func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.Raw
 		if p.Generation != s.Generation {
 			return &extproto.UIPublishResult{Accepted: false}, nil
 		}
+		// Attributed as it arrives: the call it serves is still
+		// outstanding (its answer is read after this request).
+		ctx = OnBehalfOf(ctx, s.behalf.current())
 		if s.services.UIPublish != nil {
 			return s.services.UIPublish(ctx, s, p)
 		}
@@ -290,6 +294,7 @@ func (s *Sidecar) handleRequest(ctx context.Context, method string, raw json.Raw
 		if p.Generation != s.Generation {
 			return &extproto.UIRequestResult{Cancelled: true}, nil
 		}
+		ctx = OnBehalfOf(ctx, s.behalf.current())
 		if s.services.UIRequest != nil {
 			return s.services.UIRequest(ctx, s, p)
 		}
@@ -417,6 +422,7 @@ func (s *Sidecar) callWithin(ctx context.Context, d time.Duration, method string
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	defer s.behalf.leave(s.behalf.enter(SessionOf(ctx)))
 	var raw json.RawMessage
 	var err error
 	if d > 0 {

@@ -41,6 +41,10 @@ type ProviderStream struct {
 	ctx context.Context
 	// stop ends the consumer side: it is called when ctx ends.
 	stop func() bool
+	// behalf numbers the stream's record as a call on behalf of its
+	// consumer's session (behalf.go): the sidecar serves that session
+	// until the stream is closed or its consumer's context ends.
+	behalf uint64
 
 	mu      sync.Mutex
 	next    int64                            // next seq to deliver
@@ -78,6 +82,7 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 		return nil, consumerGone(s, ref, err)
 	}
 	ps := newProviderStream(s, newStreamID(), ref, ctx)
+	ps.behalf = s.behalf.enter(SessionOf(ctx))
 	// Registered before the open goes out: chunk 1 may beat our reading
 	// of the ack.
 	s.streamsMu.Lock()
@@ -97,11 +102,13 @@ func (s *Sidecar) OpenStream(ctx context.Context, ref, model, effort string, req
 		}
 	}
 	if err != nil {
+		s.behalf.leave(ps.behalf)
 		ps.fail(openError(s, ref, model, ctx, err))
 		ps.cancelRemote()
 		return nil, ps.err
 	}
 	ps.stop = context.AfterFunc(ctx, func() {
+		s.behalf.leave(ps.behalf)
 		ps.fail(consumerGone(s, ref, ctx.Err()))
 		ps.cancelRemote()
 	})
@@ -200,6 +207,7 @@ func (ps *ProviderStream) Close() error {
 	if ps.stop != nil {
 		ps.stop()
 	}
+	ps.s.behalf.leave(ps.behalf)
 	return nil
 }
 

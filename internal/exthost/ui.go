@@ -14,8 +14,10 @@ import (
 func (g *Generation) Action(name string) (extproto.Action, error) { return g.Actions.Find(name) }
 
 // RunAction invokes an action of g (resolved with Action) with
-// extension/ui/action, stamped with sessionID and this generation. The
-// result's message is redacted.
+// extension/ui/action, stamped with sessionID (the runtime's) and this
+// generation. The agent session it runs for is ctx's (OnBehalfOf): the
+// action's questions and surfaces are attributed to it. The result's
+// message is redacted.
 func (g *Generation) RunAction(ctx context.Context, sessionID string, a extproto.Action, args map[string]string) (*extproto.UIActionResult, error) {
 	s, ok := g.byID[a.Plugin]
 	if !ok {
@@ -35,7 +37,8 @@ func (g *Generation) RunAction(ctx context.Context, sessionID string, a extproto
 }
 
 // Submit delivers a published form's values to its plugin with
-// extension/ui/submit.
+// extension/ui/submit, on behalf of ctx's session (OnBehalfOf) like
+// RunAction.
 func (g *Generation) Submit(ctx context.Context, sessionID, plugin, surfaceID string, values map[string]json.RawMessage) (*extproto.UISubmitResult, error) {
 	s, ok := g.byID[plugin]
 	if !ok {
