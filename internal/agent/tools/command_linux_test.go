@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// runTree runs run_command on the tree of role (proctree_unix_test.go) in
+// runTree runs run_command on the tree of role (cmdtree_linux_test.go) in
 // the background; its pid files go to the returned folder.
 func runTree(t *testing.T, ctx context.Context, role string, timeoutSeconds int) (dir string, done <-chan treeResult) {
 	t.Helper()
