@@ -6,15 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-// killGrace bounds how long a killed command's output pipes may stay open
-// (held by a process that escaped the group) before Wait gives up on them.
+// killGrace bounds how long a command's output pipe may stay open once
+// its tree is gone (held by a process that escaped the tree, which the
+// process-tree owner does not let happen) before the output is cut.
 const killGrace = 2 * time.Second
 
 // runCommand is run_command: one program in exec form, no shell, with its
@@ -84,32 +84,27 @@ func (runCommand) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 			return out, err
 		}
 	}
+	path, err := lookProgram(a.Command[0], dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot run %s: %w", a.Command[0], err)
+	}
 	out := newCapture(MaxCommandOutput)
-	cmd := exec.CommandContext(ctx, a.Command[0], a.Command[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = killGrace
-	ownGroup(cmd)
 	began := time.Now()
-	runErr := cmd.Run()
-	if cmd.Process != nil {
-		// Whatever the command left running in its group goes too.
-		killGroup(cmd)
+	code, state, err := runOwned(ctx, path, a.Command[1:], dir, out)
+	if err != nil {
+		return "", fmt.Errorf("cannot run %s: %w", a.Command[0], err)
 	}
 	elapsed := time.Since(began).Round(time.Millisecond)
 	text := out.String()
-	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "", errors.New(withStatus(text, fmt.Sprintf("killed after %s: timed out", timeout)))
 	case ctx.Err() != nil:
 		return "", errors.New(withStatus(text, "killed: cancelled"))
-	case errors.As(runErr, &exit) && exit.ExitCode() < 0:
-		return "", errors.New(withStatus(text, fmt.Sprintf("terminated by %s after %s", exit.ProcessState, elapsed)))
-	case errors.As(runErr, &exit):
-		return "", errors.New(withStatus(text, fmt.Sprintf("exit status %d after %s", exit.ExitCode(), elapsed)))
-	case runErr != nil:
-		return "", fmt.Errorf("cannot run %s: %w", a.Command[0], runErr)
+	case code < 0:
+		return "", errors.New(withStatus(text, fmt.Sprintf("terminated by %s after %s", state, elapsed)))
+	case code != 0:
+		return "", errors.New(withStatus(text, fmt.Sprintf("exit status %d after %s", code, elapsed)))
 	}
 	return withStatus(text, fmt.Sprintf("exit status 0 after %s", elapsed)), nil
 }

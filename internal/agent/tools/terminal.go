@@ -11,6 +11,11 @@ import (
 // the editor. An Editor that implements it gets every run_command call
 // (Env.Terminal); one that does not (the LSP bridge, the terminal chat)
 // runs them here.
+//
+// A command run there is the client's process, not ours: proctree does
+// not own its tree (a local run does, owned.go). Ending the call can only
+// ask the terminal to kill it; what it leaves behind, and the whole of it
+// when this process is killed, is the client's to clean up.
 type Terminal interface {
 	// RunCommand runs cmd to its end and reports what it printed and how
 	// it ended. started is false when the terminal could not start it
