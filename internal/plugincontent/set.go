@@ -41,7 +41,10 @@ type Set struct {
 // first (the first root wins a bare name). Roots builds a list in that
 // order. A missing or unreadable root is skipped silently, a file that
 // cannot be read is a Warning, and a root listed twice (same kind, path
-// and plugin) is read once. Relative paths are made absolute.
+// and plugin) is read once. Relative paths are made absolute. Every
+// folder and file of a root resolves inside its Bound (internal/fsbound);
+// one that leads outside through a symlink is a Warning naming it and is
+// neither read nor entered.
 func Load(roots []Root, opts Options) (*Set, []Warning) {
 	depth := opts.SkillDepth
 	if depth <= 0 {
