@@ -183,10 +183,20 @@ func (r *Root) ReadDir(dir string) (entries []Entry, outside []string, err error
 	return entries, outside, nil
 }
 
+// maxLinks bounds the dangling links EvalExisting follows in one path
+// (the kernel's ELOOP bound is 40).
+const maxLinks = 40
+
 // EvalExisting resolves the symlinks of the longest existing prefix of
-// abs (a clean absolute path) and appends the rest, which does not exist
-// and so cannot be a link.
+// abs (a clean absolute path) and appends the rest, which does not exist.
+// A dangling symlink on the way is resolved to where it points (a file
+// created through it would land there), so a link to a file that does
+// not exist yet is judged by its target.
 func EvalExisting(abs string) (string, error) {
+	return evalExisting(abs, 0)
+}
+
+func evalExisting(abs string, hops int) (string, error) {
 	var rest []string
 	cur := abs
 	for {
@@ -196,6 +206,24 @@ func EvalExisting(abs string) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// cur exists but does not resolve: a dangling link.
+			if hops >= maxLinks {
+				return "", fmt.Errorf("%s: too many levels of symbolic links", abs)
+			}
+			target, err := os.Readlink(cur)
+			if err != nil {
+				return "", err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(cur), target)
+			}
+			real, err := evalExisting(filepath.Clean(target), hops+1)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(append([]string{real}, rest...)...), nil
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

@@ -40,6 +40,10 @@ func tree(t *testing.T) (base, ws string) {
 		"ws/srclink":    filepath.Join("src"), // relative, stays inside
 		"ws/broken":     filepath.Join(base, "nowhere"),
 		"ws/src/parent": "..", // back to the root: inside
+		"ws/dangle-out": filepath.Join(base, "outside", "new.txt"),
+		"ws/dangle-in":  filepath.Join("src", "later.go"),
+		"ws/loop1":      "loop2",
+		"ws/loop2":      "loop1",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, filepath.FromSlash(link))); err != nil {
 			t.Fatal(err)
@@ -76,7 +80,10 @@ func TestResolve(t *testing.T) {
 		{path: "new/file.txt", want: filepath.Join(ws, "new", "file.txt")},
 		{path: filepath.Join(link, "src", "a.go"), want: filepath.Join(ws, "src", "a.go")},
 		{path: filepath.Join(ws, "src"), want: filepath.Join(ws, "src")},
+		{path: "dangle-in", want: filepath.Join(ws, "src", "later.go")},
 		{path: "..", outside: true},
+		{path: "dangle-out", outside: true, link: true},
+		{path: "broken/x", outside: true, link: true},
 		{path: "../outside/secret", outside: true},
 		{path: filepath.Join(base, "outside", "secret"), outside: true},
 		{path: base, outside: true},
@@ -96,6 +103,18 @@ func TestResolve(t *testing.T) {
 		case err != nil || got != tc.want:
 			t.Errorf("Resolve(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
 		}
+	}
+}
+
+func TestResolveEndsLinkLoops(t *testing.T) {
+	t.Parallel()
+	_, ws := tree(t)
+	r, err := New(ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Resolve("loop1/x"); err == nil {
+		t.Fatalf("Resolve(loop1/x) = %s", got)
 	}
 }
 

@@ -37,10 +37,12 @@ func TestEveryToolStaysInsideTheWorkspace(t *testing.T) {
 		}
 	}
 	for link, target := range map[string]string{
-		"out":        outside,
-		"secret.txt": filepath.Join(outside, "secret.txt"),
-		"notes.txt":  filepath.Join("docs", "notes.txt"), // relative, inside
-		"docs link":  filepath.Join(dir, "docs"),         // absolute, inside
+		"out":         outside,
+		"secret.txt":  filepath.Join(outside, "secret.txt"),
+		"notes.txt":   filepath.Join("docs", "notes.txt"),    // relative, inside
+		"docs link":   filepath.Join(dir, "docs"),            // absolute, inside
+		"dangling":    filepath.Join(outside, "created.txt"), // to a file not there yet
+		"dangling in": filepath.Join(dir, "docs", "later.txt"),
 	} {
 		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
 			t.Fatal(err)
@@ -68,6 +70,7 @@ func TestEveryToolStaysInsideTheWorkspace(t *testing.T) {
 		{"search_text", map[string]any{"pattern": "SECRET", "path": "secret.txt"}},
 		{"apply_edit", map[string]any{"path": "out/new.txt", "content": "x"}},
 		{"apply_edit", map[string]any{"path": "secret.txt", "content": "x"}},
+		{"apply_edit", map[string]any{"path": "dangling", "content": "x"}},
 		{"run_command", map[string]any{"command": pwd, "cwd": "out"}},
 		{"run_command", map[string]any{"command": pwd, "cwd": "out/sub"}},
 	} {
@@ -81,6 +84,9 @@ func TestEveryToolStaysInsideTheWorkspace(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
 		t.Error("apply_edit created a file outside the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "created.txt")); err == nil {
+		t.Error("apply_edit created a file outside the workspace through a dangling link")
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "SECRET" {
 		t.Error("apply_edit wrote through a link out")
@@ -120,6 +126,11 @@ func TestEveryToolStaysInsideTheWorkspace(t *testing.T) {
 		if err != nil || !strings.Contains(out, tc.want) {
 			t.Errorf("%s %v = %q, %v; want %q", tc.tool, tc.args, out, err, tc.want)
 		}
+	}
+	if _, err := run(t, env, "apply_edit", map[string]any{"path": "dangling in", "content": "LATER"}); err != nil {
+		t.Errorf("apply_edit through a dangling link inside: %v", err)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "docs", "later.txt")); string(b) != "LATER" {
+		t.Errorf("apply_edit through a dangling link inside wrote %q", b)
 	}
 	if _, err := run(t, env, "apply_edit", map[string]any{"path": "docs link/new file.txt", "content": "NEW"}); err != nil {
 		t.Errorf("apply_edit through a link inside: %v", err)
