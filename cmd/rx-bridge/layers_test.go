@@ -34,7 +34,7 @@ var layerRules = map[string][]string{
 	"internal/editorui":      {"extproto"},
 	"internal/plugincontent": {"internal/manifest", "extproto", "internal/redact", "internal/fsbound"},
 	"internal/mcphost":       {"internal/manifest", "extproto", "internal/redact", "internal/proctree"},
-	"internal/hookrun":       {"internal/manifest", "extproto", "internal/redact", "internal/proctree"},
+	"internal/hookrun":       {"internal/manifest", "extproto", "internal/redact", "internal/proctree", "internal/fsbound"},
 	"internal/agent":         {"internal/providers", "internal/exthost", "internal/slots", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "extproto", "internal/redact", "internal/proctree", "internal/fsbound"},
 	"internal/pluginrt":      {"internal/providers", "internal/exthost", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "extproto", "internal/redact", "internal/proctree", "internal/fsbound"},
 	"internal/bridge":        {"internal/pluginrt", "internal/agent", "internal/providers", "internal/editorui", "internal/exthost", "internal/slots", "internal/manifest", "internal/plugincontent", "internal/mcphost", "internal/hookrun", "contentref", "extproto", "internal/redact", "internal/proctree", "internal/fsbound"},
