@@ -273,3 +273,13 @@ func TestWalksAreBounded(t *testing.T) {
 	warned(t, warns, filepath.Join(w.ws, ".claude", "commands"), "deeper than")
 	warned(t, warns, filepath.Join(w.ws, ".agents", "commands"), "entries")
 }
+
+func TestRootOutsideItsBoundIsAWarning(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "ws")
+	writeTree(t, w.base, map[string]string{"elsewhere/x.md": "X"})
+	dir := filepath.Join(w.base, "elsewhere")
+	set, warns := Load([]Root{{Path: dir, Kind: KindCommands, Bound: w.ws, boundName: "the workspace"}}, Options{})
+	equal(t, "commands", cmdNames(set.Commands()), []string{})
+	warned(t, warns, dir, "is outside the workspace")
+}

@@ -80,7 +80,11 @@ func (w *walker) warn(path, msg string) {
 // is a warning naming it; any error means p is not served.
 func (w *walker) resolve(p string) (string, error) {
 	real, err := w.bound.Resolve(p)
-	if errors.Is(err, fsbound.ErrOutside) {
+	var oe *fsbound.OutsideError
+	switch {
+	case errors.As(err, &oe) && !oe.Link:
+		w.warn(p, p+" is outside "+w.bound.Name()+"; not served")
+	case err != nil && errors.Is(err, fsbound.ErrOutside):
 		w.warnOutside(p)
 	}
 	return real, err
