@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -221,8 +222,14 @@ func (l *loader) pkg(p Package) {
 			}
 		}
 	}
-	if isRegular(filepath.Join(p.Root, "CLAUDE.md")) {
-		add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md", Cwd: "."}, filepath.Join(p.Root, "CLAUDE.md")})
+	if claudeMD := filepath.Join(p.Root, "CLAUDE.md"); isRegular(claudeMD) {
+		// Its text goes into the model's context: only from inside the
+		// plugin root (the workspace boundary, internal/fsbound).
+		if _, err := resolveInRoot(p.Root, claudeMD); err != nil {
+			l.warn(warnf(p.Name, claudeMD, "CLAUDE.md: %v; not injected", err))
+		} else {
+			add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md", Cwd: "."}, claudeMD})
+		}
 	}
 	if codex := filepath.Join(p.Root, "hooks", "session-start-codex"); p.Manifest.Kind == manifest.KindCodex && isRegular(codex) {
 		add(SessionStart, entry{manifest.Hook{Command: codex, Cwd: p.Root}, codex})
@@ -425,17 +432,26 @@ func readInRoot(root, rel string) (string, []byte, error) {
 		return "", nil, fmt.Errorf("hooks file %q must be relative and stay inside the plugin root", rel)
 	}
 	file := filepath.Join(root, clean)
-	real, err := filepath.EvalSymlinks(file)
-	if err != nil {
+	if _, err := os.Lstat(file); err != nil {
 		return file, nil, err
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return file, nil, err
-	}
-	if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+	real, err := resolveInRoot(root, file)
+	if errors.Is(err, fsbound.ErrOutside) {
 		return file, nil, fmt.Errorf("hooks file %q escapes the plugin root through a symlink", rel)
+	}
+	if err != nil {
+		return file, nil, err
 	}
 	data, err := readCapped(real)
 	return file, data, err
+}
+
+// resolveInRoot is file's real path when it resolves inside the plugin
+// root (internal/fsbound), else an error wrapping fsbound.ErrOutside.
+func resolveInRoot(root, file string) (string, error) {
+	b, err := fsbound.New(root, "the plugin root")
+	if err != nil {
+		return "", err
+	}
+	return b.Resolve(file)
 }

@@ -1,12 +1,17 @@
 package plugincontent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 )
 
 // Command is a custom slash command: a markdown file of a commands (or
@@ -68,12 +73,17 @@ func Render(body string, args []string) string {
 // exact name; its short name becomes a hidden alias when nothing else
 // has that name and exactly one plugin command carries it. The result
 // is sorted by Name and includes the hidden aliases.
-func loadCommands(roots []Root) ([]Command, []Warning) {
+func loadCommands(roots []Root, opts Options) ([]Command, []Warning) {
 	var warns []Warning
 	byName := map[string]Command{}
 	plugin := map[string]map[string]Command{}
+	bounds := map[string]*fsbound.Root{}
 	for _, r := range roots {
-		for _, c := range walkCommands(r, &warns) {
+		w := newWalker(r, bounds, opts.maxWalkEntries(), &warns)
+		if w == nil {
+			continue
+		}
+		for _, c := range walkCommands(w) {
 			if r.Plugin == "" {
 				byName[c.Name] = c
 				continue
@@ -113,19 +123,24 @@ func loadCommands(roots []Root) ([]Command, []Warning) {
 	return out, warns
 }
 
-// walkCommands returns the commands of one root, named by their path
+// walkCommands returns the commands of w's root, named by their path
 // inside it. A root that is a single .md file is one command named by its
-// stem.
-func walkCommands(r Root, warns *[]Warning) []Command {
+// stem. A file whose name is not a valid command name is a warning.
+func walkCommands(w *walker) []Command {
+	r := w.root
 	var out []Command
-	add := func(rel, path string) {
-		text, err := readText(path)
+	add := func(rel, path, real string) {
+		name := strings.ReplaceAll(strings.TrimSuffix(filepath.ToSlash(rel), ".md"), "/", ":")
+		if !ValidCommandName(name) {
+			w.warn(path, fmt.Sprintf("command file %s: %q is not a valid command name (no newline, \";\", control character or path separator in a command or folder name); not served", path, name))
+			return
+		}
+		text, err := readText(real)
 		if err != nil {
-			*warns = append(*warns, Warning{Path: path, Plugin: r.Plugin, Msg: "command load: " + err.Error()})
+			w.warn(path, "command load: "+err.Error())
 			return
 		}
 		fm, body := ParseFrontMatter(text)
-		name := strings.ReplaceAll(strings.TrimSuffix(filepath.ToSlash(rel), ".md"), "/", ":")
 		out = append(out, Command{
 			Name:        name,
 			Plugin:      r.Plugin,
@@ -136,35 +151,65 @@ func walkCommands(r Root, warns *[]Warning) []Command {
 			Kind:        r.Kind,
 		})
 	}
-	fi, err := os.Stat(r.Path)
+	real, err := w.resolve(r.Path)
+	if err != nil {
+		return nil
+	}
+	fi, err := os.Stat(real)
 	if err != nil {
 		return nil
 	}
 	if !fi.IsDir() {
-		if isMarkdown(r.Path) {
-			add(filepath.Base(r.Path), r.Path)
+		if isMarkdown(r.Path) && fi.Mode().IsRegular() {
+			add(filepath.Base(r.Path), r.Path, real)
 		}
 		return out
 	}
-	seen := visited{}
-	var walk func(dir, rel string)
-	walk = func(dir, rel string) {
-		if !seen.enter(dir) {
+	var walk func(dir, real, rel string, level int)
+	walk = func(dir, real, rel string, level int) {
+		if !w.enter(real) {
 			return
 		}
-		for _, e := range readDir(dir) {
+		if level > MaxWalkDepth {
+			w.tooDeep(dir, MaxWalkDepth)
+			return
+		}
+		for _, e := range w.readDir(dir) {
 			erel := filepath.Join(rel, e.name)
 			switch {
 			case e.info.IsDir():
-				walk(e.path, erel)
+				walk(e.path, e.real, erel, level+1)
 			case e.info.Mode().IsRegular() && isMarkdown(e.name):
-				add(erel, e.path)
+				add(erel, e.path, e.real)
 			}
 		}
 	}
-	walk(r.Path, "")
+	walk(r.Path, real, "", 1)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// ValidCommandName reports whether name, a command's name as derived
+// from its path (folders joined with ":"), can be one: valid UTF-8, no
+// empty part between colons, and no newline or other control character,
+// no invisible format character (a bidi override, …), no ";" and no path
+// separator. A file named otherwise is refused with a warning: its name
+// would be sent to the model and shown in every listing.
+func ValidCommandName(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, part := range strings.Split(name, ":") {
+		if part == "" {
+			return false
+		}
+	}
+	for _, c := range name {
+		if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || c == ';' || c == '/' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func isMarkdown(name string) bool { return strings.EqualFold(filepath.Ext(name), ".md") }

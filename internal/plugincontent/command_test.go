@@ -183,7 +183,9 @@ func TestLoadFollowsSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, root := range []string{cmds, linkedRoot} {
-		set := mustLoad(t, Root{Path: root, Kind: KindCommands})
+		// Links are followed inside the root's bound (here base, as the
+		// workspace or plugin root is for Roots' roots).
+		set := mustLoad(t, Root{Path: root, Kind: KindCommands, Bound: base})
 		equal(t, root, cmdNames(set.Commands()), []string{"file", "linked:review", "own"})
 		c, _ := set.LookupCommand("linked:review")
 		equal(t, "through the link", []string{c.Description, c.Body}, []string{"shared", "REVIEW"})

@@ -49,4 +49,11 @@
 //     profiles), there is no read_only_skill tool (no plan mode) and no
 //     fork_from argument.
 //   - Files over MaxFileBytes are refused with a warning.
+//   - The workspace boundary (internal/fsbound): the reference follows
+//     symlinks anywhere; here every folder and file resolves inside its
+//     root's Bound (the workspace, the user's home, the plugin root) or
+//     is a warning naming it, and is not read. Walks stop at MaxWalkDepth
+//     levels and Options.MaxWalkEntries entries per root.
+//   - Names from file names are checked (ValidCommandName, ValidSkillName);
+//     a file named otherwise is a warning, not a silent skip.
 package plugincontent

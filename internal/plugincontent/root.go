@@ -1,9 +1,6 @@
 package plugincontent
 
-import (
-	"os"
-	"path/filepath"
-)
+import "path/filepath"
 
 // Kind is what a root directory contributes.
 type Kind string
@@ -39,6 +36,16 @@ type Root struct {
 	Plugin string
 	Kind   Kind
 	Scope  Scope
+	// Bound is the directory every file of the root must resolve
+	// inside, symlinks followed (internal/fsbound), the root itself
+	// included: Roots sets the workspace for its convention folders, the
+	// user's home for the home's (and for a Reasonix home inside it), the
+	// plugin root for a plugin's. "" bounds the root by itself (a file
+	// root by its folder).
+	Bound string
+	// boundName is how warnings name Bound ("the workspace", …); "" names
+	// it by its path.
+	boundName string
 }
 
 // Warning is something wrong with one file or root that did not stop the
@@ -75,45 +82,4 @@ func dedupe(roots []Root) []Root {
 		}
 	}
 	return out
-}
-
-// entry is one directory entry with symlinks followed.
-type entry struct {
-	name, path string
-	info       os.FileInfo
-}
-
-// readDir lists dir sorted by name, following symlinks; broken links and
-// entries that cannot be stat'ed are skipped, as the reference does.
-func readDir(dir string) []entry {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []entry
-	for _, de := range des {
-		p := filepath.Join(dir, de.Name())
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		out = append(out, entry{de.Name(), p, fi})
-	}
-	return out
-}
-
-// visited tracks directories by resolved path so symlink cycles end.
-type visited map[string]bool
-
-// enter reports whether dir is new, marking it seen.
-func (v visited) enter(dir string) bool {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	if v[real] {
-		return false
-	}
-	v[real] = true
-	return true
 }

@@ -1,6 +1,7 @@
 package plugincontent
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
@@ -67,11 +69,25 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 		contents[i] = packagePaths(p, &warns)
 	}
 	var roots []Root
+	bound, boundName := "", ""
 	add := func(kind Kind, scope Scope, plugin string, paths ...string) {
 		for _, p := range paths {
-			roots = append(roots, Root{Path: p, Plugin: plugin, Kind: kind, Scope: scope})
+			roots = append(roots, Root{Path: p, Plugin: plugin, Kind: kind, Scope: scope, Bound: bound, boundName: boundName})
 		}
 	}
+	in := func(dir, name string) { bound, boundName = dir, name }
+	inHome := func() { in(places.UserHome, "the user's home") }
+	inReasonix := func() {
+		// A Reasonix home inside the user's home is bounded by the home
+		// (dotfile repos link its folders elsewhere in it); one outside
+		// by itself.
+		if places.UserHome != "" && fsbound.Within(filepath.Clean(places.UserHome), filepath.Clean(places.ReasonixHome)) {
+			inHome()
+			return
+		}
+		in(places.ReasonixHome, "the Reasonix home")
+	}
+	inWorkspace := func() { in(places.Workspace, "the workspace") }
 	under := func(base string, dirs []string, leaf string) []string {
 		if base == "" {
 			return nil
@@ -83,19 +99,26 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 		return out
 	}
 	for i, p := range pkgs {
+		in(p.Root, "the plugin root")
 		add(KindPrompts, ScopeCustom, p.Name, contents[i][KindPrompts]...)
 		add(KindCommands, ScopeCustom, p.Name, contents[i][KindCommands]...)
 	}
+	inHome()
 	add(KindCommands, ScopeGlobal, "", under(places.UserHome, conventionCmdDirs, "commands")...)
+	inReasonix()
 	add(KindCommands, ScopeGlobal, "", under(places.ReasonixHome, []string{"."}, "commands")...)
+	inWorkspace()
 	add(KindCommands, ScopeProject, "", under(places.Workspace, conventionCmdDirs, "commands")...)
 
 	add(KindSkills, ScopeProject, "", under(places.Workspace, conventionSkillDirs, "skills")...)
 	for i, p := range pkgs {
+		in(p.Root, "the plugin root")
 		add(KindSkills, ScopeCustom, p.Name, contents[i][KindSkills]...)
 		add(KindAgents, ScopeCustom, p.Name, contents[i][KindAgents]...)
 	}
+	inReasonix()
 	add(KindSkills, ScopeGlobal, "", under(places.ReasonixHome, []string{"."}, "skills")...)
+	inHome()
 	add(KindSkills, ScopeGlobal, "", under(places.UserHome, conventionSkillDirs, "skills")...)
 	return dedupe(roots), warns
 }
@@ -140,19 +163,21 @@ func expand(dir, rel string) []string {
 // adopt returns the conventional directories of a Claude Code package
 // that Reasonix serves for kind without the manifest naming them.
 func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning) []string {
+	bounds := map[string]*fsbound.Root{}
+	walkerOf := func(dir string) *walker {
+		var scratch []Warning // Load says what is wrong with the root it adopts
+		return newWalker(Root{Path: dir, Kind: kind, Plugin: p.Name, Bound: p.Root, boundName: "the plugin root"}, bounds, DefaultMaxWalkEntries, &scratch)
+	}
 	var candidates []string
-	var holds func(string) bool
+	var holds func(*walker) bool
 	switch kind {
 	case KindCommands:
 		candidates = []string{"commands", ".claude/commands"}
-		holds = func(dir string) bool {
-			var w []Warning
-			return len(walkCommands(Root{Path: dir, Kind: KindCommands}, &w)) > 0
-		}
+		holds = func(w *walker) bool { return len(walkCommands(w)) > 0 }
 	case KindAgents:
 		candidates = []string{"agents"}
-		holds = func(dir string) bool {
-			for _, e := range readDir(dir) {
+		holds = func(w *walker) bool {
+			for _, e := range w.readDir(w.root.Path) {
 				if e.info.Mode().IsRegular() && isMarkdown(e.name) && ValidSkillName(strings.TrimSuffix(e.name, filepath.Ext(e.name))) {
 					return true
 				}
@@ -164,9 +189,9 @@ func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning)
 			return nil
 		}
 		candidates = []string{"skills", ".claude/skills"}
-		holds = func(dir string) bool {
-			for _, e := range readDir(dir) {
-				if fi, err := os.Stat(filepath.Join(e.path, "SKILL.md")); e.info.IsDir() && err == nil && fi.Mode().IsRegular() {
+		holds = func(w *walker) bool {
+			for _, e := range w.readDir(w.root.Path) {
+				if fi, err := os.Stat(filepath.Join(e.real, "SKILL.md")); e.info.IsDir() && err == nil && fi.Mode().IsRegular() {
 					return true
 				}
 			}
@@ -175,7 +200,7 @@ func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning)
 	default:
 		return nil
 	}
-	realRoot, err := filepath.EvalSymlinks(p.Root)
+	b, err := fsbound.New(p.Root, "the plugin root")
 	if err != nil {
 		return nil
 	}
@@ -185,15 +210,16 @@ func adopt(p Package, kind Kind, have []string, declared bool, warns *[]Warning)
 			continue
 		}
 		dir := filepath.Join(p.Root, filepath.FromSlash(c))
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
+		if _, err := os.Lstat(dir); err != nil {
 			continue
 		}
-		if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			*warns = append(*warns, Warning{Path: dir, Plugin: p.Name, Msg: path.Clean(c) + " escapes the plugin root through a symlink; not served"})
+		if _, err := b.Resolve(dir); err != nil {
+			if errors.Is(err, fsbound.ErrOutside) {
+				*warns = append(*warns, Warning{Path: dir, Plugin: p.Name, Msg: path.Clean(c) + " escapes the plugin root through a symlink; not served"})
+			}
 			continue
 		}
-		if holds(dir) {
+		if w := walkerOf(dir); w != nil && holds(w) {
 			out = append(out, c)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 )
 
 // Options tune Load.
@@ -11,6 +13,16 @@ type Options struct {
 	// SkillDepth is how many directory levels of a skills or agents root
 	// are searched: 1..5, 0 meaning DefaultSkillDepth (3).
 	SkillDepth int
+	// MaxWalkEntries bounds the directory entries one root's walk
+	// examines, 0 meaning DefaultMaxWalkEntries.
+	MaxWalkEntries int
+}
+
+func (o Options) maxWalkEntries() int {
+	if o.MaxWalkEntries > 0 {
+		return o.MaxWalkEntries
+	}
+	return DefaultMaxWalkEntries
 }
 
 // Set is the loaded markdown contributions of a runtime: commands (with
@@ -29,7 +41,10 @@ type Set struct {
 // first (the first root wins a bare name). Roots builds a list in that
 // order. A missing or unreadable root is skipped silently, a file that
 // cannot be read is a Warning, and a root listed twice (same kind, path
-// and plugin) is read once. Relative paths are made absolute.
+// and plugin) is read once. Relative paths are made absolute. Every
+// folder and file of a root resolves inside its Bound (internal/fsbound);
+// one that leads outside through a symlink is a Warning naming it and is
+// neither read nor entered.
 func Load(roots []Root, opts Options) (*Set, []Warning) {
 	depth := opts.SkillDepth
 	if depth <= 0 {
@@ -46,17 +61,20 @@ func Load(roots []Root, opts Options) (*Set, []Warning) {
 	var cmdRoots []Root
 	var warns []Warning
 	set := &Set{}
+	bounds := map[string]*fsbound.Root{}
 	for _, r := range roots {
 		switch r.Kind {
 		case KindCommands, KindPrompts:
 			cmdRoots = append(cmdRoots, r)
 		case KindSkills, KindAgents:
-			set.skills = append(set.skills, scanSkills(r, depth, &warns)...)
+			if w := newWalker(r, bounds, opts.maxWalkEntries(), &warns); w != nil {
+				set.skills = append(set.skills, scanSkills(w, depth)...)
+			}
 		default:
 			warns = append(warns, Warning{Path: r.Path, Plugin: r.Plugin, Msg: "unknown root kind \"" + string(r.Kind) + "\""})
 		}
 	}
-	cmds, cw := loadCommands(cmdRoots)
+	cmds, cw := loadCommands(cmdRoots, opts)
 	set.commands = cmds
 	return set, append(warns, cw...)
 }

@@ -1,6 +1,7 @@
 package plugincontent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,23 +95,30 @@ var claudeTools = map[string]string{
 // of, so the session's model runs it.
 var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
 
-// scanSkills discovers the skills of one root: its entries one level at
+// scanSkills discovers the skills of w's root: its entries one level at
 // a time down to maxDepth, a <name>/SKILL.md directory being a skill and
 // any other directory searched further, a <name>.md file being a flat
-// skill. Below level 1 a skill without a description is ignored.
-func scanSkills(r Root, maxDepth int, warns *[]Warning) []Skill {
-	fi, err := os.Stat(r.Path)
+// skill. Below level 1 a skill without a description is ignored. Every
+// file read (SKILL.md, a flat file, a reference) resolves inside the
+// root's bound; a skill whose name is not valid is a warning.
+func scanSkills(w *walker, maxDepth int) []Skill {
+	r := w.root
+	real, err := w.resolve(r.Path)
 	if err != nil {
 		return nil
 	}
-	sc := skillScan{root: r, maxDepth: maxDepth, warns: warns, seen: visited{}, marker: needsMarker(r)}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil
+	}
+	sc := skillScan{w: w, root: r, maxDepth: maxDepth, marker: needsMarker(r)}
 	if !fi.IsDir() {
-		if isMarkdown(r.Path) {
-			sc.flat(r.Path, 1)
+		if isMarkdown(r.Path) && fi.Mode().IsRegular() {
+			sc.flat(r.Path, real, 1)
 		}
 		return sc.out
 	}
-	if sc.seen.enter(r.Path) {
+	if w.enter(real) {
 		sc.dir(r.Path, 1)
 	}
 	return sc.out
@@ -125,34 +133,43 @@ func needsMarker(r Root) bool {
 }
 
 type skillScan struct {
+	w        *walker
 	root     Root
 	maxDepth int
-	warns    *[]Warning
-	seen     visited
 	marker   bool
 	out      []Skill
 }
 
 func (sc *skillScan) dir(dir string, level int) {
-	for _, e := range readDir(dir) {
+	for _, e := range sc.w.readDir(dir) {
 		if e.info.IsDir() {
 			if skipDir(e.name) {
 				continue
 			}
 			md := filepath.Join(e.path, "SKILL.md")
-			if fi, err := os.Stat(md); err == nil && fi.Mode().IsRegular() && ValidSkillName(e.name) {
-				if sc.seen.enter(e.path) {
-					sc.read(md, e.name, level, true)
+			if _, err := os.Lstat(filepath.Join(e.real, "SKILL.md")); err == nil {
+				real, err := sc.w.resolve(md)
+				if err != nil {
+					continue // outside the bound: warned
 				}
-				continue
+				if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() {
+					if !ValidSkillName(e.name) {
+						sc.badName(md, e.name)
+						continue
+					}
+					if sc.w.enter(e.real) {
+						sc.read(md, real, e.name, level, true)
+					}
+					continue
+				}
 			}
-			if level < sc.maxDepth && sc.seen.enter(e.path) {
+			if level < sc.maxDepth && sc.w.enter(e.real) {
 				sc.dir(e.path, level+1)
 			}
 			continue
 		}
 		if e.info.Mode().IsRegular() && isMarkdown(e.name) {
-			sc.flat(e.path, level)
+			sc.flat(e.path, e.real, level)
 		}
 	}
 }
@@ -169,19 +186,36 @@ func skipDir(name string) bool {
 	return false
 }
 
-func (sc *skillScan) flat(path string, level int) {
+// badName says a skill file is not served for its name.
+func (sc *skillScan) badName(path, name string) {
+	sc.w.warn(path, fmt.Sprintf("skill file %s: %q is not a valid skill name (a letter or digit, then up to 63 letters, digits, \".\", \"_\" or \"-\"); not served", path, name))
+}
+
+// flat reads a flat skill file: path as spelled, real as resolved. A
+// file with an invalid stem is a warning, except in a root where flat
+// files need skill front matter and this one has none (it is not meant
+// as a skill).
+func (sc *skillScan) flat(path, real string, level int) {
 	base := filepath.Base(path)
 	stem := base[:len(base)-len(filepath.Ext(base))]
 	if ValidSkillName(stem) {
-		sc.read(path, stem, level, false)
+		sc.read(path, real, stem, level, false)
+		return
 	}
+	if sc.marker {
+		text, err := readText(real)
+		if _, keys, _ := parseFrontMatter(text); err != nil || !hasAny(keys, skillKeys) {
+			return
+		}
+	}
+	sc.badName(path, stem)
 }
 
-func (sc *skillScan) read(path, dirName string, level int, isDir bool) {
+func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 	r := sc.root
-	text, err := readText(path)
+	text, err := readText(real)
 	if err != nil {
-		*sc.warns = append(*sc.warns, Warning{Path: path, Plugin: r.Plugin, Msg: "skill load: " + err.Error()})
+		sc.w.warn(path, "skill load: "+err.Error())
 		return
 	}
 	fm, keys, body := parseFrontMatter(text)
@@ -225,11 +259,10 @@ func (sc *skillScan) read(path, dirName string, level int, isDir bool) {
 		}
 	}
 	if isDir {
-		s.Body += dirExtras(filepath.Dir(path))
+		s.Body += sc.w.dirExtras(filepath.Dir(path))
 	}
 	if s.Description == "" {
-		*sc.warns = append(*sc.warns, Warning{Path: path, Plugin: r.Plugin,
-			Msg: "warning: skill \"" + s.Name + "\" at " + path + " has no description: — it will load but won't appear in the skills index"})
+		sc.w.warn(path, "warning: skill \""+s.Name+"\" at "+path+" has no description: — it will load but won't appear in the skills index")
 	}
 	sc.out = append(sc.out, s)
 }
@@ -284,21 +317,22 @@ func mapClaudeTools(in []string) []string {
 
 // dirExtras is what a directory skill's body gains: each references/*.md
 // (sorted) as a "Reference" section and a "Scripts" section listing the
-// absolute paths of its scripts/.
-func dirExtras(dir string) string {
+// absolute paths of its scripts/. A reference or script that leads
+// outside the bound is a warning and left out.
+func (w *walker) dirExtras(dir string) string {
 	var b strings.Builder
-	for _, e := range readDir(filepath.Join(dir, "references")) {
+	for _, e := range w.readDir(filepath.Join(dir, "references")) {
 		if !e.info.Mode().IsRegular() || !isMarkdown(e.name) {
 			continue
 		}
-		text, err := readText(e.path)
+		text, err := readText(e.real)
 		if err != nil {
 			continue
 		}
 		b.WriteString("\n\n## Reference: " + strings.TrimSuffix(e.name, filepath.Ext(e.name)) + "\n\n" + strings.TrimSpace(text))
 	}
 	var scripts []string
-	for _, e := range readDir(filepath.Join(dir, "scripts")) {
+	for _, e := range w.readDir(filepath.Join(dir, "scripts")) {
 		if !e.info.Mode().IsRegular() || strings.HasPrefix(e.name, ".") {
 			continue
 		}

@@ -263,7 +263,8 @@ func TestSkillDiscovery(t *testing.T) {
 		"\n- `" + filepath.Join(s, "run.sh") + "`\n- `" + filepath.Join(s, "tool") + "`"
 	equal(t, "augmented body", sk.Body, wantBody)
 	wantWarn := `warning: skill "nodesc-top" at ` + filepath.Join(base, "nodesc-top/SKILL.md") + ` has no description: — it will load but won't appear in the skills index`
-	equal(t, "warnings", names(warns, func(w Warning) string { return w.Msg }), []string{wantWarn})
+	badStem := "skill file " + filepath.Join(base, "bad name.md") + `: "bad name" is not a valid skill name (a letter or digit, then up to 63 letters, digits, ".", "_" or "-"); not served`
+	equal(t, "warnings", names(warns, func(w Warning) string { return w.Msg }), []string{badStem, wantWarn})
 	if !strings.Contains(set.SkillIndex(), "- nodesc-top — "+missingDescription) {
 		t.Fatal("a skill without description is not listed with the placeholder")
 	}
@@ -313,8 +314,12 @@ func TestSkillSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := mustLoad(t, Root{Path: root, Kind: KindSkills})
+	// Links are followed inside the root's bound (here base, as the
+	// workspace or plugin root is for Roots' roots).
+	set := mustLoad(t, Root{Path: root, Kind: KindSkills, Bound: base})
 	equal(t, "names", skillNames(set.Skills()), []string{"flat", "linked", "own"})
+	set = mustLoad(t, Root{Path: root, Kind: KindSkills})
+	equal(t, "bounded by the root itself", skillNames(set.Skills()), []string{"own"})
 }
 
 func TestRunSkillSubagentRequiresArgs(t *testing.T) {

@@ -3,20 +3,21 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 )
 
-// Workspace is the directory every tool is confined to.
+// Workspace is the directory every tool is confined to. What a path may
+// reach is decided by internal/fsbound (the workspace boundary): a path
+// must resolve, symlinks followed, inside the workspace's real path.
 type Workspace struct {
 	// Root is the workspace directory with every symlink resolved, or
 	// the URI of a workspace that is not a local folder.
 	Root string
-	// given is the directory as the caller named it (absolute, cleaned),
-	// so an absolute path spelled through a symlinked root still resolves.
-	given string
+	// bound confines paths to Root; nil when remote.
+	bound *fsbound.Root
 	// remote is set when Root is a URI: no path resolves.
 	remote bool
 }
@@ -30,26 +31,16 @@ func NewWorkspace(dir string) (*Workspace, error) {
 	if IsURI(dir) {
 		return &Workspace{Root: dir, remote: true}, nil
 	}
-	abs, err := filepath.Abs(dir)
+	b, err := fsbound.New(dir, "the workspace")
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", dir, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", dir, err)
-	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("workspace %q is not a directory", dir)
-	}
-	return &Workspace{Root: real, given: filepath.Clean(abs)}, nil
+	return &Workspace{Root: b.Real(), bound: b}, nil
 }
 
-// ErrOutside is wrapped by every refusal of a path outside the workspace.
-var ErrOutside = errors.New("outside the workspace")
+// ErrOutside is wrapped by every refusal of a path outside the workspace
+// (it is fsbound's: the one boundary).
+var ErrOutside = fsbound.ErrOutside
 
 // ErrNoLocal is wrapped by every refusal of a path in a workspace that is
 // not a local folder.
@@ -76,32 +67,14 @@ func IsURI(dir string) bool {
 
 // Resolve turns a path a tool was given (relative to the root, or
 // absolute) into an absolute path inside the workspace with every symlink
-// of its existing part resolved. The path need not exist yet, so a file
-// can be created; its deepest existing ancestor must still resolve inside.
+// of its existing part resolved (fsbound.Root.Resolve). The path need not
+// exist yet, so a file can be created; its deepest existing ancestor must
+// still resolve inside.
 func (w *Workspace) Resolve(p string) (string, error) {
 	if w.remote {
 		return "", fmt.Errorf("%w: the editor's workspace is %s (not a local folder); file tools are unavailable", ErrNoLocal, w.Root)
 	}
-	if p == "" {
-		p = "."
-	}
-	abs := filepath.Clean(p)
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(w.Root, abs)
-	} else if rel, ok := relWithin(w.given, abs); ok && !within(w.Root, abs) {
-		abs = filepath.Join(w.Root, rel)
-	}
-	if !within(w.Root, abs) {
-		return "", fmt.Errorf("path %q is %w", p, ErrOutside)
-	}
-	real, err := evalExisting(abs)
-	if err != nil {
-		return "", fmt.Errorf("path %q: %w", p, err)
-	}
-	if !within(w.Root, real) {
-		return "", fmt.Errorf("path %q leads %w through a symlink", p, ErrOutside)
-	}
-	return real, nil
+	return w.bound.Resolve(p)
 }
 
 // Rel returns abs relative to the root in slash form, "." for the root.
@@ -113,43 +86,5 @@ func (w *Workspace) Rel(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// evalExisting resolves the symlinks of the longest existing prefix of
-// abs (a clean absolute path) and appends the rest, which does not exist
-// and so cannot be a link.
-func evalExisting(abs string) (string, error) {
-	var rest []string
-	cur := abs
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return "", err
-		}
-		rest = append([]string{filepath.Base(cur)}, rest...)
-		cur = parent
-	}
-}
-
 // within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	_, ok := relWithin(root, p)
-	return ok
-}
-
-func relWithin(root, p string) (string, bool) {
-	if p == root {
-		return ".", true
-	}
-	prefix := root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	rest, ok := strings.CutPrefix(p, prefix)
-	return rest, ok
-}
+func within(root, p string) bool { return fsbound.Within(root, p) }
