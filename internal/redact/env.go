@@ -193,3 +193,26 @@ func (r *Redactor) maskEnv(s string) (string, bool) {
 }
 
 type span struct{ start, end int }
+
+// SecretArgs returns the values in a command line that name a secret: the
+// value of "--api-key=V", "-token=V" or "PASSWORD=V", and the argument
+// after a flag such as "--api-key": an argument that starts with '-', has
+// no '=', and whose name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+// PASSPHRASE in any case (as environment names do). The
+// host gives them to [AddSecrets] for the processes it starts with args
+// from a configuration file.
+func SecretArgs(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if name, value, ok := strings.Cut(a, "="); ok {
+			if secretName(strings.TrimLeft(name, "-")) {
+				out = append(out, value)
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") && secretName(a) && i+1 < len(args) {
+			out = append(out, args[i+1])
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -586,5 +587,13 @@ func TestKnownSecrets(t *testing.T) {
 	}
 	if got := (*Redactor)(nil).KnownSecrets(in); got != in {
 		t.Errorf("nil KnownSecrets = %q", got)
+	}
+}
+
+func TestSecretArgs(t *testing.T) {
+	t.Parallel()
+	got := SecretArgs([]string{"-y", "server", "--api-key", "v1", "--token=v2", "DB_PASSWORD=v3", "--verbose", "x", "--key"})
+	if want := []string{"v1", "v2", "v3"}; !slices.Equal(got, want) {
+		t.Errorf("SecretArgs = %q, want %q", got, want)
 	}
 }
