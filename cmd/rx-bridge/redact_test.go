@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -174,5 +175,47 @@ func TestCompleteProviderHeaderNeverShown(t *testing.T) {
 	}
 	if out := stdout.String() + stderr.String(); strings.Contains(out, secret) || !strings.Contains(out, "unknown tenant [redacted]") {
 		t.Errorf("complete printed:\n%s", out)
+	}
+}
+
+// TestPluginNamedInItsOwnEnvIsNamed is issue 26 defect 10: a plugin
+// whose runtime env holds its own name (as every helper plugin's does:
+// sidecarEnv=<name>) and whose runtime fails to start is named, not
+// masked, in the warning rx-bridge acp prints on stderr, and the warning
+// is printed once.
+func TestPluginNamedInItsOwnEnvIsNamed(t *testing.T) {
+	t.Parallel()
+	const name = "selfnamed-plugin" // no helper role of that name: it exits at once
+	e := newServeEnv(t, "echo-provider")
+	e.installHelper(name, nil)
+	cmd := rxBridgeCommand("acp", "--home", e.home, "--workspace", e.ws)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedWriter{b: &strings.Builder{}}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": 1}})
+	if _, err := in.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadBytes('\n'); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	_ = in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("rx-bridge acp: %v\n%s", err, logs.String())
+	}
+	stderr := logs.String()
+	want := name + ": optional extension runtime failed to start"
+	if n := strings.Count(stderr, "optional extension runtime failed to start"); n != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr has the warning %d times, want once as %q:\n%s", n, want, stderr)
 	}
 }

@@ -196,6 +196,10 @@ func (s *server) start(ctx context.Context) error {
 		OnBuild: func(context.Context) (func(*pluginrt.Snapshot, error), error) {
 			return func(snap *pluginrt.Snapshot, err error) {
 				if err == nil {
+					// Every build's warnings, the first's included, once.
+					for _, w := range snap.Warnings {
+						s.log.Warn(w)
+					}
 					s.hub.Bind(snap.ID, snap.Actions)
 					go s.readvertise()
 				}
@@ -207,9 +211,6 @@ func (s *server) start(ctx context.Context) error {
 		return err
 	}
 	snap := s.rt.Current()
-	for _, w := range snap.Warnings {
-		s.log.Warn(w)
-	}
 	s.hub.Bind(snap.ID, snap.Actions)
 	cfg := snap.Home.Config
 	a, err := agent.NewAgent(agent.Options{
