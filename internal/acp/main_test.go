@@ -37,6 +37,19 @@ func runMCPServer(marker string) {
 			_ = json.Unmarshal(r.Params.Arguments, &a)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(a.Text) + "!"}}}, nil
 		})
+	// reveal echoes the value of the environment variable it is named
+	// and the server's arguments; reveal_error the same as a tool error.
+	reveal := func(isErr bool) mcp.ToolHandler {
+		return func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct{ Name string }
+			_ = json.Unmarshal(r.Params.Arguments, &a)
+			text := "config " + a.Name + "=" + os.Getenv(a.Name) + " args " + strings.Join(os.Args[1:], " ")
+			return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		}
+	}
+	nameSchema := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)
+	s.AddTool(&mcp.Tool{Name: "reveal", Description: "echoes an env value", InputSchema: nameSchema}, reveal(false))
+	s.AddTool(&mcp.Tool{Name: "reveal_error", Description: "fails with an env value", InputSchema: nameSchema}, reveal(true))
 	// brief is a prompt; add_prompt adds another (prompts/list_changed).
 	s.AddPrompt(&mcp.Prompt{Name: "brief", Description: "Brief someone", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}},
 		func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

@@ -186,8 +186,12 @@ func (s *server) start(ctx context.Context) error {
 		Warn:      func(m string) { s.log.Warn(redact.String(m)) },
 		MCPNotice: s.mcpNotice,
 		OnBuild: func(context.Context) (func(*pluginrt.Snapshot, error), error) {
-			return func(_ *pluginrt.Snapshot, err error) {
+			return func(snap *pluginrt.Snapshot, err error) {
 				if err == nil {
+					// Every build's warnings, the first's included, once.
+					for _, w := range snap.Warnings {
+						s.log.Warn(w)
+					}
 					go s.readvertise()
 				}
 			}, nil
@@ -195,9 +199,6 @@ func (s *server) start(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
-	}
-	for _, w := range eng.Runtime.Current().Warnings {
-		s.log.Warn(w)
 	}
 	s.mu.Lock()
 	s.eng, s.rt, s.hub, s.agent = eng, eng.Runtime, eng.Hub, eng.Agent

@@ -166,6 +166,18 @@ func (m mcpTool) Run(ctx context.Context, _ *tools.Env, args json.RawMessage) (s
 	return res.Text, nil
 }
 
+// thirdParty marks the MCP tools: a server the bridge does not own
+// writes their results, which may echo the env, arguments or headers it
+// was configured with.
+func (mcpTool) thirdParty() bool { return true }
+
+// thirdPartyTool reports whether tool's results come from a process the
+// bridge does not own, and so are redacted before anyone sees them.
+func thirdPartyTool(tool tools.Tool) bool {
+	tp, ok := tool.(interface{ thirdParty() bool })
+	return ok && tp.thirdParty()
+}
+
 // userAuthorized marks the MCP tools: their servers are the user's own
 // or an installed package's, so, as in the reference (PLUGIN_CONTENTS
 // §7.5), the approval mode never asks about them; only an explicit deny

@@ -45,7 +45,7 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 	tc := t.describe(c, true)
 	t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
 	t.current = tc.Key
-	result, isErr, fromPlugin, err := t.execute(ctx, c, &tc)
+	result, isErr, thirdParty, err := t.execute(ctx, c, &tc)
 	t.current = ""
 	if err != nil {
 		return err
@@ -54,8 +54,14 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 	if isErr {
 		tc.Status = ToolFailed
 	}
-	if fromPlugin {
+	if thirdParty {
+		// A process the bridge does not own wrote the result (an MCP
+		// server, a plugin at tool.before/tool.after): the user sees it
+		// redacted; the model, and the history the transcript stores,
+		// get it with the secrets the bridge knows masked, and nothing
+		// else changed (ids and hashes are data the model may need).
 		tc.Output = redact.String(result)
+		result = redact.KnownSecrets(result)
 	}
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: &tc})
 	t.addMessage(toolMessage(c, result))
@@ -66,9 +72,10 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 	return nil
 }
 
-// execute is permission, tool.before, the run and tool.after. fromPlugin
-// reports that a plugin supplied or changed the result.
-func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *ToolCall) (result string, isErr, fromPlugin bool, err error) {
+// execute is permission, tool.before, the run and tool.after. thirdParty
+// reports that a plugin supplied or changed the result, or that a
+// third-party tool (an MCP server's) produced it.
+func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *ToolCall) (result string, isErr, thirdParty bool, err error) {
 	set := t.tools
 	tool, ok := set.Lookup(c.Name)
 	if !ok {
@@ -128,7 +135,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 	}
 	after := out.Payload.(*extproto.ToolAfterPayload)
 	t.postToolUse(actx, tc.Name, args, after.Result, after.IsError, ctx.Err() != nil)
-	return after.Result, after.IsError, out.Changed || served != "", nil
+	return after.Result, after.IsError, out.Changed || served != "" || thirdPartyTool(tool), nil
 }
 
 // retarget shows a call an extension changed at tool.before. What the

@@ -12,8 +12,13 @@ import (
 // record is the only trust record that may start a sidecar; nothing from a
 // workspace is consulted. Records that cannot start (an unreadable
 // manifest, a legacy manifest declaring a runtime) are reported in
-// problems, redacted, and left out.
+// problems, redacted, and left out. Every installed plugin's name is an
+// identifier to the redactor before any plugin's env is learned, so one
+// plugin's env cannot mask another's name either.
 func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
+	for _, r := range h.Records() {
+		redact.AddIdentifiers(r.Name)
+	}
 	for _, r := range h.Records() {
 		if !h.Enabled(r) {
 			continue
@@ -40,7 +45,10 @@ func PluginsFromHome(h *manifest.Home) (plugins []*Plugin, problems []string) {
 // the installed version (else the manifest's), and the runtime block.
 // The values of the runtime's env are given to the redactor
 // (redact.AddSecrets) first: whatever a variable is called, the sidecar
-// may echo its value on stderr or in any text it sends.
+// may echo its value on stderr or in any text it sends. The plugin's
+// name and root are identifiers the host chose (redact.AddIdentifiers):
+// a value equal to one of them (PLUGIN_NAME=<its name>) is not masked,
+// so every message about the plugin names it.
 func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
 	version := manifest.PackageOf(r, m).Version
 	rt := m.Runtime
@@ -48,6 +56,7 @@ func PluginFromRecord(r manifest.Record, m *manifest.Manifest) *Plugin {
 	for _, v := range rt.Env {
 		values = append(values, v)
 	}
+	redact.AddIdentifiers(r.Name, r.Dir())
 	redact.AddSecrets(values...)
 	return &Plugin{ID: r.Name, Root: r.Dir(), Version: version, Runtime: *rt}
 }

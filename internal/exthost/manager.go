@@ -239,12 +239,14 @@ func (m *Manager) startAll(ctx context.Context, id int64, plugins []*Plugin) ([]
 			return nil, nil, nil, &RequiredError{Plugin: plugins[i].ID, Err: r.err}
 		}
 		failed[plugins[i].ID] = r.err
+		// The warning is returned, not logged: whoever shows the
+		// generation's warnings (every front end does, once per build)
+		// shows it. Only the stderr tail, which the warning leaves out,
+		// is logged here.
 		w := fmt.Sprintf("%s: optional extension runtime failed to start: %s", plugins[i].ID, redact.String(r.err.Error()))
 		warnings = append(warnings, w)
 		if tail := StderrOf(r.err); tail != "" {
-			m.opts.Logger.Warn(w, "stderr", tail)
-		} else {
-			m.opts.Logger.Warn(w)
+			m.opts.Logger.Warn("optional extension runtime stderr", "plugin", plugins[i].ID, "stderr", tail)
 		}
 	}
 	return started, failed, warnings, nil

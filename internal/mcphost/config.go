@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // The transport types a Server may have once normalised.
@@ -257,4 +259,40 @@ func mapValues(in map[string]string, f func(string) string) map[string]string {
 		out[k] = f(v)
 	}
 	return out
+}
+
+// bridgeEnv are the variables the host itself gives a package server
+// (packageServer): paths and names it chose, not secrets.
+var bridgeEnv = map[string]bool{
+	"REASONIX_PLUGIN_ROOT": true, "REASONIX_PLUGIN_NAME": true, "REASONIX_PLUGIN_VERSION": true,
+	"CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PROJECT_DIR": true, "REASONIX_WORKSPACE_ROOT": true,
+}
+
+// learnSecrets gives the redactor what cfg (expanded) hands its server
+// and the server may echo in any text it writes: every env value but the
+// host's own (bridgeEnv), every header value (and its credential without
+// the scheme: "Bearer <token>"), and the secret-looking args
+// (redact.SecretArgs). The server's name, its owner, its directory, the
+// workspace and the host's own env values are identifiers: a value equal
+// to one of them is never masked, so messages about the server still name
+// it.
+func learnSecrets(cfg Server, workspace string) {
+	ids := []string{cfg.Name, cfg.Owner, cfg.Dir, workspace}
+	var values []string
+	for k, v := range cfg.Env {
+		if bridgeEnv[k] {
+			ids = append(ids, v)
+			continue
+		}
+		values = append(values, v)
+	}
+	for _, v := range cfg.Headers {
+		values = append(values, v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			values = append(values, cred)
+		}
+	}
+	values = append(values, redact.SecretArgs(cfg.Args)...)
+	redact.AddIdentifiers(ids...)
+	redact.AddSecrets(values...)
 }

@@ -100,6 +100,7 @@ func (c *conn) shutdown() {
 // down.
 func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, error) {
 	cfg := s.cfg.expanded(h.opts.Getenv)
+	learnSecrets(cfg, h.opts.Workspace)
 	c := &conn{stderr: &tail{max: stderrTailBytes}, ended: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(h.ctx)
 	var transport mcp.Transport

@@ -6,7 +6,12 @@
 // It owns the masking rules: the reference host's "strong" scrub
 // (PROTOCOL_DETAILS §10), PEM private-key blocks, the verbatim values of
 // secret-looking environment variables, and the verbatim values of every
-// plugin's manifest env ([AddSecrets]). Secrets become [Redacted]
+// plugin's manifest env, MCP server's configured env, args and headers and
+// config.toml provider's headers ([AddSecrets]), except a value equal to
+// an identifier the host chose ([AddIdentifiers]: a plugin's name, an MCP
+// server's name, a directory it made), which is never masked verbatim.
+// [KnownSecrets] applies the verbatim values alone, for third-party
+// output that goes on as data (to a model). Secrets become [Redacted]
 // ("[redacted]") or [Masked] ("****"). Redaction is idempotent, safe for
 // concurrent use, and returns its input without allocating when nothing in
 // it is masked.

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -35,24 +36,68 @@ func New(env []string) *Redactor {
 // With returns a Redactor that also masks every verbatim occurrence of
 // each of values, whatever it is called: trimmed of surrounding white
 // space, and ignored when shorter than 8 bytes or producible by a mask,
-// as in [New]. It returns r itself when values add nothing.
+// as in [New]. A value that is one of r's identifiers
+// ([Redactor.WithIdentifiers]) is kept but not masked. It returns r
+// itself when values add nothing.
 func (r *Redactor) With(values ...string) *Redactor {
-	old := r.envSecrets()
+	old := r.learnedSecrets()
 	seen := make(map[string]bool, len(old)+len(values))
 	for _, v := range old {
 		seen[v] = true
 	}
-	secrets := slices.Clone(old)
+	learned := slices.Clone(old)
 	for _, v := range values {
 		v = strings.TrimSpace(v)
 		if len(v) < minEnvSecret || seen[v] || producibleByMask(v) {
 			continue
 		}
 		seen[v] = true
-		secrets = append(secrets, v)
+		learned = append(learned, v)
 	}
-	if r != nil && len(secrets) == len(old) {
+	if r != nil && len(learned) == len(old) {
 		return r
+	}
+	return build(learned, r.identifiers())
+}
+
+// WithIdentifiers returns a Redactor that never masks any of ids
+// verbatim: they are identifiers the bridge itself chose or shows anyway
+// (a plugin's installed name, an MCP server's name, a directory it made),
+// and a value equal to one of them, learned from the environment or
+// given to [Redactor.With] before or after, is not a secret worth hiding
+// the identifier for. Only whole values are exempt: a secret that merely
+// contains an identifier is still masked, and the pattern rules still
+// apply to an identifier. ids are trimmed of surrounding white space. It
+// returns r itself when ids add nothing.
+func (r *Redactor) WithIdentifiers(ids ...string) *Redactor {
+	old := r.identifiers()
+	next := old
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if len(id) < minEnvSecret || old[id] || next[id] {
+			continue
+		}
+		if len(next) == len(old) {
+			next = maps.Clone(old)
+			if next == nil {
+				next = map[string]bool{}
+			}
+		}
+		next[id] = true
+	}
+	if r != nil && len(next) == len(old) {
+		return r
+	}
+	return build(r.learnedSecrets(), next)
+}
+
+// build is the Redactor of learned secrets, less the identifiers.
+func build(learned []string, idents map[string]bool) *Redactor {
+	secrets := make([]string, 0, len(learned))
+	for _, v := range learned {
+		if !idents[v] {
+			secrets = append(secrets, v)
+		}
 	}
 	// Longest first, so that of two overlapping values the longer is found
 	// first; ties in a fixed order so two Redactors of one env agree.
@@ -62,7 +107,7 @@ func (r *Redactor) With(values ...string) *Redactor {
 		}
 		return strings.Compare(a, b)
 	})
-	return &Redactor{secrets: secrets}
+	return &Redactor{secrets: secrets, learned: learned, idents: idents}
 }
 
 func secretName(name string) bool {
@@ -87,6 +132,20 @@ func (r *Redactor) envSecrets() []string {
 		return nil
 	}
 	return r.secrets
+}
+
+func (r *Redactor) learnedSecrets() []string {
+	if r == nil {
+		return nil
+	}
+	return r.learned
+}
+
+func (r *Redactor) identifiers() map[string]bool {
+	if r == nil {
+		return nil
+	}
+	return r.idents
 }
 
 // hasEnvSecret reports whether s contains a verbatim environment secret.
@@ -134,3 +193,26 @@ func (r *Redactor) maskEnv(s string) (string, bool) {
 }
 
 type span struct{ start, end int }
+
+// SecretArgs returns the values in a command line that name a secret: the
+// value of "--api-key=V", "-token=V" or "PASSWORD=V", and the argument
+// after a flag such as "--api-key": an argument that starts with '-', has
+// no '=', and whose name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+// PASSPHRASE in any case (as environment names do). The
+// host gives them to [AddSecrets] for the processes it starts with args
+// from a configuration file.
+func SecretArgs(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if name, value, ok := strings.Cut(a, "="); ok {
+			if secretName(strings.TrimLeft(name, "-")) {
+				out = append(out, value)
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") && secretName(a) && i+1 < len(args) {
+			out = append(out, args[i+1])
+		}
+	}
+	return out
+}

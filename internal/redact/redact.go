@@ -20,8 +20,13 @@ const (
 // *Redactor) applies every pattern rule but knows no environment values.
 // A Redactor is immutable and safe for concurrent use.
 type Redactor struct {
-	// secrets are the environment values masked verbatim, longest first.
+	// secrets are the environment values masked verbatim, longest first:
+	// learned less idents.
 	secrets []string
+	// learned are every value learned (New, With), in the order learned.
+	learned []string
+	// idents are the identifiers never masked verbatim (WithIdentifiers).
+	idents map[string]bool
 }
 
 var (
@@ -57,6 +62,46 @@ func AddSecrets(values ...string) {
 	if next := r.With(values...); next != r {
 		defaultPtr.Store(next)
 	}
+}
+
+// AddIdentifiers makes the default Redactor never mask any of ids
+// verbatim, whoever gave the same value as a secret and whenever (see
+// [Redactor.WithIdentifiers]). The host gives it the names it chose or
+// shows anyway — a plugin's installed name, an MCP server's name, the
+// directories it made — before it learns the values that go with them, so
+// a plugin whose env holds its own name (PLUGIN_NAME=myplugin) is still
+// named in every message about it.
+func AddIdentifiers(ids ...string) {
+	defaultRedactor()
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	r := defaultPtr.Load()
+	if next := r.WithIdentifiers(ids...); next != r {
+		defaultPtr.Store(next)
+	}
+}
+
+// KnownSecrets masks, with the default Redactor, only the verbatim values
+// it knows (see [Redactor.KnownSecrets]).
+func KnownSecrets(s string) string { return defaultRedactor().KnownSecrets(s) }
+
+// KnownSecrets returns s with every verbatim occurrence of a value r
+// knows — secret-named environment variables, values given to
+// [Redactor.With] — masked as [Redacted], and nothing else: none of the
+// pattern rules run, so ids, hashes and tokens that are data (a commit
+// SHA, a UUID) stay as they are. It is for text that goes on as data
+// (to a model, into its stored history) but was written by a process
+// that was given those values. It returns s itself when nothing is
+// masked.
+func (r *Redactor) KnownSecrets(s string) string {
+	for range maxRounds {
+		t, changed := r.maskEnv(s)
+		if !changed {
+			break
+		}
+		s = t
+	}
+	return s
 }
 
 // String redacts s with the default Redactor, whose environment values are

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -549,5 +550,50 @@ func TestAddSecrets(t *testing.T) {
 	}
 	if got := String("no"); got != "no" {
 		t.Errorf("a short value was added: %q", got)
+	}
+}
+
+// TestWithIdentifiers: a value equal to an identifier is not masked,
+// whether it was learned before or after the identifier; a secret that
+// only contains the identifier still is.
+func TestWithIdentifiers(t *testing.T) {
+	t.Parallel()
+	r := New([]string{"MY_TOKEN=myplugin-name"}).WithIdentifiers("myplugin-name", "  /tmp/plugins/myplugin-name ")
+	r = r.With("/tmp/plugins/myplugin-name", "myplugin-name-secret-1")
+	got := r.String("plugin myplugin-name at /tmp/plugins/myplugin-name: myplugin-name-secret-1")
+	if want := "plugin myplugin-name at /tmp/plugins/myplugin-name: [redacted]"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	if r.WithIdentifiers("myplugin-name", "short") != r {
+		t.Error("WithIdentifiers of nothing new made a new Redactor")
+	}
+	if New([]string{"MY_TOKEN=myplugin-name"}).String("myplugin-name") != "[redacted]" {
+		t.Error("an identifier of one Redactor is exempt in another")
+	}
+}
+
+// TestKnownSecrets: only the verbatim values are masked; the pattern
+// rules do not run, so ids that are data stay.
+func TestKnownSecrets(t *testing.T) {
+	t.Parallel()
+	r := New(nil).With("planted-value-0042")
+	in := "commit 3f2a9c1b7e4d5f60718293a4b5c6d7e8f9012345 token=abcDEF123456ghiJKL planted-value-0042planted-value-0042"
+	want := "commit 3f2a9c1b7e4d5f60718293a4b5c6d7e8f9012345 token=abcDEF123456ghiJKL [redacted]"
+	if got := r.KnownSecrets(in); got != want {
+		t.Errorf("KnownSecrets = %q, want %q", got, want)
+	}
+	if s := "nothing here"; r.KnownSecrets(s) != s {
+		t.Error("KnownSecrets changed clean text")
+	}
+	if got := (*Redactor)(nil).KnownSecrets(in); got != in {
+		t.Errorf("nil KnownSecrets = %q", got)
+	}
+}
+
+func TestSecretArgs(t *testing.T) {
+	t.Parallel()
+	got := SecretArgs([]string{"-y", "server", "--api-key", "v1", "--token=v2", "DB_PASSWORD=v3", "--verbose", "x", "--key"})
+	if want := []string{"v1", "v2", "v3"}; !slices.Equal(got, want) {
+		t.Errorf("SecretArgs = %q, want %q", got, want)
 	}
 }

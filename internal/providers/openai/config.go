@@ -29,7 +29,9 @@ type Config struct {
 	// for servers such as Azure that want `api-key`.
 	APIKeyHeader string `toml:"api_key_header"`
 	// Headers are extra request headers. Credential-looking names are
-	// refused: credentials belong in the environment, not the file.
+	// refused: credentials belong in the environment, not the file. The
+	// values (8 bytes or more) are still masked in every message the
+	// bridge shows (redact.AddSecrets), since a server may echo them.
 	Headers map[string]string `toml:"headers"`
 	// ConnectTimeout bounds dialing and the TLS handshake (default 10s).
 	ConnectTimeout time.Duration `toml:"connect_timeout"`

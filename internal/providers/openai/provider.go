@@ -2,14 +2,17 @@ package openai
 
 import (
 	"context"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // Provider is one configured OpenAI-compatible server.
@@ -48,6 +51,10 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	// The server may echo a header back in an error body: its values
+	// are secrets to the redactor. The provider's name is an identifier.
+	redact.AddIdentifiers(cfg.Name)
+	redact.AddSecrets(slices.Collect(maps.Values(cfg.Headers))...)
 	p := &Provider{
 		cfg:      cfg,
 		endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
