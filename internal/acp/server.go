@@ -221,10 +221,10 @@ func (s *server) mcpNotice(n mcphost.Notice) {
 	}
 }
 
-// close ends every session (session.end) and stops their MCP servers,
-// then the hub and the runtime.
+// close ends every session (session.end), the hub and the runtime (the
+// engine), then the sessions' own MCP servers.
 func (s *server) close() {
-	if err := s.agent.Close(context.Background()); err != nil {
+	if err := s.eng.Close(context.Background()); err != nil {
 		s.log.Warn(redact.String(err.Error()))
 	}
 	s.mu.Lock()
@@ -235,9 +235,6 @@ func (s *server) close() {
 	s.mu.Unlock()
 	for _, ss := range open {
 		ss.stopMCP()
-	}
-	if err := s.eng.Close(context.Background()); err != nil {
-		s.log.Warn(redact.String(err.Error()))
 	}
 }
 

@@ -247,7 +247,7 @@ func (t *turn) action(ctx context.Context, name string, words []string) (msg str
 		t.notice(NoticeWarning, "", "", "/"+name+" failed: "+redact.String(err.Error()))
 		return "", true
 	}
-	return strings.TrimSpace(redact.String(res.Message)), true
+	return strings.TrimSpace(res.Message), true // redacted by the runner
 }
 
 // direct runs a subagent the user typed (/<plugin>:agent:<name> task):

@@ -10,7 +10,8 @@
 //     against the generation it is bound to;
 //   - a build of the plugins waits until no turn runs (agent.Idle), then
 //     binds the hub to the new generation before the front end hears of it;
-//   - requests that need the plugins wait for the first build (Ready);
+//   - requests that need the plugins wait for the first build
+//     (pluginrt.Set.Ready);
 //   - the agent's settings come from the home's config.toml;
 //   - the MCP servers' notices reach every open session before the front
 //     end shows them its own way.
@@ -51,8 +52,10 @@ type Options struct {
 	// every action are stamped with it.
 	SessionID string
 	// Deferred opens the runtime without building: the front end calls
-	// Starting where it decides to build, then Build (serve builds after
-	// LSP's initialized). Otherwise Open builds the first generation.
+	// Runtime.Starting where it decides to build, then Runtime.Reload
+	// (serve builds after LSP's initialized), and requests that need the
+	// plugins wait in Runtime.Ready. Otherwise Open builds the first
+	// generation.
 	Deferred bool
 
 	// UI shows the plugins' UI (editorui.Editor); Submit, if set,
@@ -173,11 +176,7 @@ func (e *Engine) services() exthost.Services {
 		UIPublish: func(ctx context.Context, sc *exthost.Sidecar, p *extproto.UIPublishParams) (*extproto.UIPublishResult, error) {
 			return e.Hub.Publish(editorui.ForSession(ctx, exthost.SessionOf(ctx)), sc.Plugin.ID, p)
 		},
-		OnCrash: func(sc *exthost.Sidecar, err error) {
-			if e.opts.OnCrash != nil {
-				e.opts.OnCrash(sc, err)
-			}
-		},
+		OnCrash: e.opts.OnCrash,
 	}
 }
 
@@ -217,20 +216,6 @@ func (e *Engine) mcpNotice(n mcphost.Notice) {
 		e.opts.MCPNotice(n)
 	}
 }
-
-// Starting says the first build of a Deferred engine is on its way
-// (pluginrt.Set.Starting): requests read from now on wait for it in
-// Ready.
-func (e *Engine) Starting() { e.Runtime.Starting() }
-
-// Build builds the next generation (pluginrt.Set.Reload): the first one
-// of a Deferred engine, or a reload.
-func (e *Engine) Build(ctx context.Context) (*pluginrt.Snapshot, error) {
-	return e.Runtime.Reload(ctx)
-}
-
-// Ready waits for the first build (pluginrt.Set.Ready).
-func (e *Engine) Ready(ctx context.Context) error { return e.Runtime.Ready(ctx) }
 
 // Close closes the agent's sessions, the hub and the runtime, in that
 // order (session.end reaches the plugins before they stop); the error is
