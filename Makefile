@@ -150,15 +150,15 @@ vsix:
 	$(MAKE) dist DIST_TARGETS=linux/amd64
 
 # The ACP front end against a client nobody here wrote: the ACP project's
-# TypeScript SDK (@agentclientprotocol/sdk from npm, acp/test/) drives a
+# TypeScript SDK (@agentclientprotocol/sdk from npm, internal/acp/test/) drives a
 # real `rx-bridge acp` with examples/echo-provider and examples/hello
 # installed in a temporary home.
-ACP_DEPS := acp/test/node_modules/.package-lock.json
-$(ACP_DEPS): acp/test/package.json acp/test/package-lock.json
-	cd acp/test && npm ci --no-audit --no-fund --loglevel=error
+ACP_DEPS := internal/acp/test/node_modules/.package-lock.json
+$(ACP_DEPS): internal/acp/test/package.json internal/acp/test/package-lock.json
+	cd internal/acp/test && npm ci --no-audit --no-fund --loglevel=error
 acp-test: examples $(ACP_DEPS)
 	$(GO) build -o $(BIN)/rx-bridge ./cmd/rx-bridge
-	cd acp/test && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm test
+	cd internal/acp/test && RX_BRIDGE_BIN=$(BIN)/rx-bridge npm test
 
 # The Neovim plugin (nvim/): headless tests against a scripted bridge and
 # the real `rx-bridge serve` with examples/hello and examples/echo-provider;
