@@ -79,15 +79,20 @@ func (t *terminal) Document(context.Context, string) (string, bool, error) { ret
 // ApplyEdit writes the edit to disk atomically.
 func (t *terminal) ApplyEdit(_ context.Context, e agent.FileEdit) error { return tools.WriteToDisk(e) }
 
-// RequestPermission asks y/N; end of input denies, a cancelled turn
-// withdraws the question.
+// RequestPermission asks y/N, with a third answer "a" when the engine
+// offers a session grant (its label says exactly what "a" allows); end
+// of input denies, a cancelled turn withdraws the question.
 func (t *terminal) RequestPermission(ctx context.Context, req agent.PermissionRequest) (agent.PermissionOutcome, error) {
 	tc := req.ToolCall
 	if t.answer != "" {
 		fmt.Fprintf(t.out, "[permission] %s: %s (answered by flag)\n", tc.Title, t.answer)
 		return t.answer, nil
 	}
-	line, err := t.ask(ctx, fmt.Sprintf("Allow %s? %s %s [y/N] ", tc.Title, tc.Name, clipLine(tc.Arguments, 200)))
+	q := fmt.Sprintf("Allow %s? %s %s [y/N] ", tc.Title, tc.Name, clipLine(tc.Arguments, 200))
+	if req.Grant != "" {
+		q = fmt.Sprintf("Allow %s? %s %s\n  y = allow once, a = %s, N = deny [y/a/N] ", tc.Title, tc.Name, clipLine(tc.Arguments, 200), req.Grant)
+	}
+	line, err := t.ask(ctx, q)
 	switch {
 	case ctx.Err() != nil:
 		return agent.PermissionCancelled, nil
@@ -97,8 +102,11 @@ func (t *terminal) RequestPermission(ctx context.Context, req agent.PermissionRe
 	case err != nil:
 		return "", err
 	}
-	if yes(line) {
+	switch a := strings.ToLower(strings.TrimSpace(line)); {
+	case yes(a):
 		return agent.PermissionAllow, nil
+	case req.Grant != "" && (a == "a" || a == "always"):
+		return agent.PermissionAllowSession, nil
 	}
 	return agent.PermissionDeny, nil
 }

@@ -98,6 +98,34 @@ func TestTerminalSurfacesAndPermission(t *testing.T) {
 	}
 }
 
+// TestTerminalSessionGrant: "a" answers allow-for-this-session only when
+// the engine offers a grant, and the question shows the grant's label.
+func TestTerminalSessionGrant(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, grant, line string
+		want              agent.PermissionOutcome
+	}{
+		{"a with a grant", "Allow run_command make for this session", "a\n", agent.PermissionAllowSession},
+		{"always with a grant", "Allow run_command make for this session", "Always\n", agent.PermissionAllowSession},
+		{"a without a grant denies", "", "a\n", agent.PermissionDeny},
+		{"y with a grant allows once", "Allow run_command make for this session", "y\n", agent.PermissionAllow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := &syncWriter{w: &bytes.Buffer{}}
+			term := newTerminal(strings.NewReader(tc.line), out, "", false)
+			got, err := term.RequestPermission(context.Background(), agent.PermissionRequest{ToolCall: agent.ToolCall{Name: "run_command", Title: "Run make", Arguments: `{"command":["make"]}`}, Grant: tc.grant})
+			if err != nil || got != tc.want {
+				t.Errorf("answer %q: %s, %v; want %s", tc.line, got, err, tc.want)
+			}
+			if tc.grant != "" && !strings.Contains(out.String(), "a = "+tc.grant) {
+				t.Errorf("question does not name the grant:\n%s", out.String())
+			}
+		})
+	}
+}
+
 // syncWriter lets the hub's goroutines and the test share a buffer.
 type syncWriter struct {
 	mu sync.Mutex

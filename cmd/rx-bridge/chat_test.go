@@ -17,7 +17,8 @@ import (
 )
 
 // chatServer is an OpenAI-compatible server that plays a model: a user
-// message "read <path>" calls read_file on it, a tool result is quoted
+// message "read <path>" calls read_file on it, "write <path> <words>"
+// calls apply_edit to write the words to it, a tool result is quoted
 // back, anything else is echoed word by word.
 func chatServer(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -44,6 +45,12 @@ func chatServer(t *testing.T) *httptest.Server {
 			args, _ := json.Marshal(map[string]string{"path": strings.TrimPrefix(content, "read ")})
 			events = append(events, delta(map[string]any{"reasoning_content": "I should read it."}),
 				delta(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", len(req.Messages)), "type": "function", "function": map[string]any{"name": "read_file", "arguments": string(args)}}}}))
+			finish = "tool_calls"
+		case strings.HasPrefix(content, "write "):
+			path, words, _ := strings.Cut(strings.TrimPrefix(content, "write "), " ")
+			args, _ := json.Marshal(map[string]string{"path": path, "content": words + "\n"})
+			events = append(events, delta(map[string]any{"reasoning_content": "I should write it."}),
+				delta(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", len(req.Messages)), "type": "function", "function": map[string]any{"name": "apply_edit", "arguments": string(args)}}}}))
 			finish = "tool_calls"
 		default:
 			for i, word := range strings.Fields(content) {
@@ -112,33 +119,68 @@ func chatRun(t *testing.T, getenv func(string) string, stdin string, args ...str
 func TestChatScriptedText(t *testing.T) {
 	t.Parallel()
 	getenv, ws := chatEnv(t, chatServer(t), "ask")
-	code, stdout, stderr := chatRun(t, getenv, "y\n", "--workspace", ws, "--prompt", "read notes.txt", "--prompt", "hello there")
+	code, stdout, stderr := chatRun(t, getenv, "y\n", "--workspace", ws, "--prompt", "read notes.txt", "--prompt", "write todo.txt buy bread", "--prompt", "hello there")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	for _, want := range []string{
 		"[thinking] I should read it.\n",
 		"[tool] Read notes.txt (read_file)\n",
-		"[permission] read_file: allow (user)\n",
 		"[tool] Read notes.txt: completed\n    remember the milk\n    and eggs\n",
 		"The file says: remember the milk\n",
 		"[turn 1: end_turn]\n",
-		"hello there\n",
+		"[permission] apply_edit: allow (user)\n",
 		"[turn 2: end_turn]\n",
+		"hello there\n",
+		"[turn 3: end_turn]\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "Allow Read notes.txt? read_file") {
-		t.Errorf("the permission question was not asked on stderr: %s", stderr)
+	// ask mode asks about the edit only, never about the read.
+	if strings.Contains(stdout, "[permission] read_file") || strings.Contains(stderr, "Allow Read notes.txt?") {
+		t.Errorf("ask mode asked about a read:\n%s\n%s", stdout, stderr)
+	}
+	if !strings.Contains(stderr, "Allow Edit todo.txt? apply_edit") || !strings.Contains(stderr, "a = Allow edits to todo.txt for this session") {
+		t.Errorf("the edit's permission question (with its session grant) was not asked on stderr: %s", stderr)
+	}
+	if got := readFile(t, filepath.Join(ws, "todo.txt")); got != "buy bread\n" {
+		t.Errorf("todo.txt = %q", got)
+	}
+}
+
+// TestChatSessionGrant: answering "a" grants exactly what the label
+// said — later edits of the same file run unasked, an edit of another
+// file is asked again.
+func TestChatSessionGrant(t *testing.T) {
+	t.Parallel()
+	getenv, ws := chatEnv(t, chatServer(t), "ask")
+	code, stdout, stderr := chatRun(t, getenv, "a\nn\n", "--workspace", ws, "--prompt", "write todo.txt one", "--prompt", "write todo.txt two", "--prompt", "write other.txt three")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if n := strings.Count(stderr, "Allow Edit todo.txt?"); n != 1 {
+		t.Errorf("todo.txt asked %d times, want once:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "Allow Edit other.txt?") {
+		t.Errorf("another file's edit was not asked:\n%s", stderr)
+	}
+	if got := readFile(t, filepath.Join(ws, "todo.txt")); got != "two\n" {
+		t.Errorf("todo.txt = %q", got)
+	}
+	if got := readFile(t, filepath.Join(ws, "other.txt")); !strings.HasPrefix(got, "<") {
+		t.Errorf("other.txt was written though denied: %q", got)
+	}
+	if strings.Count(stdout, "[permission] apply_edit: allow (user)") != 2 || strings.Count(stdout, "[permission] apply_edit: deny (user)") != 1 {
+		t.Errorf("want two edits allowed (the second by the grant) and one denied:\n%s", stdout)
 	}
 }
 
 func TestChatJSONAndDeny(t *testing.T) {
 	t.Parallel()
 	getenv, ws := chatEnv(t, chatServer(t), "ask")
-	code, stdout, stderr := chatRun(t, getenv, "", "--workspace", ws, "--json", "--no", "--prompt", "read notes.txt")
+	code, stdout, stderr := chatRun(t, getenv, "", "--workspace", ws, "--json", "--no", "--prompt", "write todo.txt x")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -172,13 +172,13 @@ func (d *demoRun) initialize(ctx context.Context) error {
 	d.step("initialize: the editor and the bridge agree on capabilities")
 	caps := map[string]any{
 		"window":    map[string]any{"workDoneProgress": true},
-		"workspace": map[string]any{"applyEdit": true, "executeCommand": map[string]any{"dynamicRegistration": false}},
+		"workspace": map[string]any{"executeCommand": map[string]any{"dynamicRegistration": false}},
 		"experimental": map[string]any{"rxBridge": map[string]any{
 			"version": 1, "sessionUpdates": true, "lmChat": true,
 			"ui": map[string]bool{"select": true, "multiselect": true, "input": true, "confirm": true, "form": false, "notification": true, "status": true, "card": true},
 		}},
 	}
-	d.line("editor:  rxBridge v1, native ui select multiselect input confirm notification status card (no form), session updates, lm chat, progress, applyEdit")
+	d.line("editor:  rxBridge v1, native ui select multiselect input confirm notification status card (no form), session updates, lm chat, progress (no applyEdit: the agent's edits go to disk)")
 	var res struct {
 		Capabilities struct {
 			TextDocumentSync       struct{ Change int }
@@ -267,14 +267,14 @@ func (d *demoRun) greet(ctx context.Context) error {
 }
 
 func (d *demoRun) agent(ctx context.Context) error {
-	d.step("an agent turn streams from the echo provider, with a tool call and its permission prompt")
+	d.step("an agent turn streams from the echo provider, with an edit and its permission prompt")
 	var sess struct{ SessionID, Model string }
 	if err := d.c.Call(ctx, "rx/session/new", map[string]any{}, &sess); err != nil {
 		return fmt.Errorf("rx/session/new: %w", err)
 	}
 	d.session = sess.SessionID
 	d.line("session %s on %s", sess.SessionID, sess.Model)
-	prompt := `call read_file {"path": "README.md"}`
+	prompt := `call apply_edit {"path": "NOTES.md", "content": "Written by the agent through the bridge.\n"}`
 	d.line("user: %s", prompt)
 	var res struct{ StopReason, Text string }
 	if err := d.c.Call(ctx, "rx/session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": prompt}, &res); err != nil {
@@ -284,10 +284,12 @@ func (d *demoRun) agent(ctx context.Context) error {
 	defer demoSeen.mu.Unlock()
 	d.print("\n")
 	d.line("(%d chunks streamed) turn ended: %s", demoSeen.chunks, res.StopReason)
+	written, _ := os.ReadFile(filepath.Join(d.ws, "NOTES.md"))
+	d.line("NOTES.md on disk: %q", written)
 	if res.StopReason != "end_turn" || len(demoSeen.permissions) != 1 || demoSeen.chunks < 2 ||
-		!strings.Contains(res.Text, "read by the agent") || !slices.Contains(demoSeen.tools, "update completed") {
-		return fmt.Errorf("want a permitted read_file whose result the model streams back; got stop %q, %d permission prompt(s), %d chunk(s), tools %v, text %q",
-			res.StopReason, len(demoSeen.permissions), demoSeen.chunks, demoSeen.tools, res.Text)
+		string(written) != "Written by the agent through the bridge.\n" || !slices.Contains(demoSeen.tools, "update completed") {
+		return fmt.Errorf("want a permitted apply_edit that writes NOTES.md and a streamed answer; got stop %q, %d permission prompt(s), %d chunk(s), tools %v, NOTES.md %q, text %q",
+			res.StopReason, len(demoSeen.permissions), demoSeen.chunks, demoSeen.tools, written, res.Text)
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func TestServeMCPSecretsNeverShown(t *testing.T) {
 	b, _ := json.Marshal(cfg)
 	// JSON is TOML's inline table syntax once the keys are bare.
 	inline := strings.NewReplacer(`"command":`, "command = ", `"args":`, "args = ", `"env":`, "env = ", `"`+sidecarEnv+`":`, sidecarEnv+" = ", `"PROBE_SETTING":`, "PROBE_SETTING = ").Replace(string(b))
-	e.writeConfig("model = \"" + echoSmall + "\"\n\n[mcp_servers]\nprobe = " + inline + "\n")
+	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"yolo\"\n\n[mcp_servers]\nprobe = " + inline + "\n")
 	c := e.start()
 	var mu sync.Mutex
 	var seen []lspclient.Message

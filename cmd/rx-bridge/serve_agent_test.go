@@ -186,7 +186,9 @@ func TestServeSession(t *testing.T) {
 	ui.mu.Lock()
 	asked, edits := strings.Join(ui.asked, "; "), ui.edits
 	ui.mu.Unlock()
-	if !strings.Contains(asked, "read ") || !strings.Contains(asked, "edit ") {
+	// ask mode asks about the edit, never about the reads (the engine's
+	// approval table, docs/ARCHITECTURE.md).
+	if strings.Contains(asked, "read ") || !strings.Contains(asked, "edit ") {
 		t.Errorf("permission asked for: %s", asked)
 	}
 	if len(edits) != 1 || !strings.Contains(string(edits[0]), `"kind":"create"`) || !strings.Contains(string(edits[0]), "made by the agent") || !strings.Contains(string(edits[0]), `"label":"Reasonix: apply_edit"`) {
@@ -334,7 +336,7 @@ func TestServeSessionCancel(t *testing.T) {
 	})
 	initialized(t, c, clientCaps(fullRx(), nil))
 	sid := newSession(t, c)
-	turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": `call read_file {"path": "x"}`})
+	turn := c.CallAsync(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": sid, "prompt": `call apply_edit {"path": "x", "content": "y"}`})
 	<-asked
 	if err := c.Notify(ctxT(t), "rx/session/cancel", map[string]any{"sessionId": sid}); err != nil {
 		t.Fatal(err)

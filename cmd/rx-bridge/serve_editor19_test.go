@@ -39,17 +39,18 @@ func TestServePromptResources(t *testing.T) {
 	shutdownExit(t, c)
 }
 
-// TestServePermissionAllowForSession is issue 19 bug 12's bridge side:
-// the question offers Allow once, Allow for this session and Deny; once
-// allowed for the session, the tool is not asked about again in that
-// session, and another session still asks.
+// TestServePermissionAllowForSession is issue 19 bug 12's bridge side,
+// with issue 26's one grant rule: the question offers Allow once, the
+// engine's grant (edits to that file) and Deny; once allowed for the
+// session, edits to that file are not asked about again in that
+// session, an edit to another file is, and another session still asks.
 func TestServePermissionAllowForSession(t *testing.T) {
 	t.Parallel()
 	e := newServeEnv(t, "echo-provider")
 	e.writeConfig("model = \"" + echoSmall + "\"\ntool_approval = \"ask\"\n")
 	c := e.start()
 	var mu sync.Mutex
-	var asked []string
+	var asked, options []string
 	answer := "allow"
 	c.Handle("rx/session/requestPermission", func(_ context.Context, raw json.RawMessage) (any, error) {
 		var r struct {
@@ -61,12 +62,10 @@ func TestServePermissionAllowForSession(t *testing.T) {
 		for _, o := range r.Options {
 			opts = append(opts, o.OptionID+"/"+o.Kind+"/"+o.Name)
 		}
-		if got, want := strings.Join(opts, ", "), "allow/allow_once/Allow once, allow_session/allow_always/Allow for this session, deny/reject_once/Deny"; got != want {
-			t.Errorf("options %s, want %s", got, want)
-		}
 		mu.Lock()
 		defer mu.Unlock()
 		asked = append(asked, r.SessionID)
+		options = append(options, strings.Join(opts, ", "))
 		return map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": answer}}, nil
 	})
 	initialized(t, c, clientCaps(fullRx(), nil))
@@ -78,28 +77,36 @@ func TestServePermissionAllowForSession(t *testing.T) {
 		return s.SessionID
 	}
 	a, b := newSession(), newSession()
-	read := `call read_file {"path": "missing.txt"}`
+	edit := func(file string) string { return `call apply_edit {"path": "` + file + `", "content": "x"}` }
 	steps := []struct {
-		session, answer string
-		asked           bool
+		session, file, answer string
+		asked                 bool
 	}{
-		{a, "allow", true},         // allowed once
-		{a, "allow_session", true}, // asked again, now allowed for the session
-		{a, "deny", false},         // not asked
-		{b, "deny", true},          // another session asks
-		{b, "allow_session", true}, // a deny grants nothing
+		{a, "x.txt", "allow", true},         // allowed once
+		{a, "x.txt", "allow_session", true}, // asked again, now allowed for the session
+		{a, "x.txt", "deny", false},         // not asked
+		{a, "y.txt", "deny", true},          // another file is asked about
+		{b, "x.txt", "deny", true},          // another session asks
+		{b, "x.txt", "allow_session", true}, // a deny grants nothing
 	}
 	for i, st := range steps {
 		mu.Lock()
 		answer = st.answer
 		before := len(asked)
 		mu.Unlock()
-		prompt(t, c, st.session, read)
+		prompt(t, c, st.session, edit(st.file))
 		mu.Lock()
 		got := len(asked) > before
+		var opts string
+		if got {
+			opts = options[len(options)-1]
+		}
 		mu.Unlock()
 		if got != st.asked {
 			t.Errorf("step %d: asked %v, want %v", i, got, st.asked)
+		}
+		if want := "allow/allow_once/Allow once, allow_session/allow_always/Allow edits to " + st.file + " for this session, deny/reject_once/Deny"; got && opts != want {
+			t.Errorf("step %d: options %s, want %s", i, opts, want)
 		}
 	}
 	shutdownExit(t, c)

@@ -291,7 +291,7 @@ func TestServeReviewedEdits(t *testing.T) {
 	ed.mu.Unlock()
 	done := make(chan error, 1)
 	go func() {
-		done <- c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": id, "prompt": `call read_file {"path": "a.txt"}`}, nil)
+		done <- c.Call(ctxT(t), "rx/session/prompt", map[string]any{"sessionId": id, "prompt": `call run_command {"command": ["true"]}`}, nil)
 	}()
 	<-ed.asking
 	err = c.Call(ctxT(t), "rx/session/undoTurn", map[string]any{"sessionId": id}, nil)

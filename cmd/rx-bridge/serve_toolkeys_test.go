@@ -62,7 +62,7 @@ func TestServeToolCallKeys(t *testing.T) {
 	initialized(t, c, clientCaps(fullRx(), nil))
 	sid := newSession(t, c)
 	for range 2 {
-		if r := prompt(t, c, sid, `call list_files {}`); r.StopReason != "end_turn" {
+		if r := prompt(t, c, sid, `call run_command {"command":["true"]}`); r.StopReason != "end_turn" {
 			t.Fatalf("turn = %+v", r)
 		}
 	}
@@ -93,7 +93,7 @@ func TestServeToolCallKeys(t *testing.T) {
 		t.Errorf("replayed tool_call ids %q, live %q", replayed, live)
 	}
 	before = len(updatesOf(c, sid))
-	prompt(t, c, sid, `call list_files {}`)
+	prompt(t, c, sid, `call run_command {"command":["true"]}`)
 	next, _ := wireToolIDs(c, sid, before)
 	if len(next) != 1 || slices.Contains(live, next[0]) {
 		t.Errorf("after the load, tool_call ids %q; earlier %q", next, live)

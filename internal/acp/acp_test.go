@@ -203,13 +203,19 @@ func TestAvailableCommandsIncludeExtensionActions(t *testing.T) {
 	}
 }
 
+// TestApprovalOptions: the allow_always option's name is the engine's
+// grant label; with no grant offered there is no allow_always.
 func TestApprovalOptions(t *testing.T) {
 	t.Parallel()
-	g, offered := grantFor(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: "apply_edit"}}, t.TempDir())
-	opts := permissionOptions(g, offered)
-	b, _ := json.Marshal(opts)
-	want := `[{"kind":"allow_once","name":"Allow","optionId":"allow_once"},{"kind":"allow_always","name":"Allow Edit for this session","optionId":"allow_always"},{"kind":"reject_once","name":"Reject","optionId":"reject_once"}]`
-	if string(b) != want {
-		t.Errorf("options:\n got %s\nwant %s", b, want)
+	for _, tc := range []struct {
+		grant, want string
+	}{
+		{"Allow edits to notes.txt for this session", `[{"kind":"allow_once","name":"Allow","optionId":"allow_once"},{"kind":"allow_always","name":"Allow edits to notes.txt for this session","optionId":"allow_always"},{"kind":"reject_once","name":"Reject","optionId":"reject_once"}]`},
+		{"", `[{"kind":"allow_once","name":"Allow","optionId":"allow_once"},{"kind":"reject_once","name":"Reject","optionId":"reject_once"}]`},
+	} {
+		b, _ := json.Marshal(permissionOptions(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: "apply_edit"}, Grant: tc.grant}))
+		if string(b) != tc.want {
+			t.Errorf("options:\n got %s\nwant %s", b, tc.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -341,17 +342,16 @@ func TestPermissionMetaOnlyTrustsForegroundStaticBash(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	for _, tc := range []struct {
-		name, tool, args string
-		want             string
+		name, tool string
+		cmd        *agent.Command // as the engine decoded the call
+		want       string
 	}{
-		{"exec form", "run_command", `{"command":["go","test","./..."]}`, `{"reasonix.io":{"argv":["go","test","./..."],"commandSchemaVersion":1,"cwd":"WS","tool":"run_command"}}`},
-		{"no argv: bad arguments", "run_command", `{"command":"go test"}`, `{"reasonix.io":{"tool":"run_command"}}`},
-		{"no argv: unknown member", "run_command", `{"command":["ls"],"shell":true}`, `{"reasonix.io":{"tool":"run_command"}}`},
-		{"no argv: cwd outside", "run_command", `{"command":["ls"],"cwd":".."}`, `{"reasonix.io":{"tool":"run_command"}}`},
-		{"no argv: a secret the display redacts", "run_command", `{"command":["curl","-H","Authorization: Bearer sk-abcdefghijklmnopqrstuvwxyz0123456789"]}`, `{"reasonix.io":{"tool":"run_command"}}`},
-		{"other tool", "read_file", `{"path":"a"}`, `{"reasonix.io":{"tool":"read_file"}}`},
+		{"exec form", "run_command", &agent.Command{Argv: []string{"go", "test", "./..."}, Dir: ws}, `{"reasonix.io":{"argv":["go","test","./..."],"commandSchemaVersion":1,"cwd":"WS","tool":"run_command"}}`},
+		{"no argv: the engine did not decode it", "run_command", nil, `{"reasonix.io":{"tool":"run_command"}}`},
+		{"no argv: a secret the display redacts", "run_command", &agent.Command{Argv: []string{"curl", "-H", "Authorization: Bearer sk-abcdefghijklmnopqrstuvwxyz0123456789"}, Dir: ws}, `{"reasonix.io":{"tool":"run_command"}}`},
+		{"other tool", "read_file", nil, `{"reasonix.io":{"tool":"read_file"}}`},
 	} {
-		m := permissionMeta(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: tc.tool}, Args: tc.args}, ws)
+		m := permissionMeta(agent.PermissionRequest{ToolCall: agent.ToolCall{Name: tc.tool}, Command: tc.cmd})
 		b, _ := json.Marshal(m)
 		if got := strings.ReplaceAll(string(b), ws, "WS"); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
@@ -360,15 +360,23 @@ func TestPermissionMetaOnlyTrustsForegroundStaticBash(t *testing.T) {
 }
 
 // TestDynamicBashApprovalOptionsUseExactSessionLiteral: "allow for this
-// session" of a command names the exact command and allows only it: the
-// same command again runs unasked, another one (or the same in another
-// directory) is asked about.
+// session" of a command names the exact command (the engine's label) and
+// the engine allows only it: the same command again runs unasked,
+// another one is asked about. The _meta argv and cwd are the engine's
+// decoded command.
 func TestDynamicBashApprovalOptionsUseExactSessionLiteral(t *testing.T) {
 	t.Parallel()
 	e := startIO(t, acpsdk.ClientCapabilities{})
 	id := e.newSession(t)
 	var labels []string
+	var metas []string
+	ws, err := filepath.EvalSymlinks(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.c.permit = func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionOutcome {
+		b, _ := json.Marshal(p.ToolCall.Meta)
+		metas = append(metas, strings.ReplaceAll(string(b), ws, "WS"))
 		for _, o := range p.Options {
 			if o.Kind == acpsdk.PermissionOptionKindAllowAlways {
 				labels = append(labels, o.Name)
@@ -380,8 +388,11 @@ func TestDynamicBashApprovalOptionsUseExactSessionLiteral(t *testing.T) {
 	e.prompt(t, id, commandCall("echo", "a b"))
 	e.prompt(t, id, commandCall("echo", "a b"))
 	e.prompt(t, id, commandCall("echo", "a", "b"))
-	if want := []string{"Allow run_command=echo 'a b' for this session", "Allow run_command=echo a b for this session"}; strings.Join(labels, "|") != strings.Join(want, "|") {
+	if want := []string{"Allow `echo 'a b'` in the workspace root for this session", "Allow `echo a b` in the workspace root for this session"}; strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Errorf("asked with %q, want %q", labels, want)
+	}
+	if len(metas) != 2 || metas[0] != `{"reasonix.io":{"argv":["echo","a b"],"commandSchemaVersion":1,"cwd":"WS","tool":"run_command"}}` {
+		t.Errorf("_meta %q", metas)
 	}
 	if r := toolResults(e.c.testClient); len(r) != 3 {
 		t.Errorf("results %q", r)

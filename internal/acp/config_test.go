@@ -72,7 +72,7 @@ func TestServeSessionConfigToolApproval(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.ws, "a.txt"), []byte("alpha"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(`call read_file {"path":"a.txt"}`)}}); err != nil {
+	if _, err := e.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(`call apply_edit {"path":"a.txt","content":"beta"}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	var updated bool

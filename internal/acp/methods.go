@@ -93,7 +93,7 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 // servers for it.
 func (s *server) register(ctx context.Context, as *agent.Session, servers []mcphost.Server) *session {
 	h, gate := s.startMCP(ctx, as, servers)
-	ss := &session{s: as, grants: map[string]bool{}, mcp: h, notices: gate}
+	ss := &session{s: as, mcp: h, notices: gate}
 	s.mu.Lock()
 	s.sessions[as.ID()] = ss
 	s.mu.Unlock()

@@ -97,8 +97,7 @@ type session struct {
 	mcp     *mcphost.Host
 	notices *noticeGate // the MCP host's notices to the client; nil without mcp
 
-	mu     sync.Mutex
-	grants map[string]bool // tools allowed for the rest of the session
+	mu sync.Mutex
 	// lastUsage is the provider's usage of the running turn's last
 	// round (nil for none yet), for usage_update.
 	lastUsage *extproto.ProviderUsage
@@ -108,18 +107,6 @@ type session struct {
 	advertMu   sync.Mutex
 	advertised string
 	opened     bool
-}
-
-func (s *session) granted(tool string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.grants[tool]
-}
-
-func (s *session) grant(tool string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.grants[tool] = true
 }
 
 // Serve runs an ACP agent on in and out until in ends or ctx is done,

@@ -452,7 +452,7 @@ func TestE2EDeleteActiveSessionDoesNotRecreateFiles(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := e.prompt(t, sess.SessionId, `call read_file {"path":"a.txt"}`)
+		res, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"a.txt","content":"beta"}`)
 		done <- result{res, err}
 	}()
 	<-client.asked
@@ -658,7 +658,7 @@ func TestServeSessionConfigQueuesDuringActivePrompt(t *testing.T) {
 	}
 	id := sess.SessionId
 	done := make(chan error, 1)
-	go func() { _, err := e.prompt(t, id, `call read_file {"path":"a.txt"}`); done <- err }()
+	go func() { _, err := e.prompt(t, id, `call apply_edit {"path":"a.txt","content":"beta"}`); done <- err }()
 	<-client.asked
 	got, err := e.set(t, id, "model", "local/deep")
 	if err != nil || got["model"] != "local/deep" {
@@ -708,7 +708,10 @@ func TestServeRejectsConcurrentPromptForSameSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := e.prompt(t, a.SessionId, `call list_files {}`); done <- err }()
+	go func() {
+		_, err := e.prompt(t, a.SessionId, `call apply_edit {"path":"a.txt","content":"beta"}`)
+		done <- err
+	}()
 	<-client.asked
 	_, err = e.prompt(t, a.SessionId, "again")
 	if code, msg := rpcCode(err); code != -32600 || msg != "session/prompt: session already has an active prompt" {

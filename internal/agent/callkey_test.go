@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestToolCallKeys: a provider that names every call call-1 (as some
+// TestToolCallKeys (edits, which ask mode asks about): a provider that names every call call-1 (as some
 // number the calls of each response) still gets one key per call, in
 // updates and permission prompts; the model history keeps call-1; a
 // transcript written before calls had keys replays with the keys the
@@ -15,10 +15,10 @@ import (
 func TestToolCallKeys(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, newScripted(
-		calls(call("call-1", "list_files", "{}")),
-		calls(call("call-1", "read_file", map[string]any{"path": "a.txt"})),
+		calls(call("call-1", "apply_edit", map[string]any{"path": "a.txt", "content": "1"})),
+		calls(call("call-1", "apply_edit", map[string]any{"path": "b.txt", "content": "2"})),
 		answer("done"),
-		calls(call("call-1", "list_files", "{}")),
+		calls(call("call-1", "apply_edit", map[string]any{"path": "a.txt", "content": "3"})),
 		answer("again"),
 	), withApproval(ApproveAsk))
 	h.write("a.txt", "alpha")

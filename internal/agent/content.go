@@ -178,23 +178,6 @@ func thirdPartyTool(tool tools.Tool) bool {
 	return ok && tp.thirdParty()
 }
 
-// userAuthorized marks the MCP tools: their servers are the user's own
-// or an installed package's, so, as in the reference (PLUGIN_CONTENTS
-// §7.5), the approval mode never asks about them; only an explicit deny
-// (an extension's at permission.decision) blocks one.
-func (mcpTool) userAuthorized() bool { return true }
-
-// authorized is implemented by tools that skip the approval mode.
-type authorized interface{ userAuthorized() bool }
-
-func userAuthorized(tool tools.Tool) bool {
-	if tools.NoApproval(tool) {
-		return true
-	}
-	a, ok := tool.(authorized)
-	return ok && a.userAuthorized()
-}
-
 // MCPNotice shows an MCP server's notice — it failed to start, stopped,
 // or its tools changed — in every open session, as a NoticeMCP notice
 // whose Plugin is the server's name (a failure's text already names it).

@@ -233,8 +233,9 @@ func TestRunSkillInlineByTheModel(t *testing.T) {
 			t.Errorf("run_skill result %q lacks %q", result, want)
 		}
 	}
-	// run_skill is not read-only: auto mode asked for it.
-	if q := h.editor.questions(); len(q) != 1 || q[0].ToolCall.Name != "run_skill" || q[0].ToolCall.Title != "run_skill style [inline]" {
+	// run_skill is the subagent class: it runs unasked (a subagent's
+	// own calls are asked about one by one).
+	if q := h.editor.questions(); len(q) != 0 {
 		t.Errorf("questions %+v", q)
 	}
 }
@@ -380,7 +381,9 @@ func everything(t *testing.T, onNotice func(mcphost.Notice)) *mcphost.Host {
 }
 
 // TestMCPToolCallThroughATurn: the model calls server-everything's echo;
-// in ask mode nobody is asked (the user configured the server), the
+// in ask mode the user is asked unless the server marks echo
+// readOnlyHint (MCP tools go through the approval table like the
+// built-ins), the
 // extensions see the mcp__ name at tool.before, permission.decision and
 // tool.after, and the result comes back. An extension's deny blocks it.
 func TestMCPToolCallThroughATurn(t *testing.T) {
@@ -403,8 +406,9 @@ func TestMCPToolCallThroughATurn(t *testing.T) {
 			if names := toolSchemaNames(prov.requests()[0]); !slices.Contains(names, "mcp__everything__echo") || !slices.Contains(names, "read_file") {
 				t.Errorf("tools %v", names)
 			}
-			if q := h.editor.questions(); len(q) != 0 {
-				t.Errorf("the user was asked %+v", q)
+			readOnly := slices.ContainsFunc(h0.Tools(), func(mt mcphost.Tool) bool { return mt.Name == "mcp__everything__echo" && mt.ReadOnly })
+			if q := h.editor.questions(); readOnly && len(q) != 0 || !readOnly && (len(q) != 1 || q[0].ToolCall.Name != "mcp__everything__echo" || q[0].Grant != "Allow mcp__everything__echo for this session") {
+				t.Errorf("the user was asked %+v (echo marked read-only: %v)", q, readOnly)
 			}
 			result := s.History()[2].Content
 			seen := ps.lines(t, "watch tool ")
@@ -425,7 +429,8 @@ func TestMCPToolCallThroughATurn(t *testing.T) {
 }
 
 // serveMCP is this binary as a stdio MCP server (envChild "mcp") with an
-// echo tool and a crash tool that kills the server mid-call.
+// echo tool, write_file and read_file (marked readOnlyHint) on absolute
+// paths, and a crash tool that kills the server mid-call.
 func serveMCP() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-test", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)
@@ -433,6 +438,24 @@ func serveMCP() {
 		var a struct{ Message string }
 		_ = json.Unmarshal(r.Params.Arguments, &a)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Message}}}, nil
+	})
+	file := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}}`)
+	s.AddTool(&mcp.Tool{Name: "write_file", Description: "writes a file", InputSchema: file}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Path, Content string }
+		_ = json.Unmarshal(r.Params.Arguments, &a)
+		if err := os.WriteFile(a.Path, []byte(a.Content), 0o644); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + a.Path}}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "read_file", Description: "reads a file", InputSchema: file, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Path string }
+		_ = json.Unmarshal(r.Params.Arguments, &a)
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	})
 	s.AddTool(&mcp.Tool{Name: "crash", Description: "dies", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fmt.Fprintln(os.Stderr, "the server fell over")

@@ -50,6 +50,18 @@ type PermissionRequest struct {
 	Args string
 	// ReadOnly reports whether the tool only reads.
 	ReadOnly bool
+	// Grant is the label of what answering PermissionAllowSession
+	// allows for the rest of the session, as the user should see it
+	// (redacted): "Allow `rm -rf build` in sub/ for this session",
+	// "Allow edits to notes.txt for this session", "Allow
+	// mcp__fs__write_file for this session". Empty when no grant is
+	// offered (a run_command or an edit whose arguments do not say what
+	// it would run or change): the editor offers allow and deny only.
+	Grant string
+	// Command is, for a run_command call whose arguments decode and
+	// whose cwd the tool would take, the argv and the absolute directory
+	// it would run in; nil otherwise.
+	Command *Command
 }
 
 // PermissionOutcome is the answer to a permission question.
@@ -60,6 +72,11 @@ const (
 	PermissionAllow     PermissionOutcome = "allow"
 	PermissionDeny      PermissionOutcome = "deny"
 	PermissionCancelled PermissionOutcome = "cancelled"
+	// PermissionAllowSession allows the call and keeps the grant
+	// PermissionRequest.Grant names for the rest of the session: the
+	// session does not ask about what it covers again. Answered when no
+	// grant was offered, it allows the call only.
+	PermissionAllowSession PermissionOutcome = "allow_session"
 )
 
 // The edit types of agent/tools, so an Editor implementation needs only

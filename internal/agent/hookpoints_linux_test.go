@@ -97,7 +97,7 @@ func TestNoHookProcessRemainsAfterAgentClose(t *testing.T) {
 		"Notification": {hookEntry(log, map[string]string{envHookPidfile: f("note"), envHookGrandchild: f("note-gc")}, nil)},
 		"Stop":         {hookEntry(log, map[string]string{envHookPidfile: f("stop"), envHookGrandchild: f("stop-gc"), envHookBlock: "1"}, map[string]any{"async": true, "timeout": 600000})},
 	}))
-	prov := newScripted(calls(call("c1", "list_files", "{}")), answer("done"))
+	prov := newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "new.txt", "content": "x"})), answer("done"))
 	h := newHarness(t, prov, withHooks(r), withApproval(ApproveAsk))
 	s := h.session()
 	if _, err := s.Prompt(ctx(t), "go"); err != nil {

@@ -253,7 +253,7 @@ func TestHookOrderAgainstInterceptors(t *testing.T) {
 		hooks[ev] = []map[string]any{hookEntry(ps.log, nil, nil)}
 	}
 	r := loadHooks(t, nil, hookPackage(t, "order", hooks))
-	prov := newScripted(calls(call("c1", "list_files", "{}")), answer("done"))
+	prov := newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "new.txt", "content": "x"})), answer("done"))
 	h := newHarness(t, prov, onPlugins(ps), withHooks(r), withApproval(ApproveAsk))
 	s := h.session()
 	res, err := s.Prompt(ctx(t), "hello")
@@ -304,7 +304,7 @@ func TestHookOrderAgainstInterceptors(t *testing.T) {
 	before("hook SessionEnd ", "rec event session.end")
 	// The approval prompt fired the Notification hook once; the turn
 	// waited for it.
-	if n := hookRuns(t, ps.log, "Notification"); len(n) != 1 || n[0]["notificationType"] != "permission_prompt" || !strings.Contains(n[0]["message"].(string), "list_files") {
+	if n := hookRuns(t, ps.log, "Notification"); len(n) != 1 || n[0]["notificationType"] != "permission_prompt" || !strings.Contains(n[0]["message"].(string), "apply_edit") {
 		t.Errorf("Notification runs %v", n)
 	}
 	if len(h.editor.questions()) != 1 {
@@ -312,7 +312,7 @@ func TestHookOrderAgainstInterceptors(t *testing.T) {
 	}
 	// What the hooks were told.
 	pre := hookRuns(t, ps.log, "PreToolUse")
-	if len(pre) != 1 || pre[0]["toolName"] != "list_files" || pre[0]["sessionId"] != s.ID() || pre[0]["cwd"] != s.Workspace() || pre[0]["turn"] != 1.0 {
+	if len(pre) != 1 || pre[0]["toolName"] != "apply_edit" || pre[0]["sessionId"] != s.ID() || pre[0]["cwd"] != s.Workspace() || pre[0]["turn"] != 1.0 {
 		t.Errorf("PreToolUse payload %v", pre)
 	}
 	if stop := hookRuns(t, ps.log, "Stop"); len(stop) != 1 || stop[0]["lastAssistantText"] != "done" {
@@ -532,16 +532,16 @@ func TestRunnerPermissionRequestClaudeDecisions(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "log")
 	deny := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not that file"}}}`
 	r := loadHooks(t, nil, hookPackage(t, "perm", map[string][]map[string]any{
-		"PermissionRequest": {hookEntry(log, map[string]string{envHookStdout: deny}, map[string]any{"match": "Read", "payloadFormat": "claude"})},
+		"PermissionRequest": {hookEntry(log, map[string]string{envHookStdout: deny}, map[string]any{"match": "Write", "payloadFormat": "claude"})},
 	}))
-	prov := newScripted(calls(call("c1", "read_file", `{"path":"a.txt"}`), call("c2", "list_files", "{}")), answer("done"))
+	prov := newScripted(calls(call("c1", "apply_edit", `{"path":"a.txt","content":"beta"}`), call("c2", "run_command", `{"command":["true"]}`)), answer("done"))
 	h := newHarness(t, prov, withHooks(r), withApproval(ApproveAsk))
 	h.write("a.txt", "alpha\n")
 	s := h.session()
 	if _, err := s.Prompt(ctx(t), "go"); err != nil {
 		t.Fatal(err)
 	}
-	if q := h.editor.questions(); len(q) != 1 || q[0].ToolCall.Name != "list_files" {
+	if q := h.editor.questions(); len(q) != 1 || q[0].ToolCall.Name != "run_command" {
 		t.Fatalf("the editor was asked %+v", q)
 	}
 	us := h.updates.of(s.ID())
@@ -556,10 +556,10 @@ func TestRunnerPermissionRequestClaudeDecisions(t *testing.T) {
 	}
 	for _, c := range findTool(us, UpdateToolCallUpdate, ToolFailed) {
 		if c.ID == "c1" && c.Output != "permission denied by a PermissionRequest hook; the call did not run" {
-			t.Errorf("read_file %+v", c)
+			t.Errorf("apply_edit %+v", c)
 		}
 	}
-	if runs := hookRuns(t, log, "PermissionRequest"); len(runs) != 1 || runs[0]["tool_name"] != "Read" || !strings.HasSuffix(runs[0]["tool_input"].(map[string]any)["file_path"].(string), "a.txt") {
+	if runs := hookRuns(t, log, "PermissionRequest"); len(runs) != 1 || runs[0]["tool_name"] != "Write" || !strings.HasSuffix(runs[0]["tool_input"].(map[string]any)["file_path"].(string), "a.txt") {
 		t.Errorf("PermissionRequest runs %v", runs)
 	}
 	if w := noticesOf(us, NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "block: not that file") {

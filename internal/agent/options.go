@@ -90,8 +90,10 @@ type Models interface {
 	Open(ctx context.Context, ref, effort string, body extproto.ProviderRequest) (providers.Stream, error)
 }
 
-// Approval is how a session gets permission to run a tool: ask for every
-// call, auto (read-only tools run, the rest are asked for), or yolo.
+// Approval is how a session gets permission to run a tool: ask (reads
+// run, edits, commands and MCP tools not marked read-only are asked
+// for), auto (edits run too) or yolo (nothing is asked). Decide is the
+// whole table.
 type Approval string
 
 // The approval modes.

@@ -45,16 +45,23 @@ func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools
 	return true, review, "", nil
 }
 
-// hostVerdict is the host's own verdict: yolo allows everything, auto
-// allows read-only tools and asks for the rest, ask asks for every call.
-// A prompt the editor withdraws (PermissionCancelled) ends the turn as
+// hostVerdict is the host's own verdict. The approval table (Decide)
+// allows the call by the session's mode and the tool's class, or asks:
+// then a grant the user gave for the rest of the session (grantFor)
+// that covers the call allows it, else the PermissionRequest hooks may
+// decide, else the editor is asked, offered the call's grant. A prompt
+// the editor withdraws (PermissionCancelled) ends the turn as
 // cancelled. The Permission says who decided. An edit-only tool's call
 // in an editor that reviews edits (EditReviewer) is not asked: the host
 // allows it with review set, and the user answers by reviewing the edit.
 func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (_ extproto.HostDecision, _ Permission, review bool, _ error) {
-	switch mode := t.s.Approval(); {
-	case mode == ApproveYolo, mode == ApproveAuto && tool.ReadOnly(), userAuthorized(tool):
+	mode, class := t.s.Approval(), classify(tool)
+	if Decide(mode, class) == Allow {
 		return extproto.HostAllow, Permission{DecidedBy: DecidedByHost, Mode: string(mode)}, false, nil
+	}
+	offer, cmd, offered := t.s.grantFor(tc.Name, class, args)
+	if offered && t.s.granted(offer.key) {
+		return extproto.HostAllow, Permission{DecidedBy: DecidedByUser}, false, nil
 	}
 	if v, decided := t.permissionHooks(ctx, tc, args); decided {
 		return v, Permission{DecidedBy: DecidedByHook}, false, nil
@@ -65,13 +72,22 @@ func (t *turn) hostVerdict(ctx context.Context, tc *ToolCall, args string, tool 
 	t.emit(Update{Kind: UpdatePermissionRequest, Permission: &Permission{ToolCallID: tc.ID, ToolCallKey: tc.Key, Tool: tc.Name}})
 	t.notifyPermissionPrompt(ctx, tc)
 	t.s.j.checkpoint()
-	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, PermissionRequest{SessionID: t.s.id, ToolCall: *tc, Args: args, ReadOnly: tool.ReadOnly()})
+	req := PermissionRequest{SessionID: t.s.id, ToolCall: *tc, Args: args, ReadOnly: tool.ReadOnly(), Command: cmd}
+	if offered {
+		req.Grant = offer.label
+	}
+	outcome, err := t.s.a.opts.Editor.RequestPermission(ctx, req)
 	if err != nil {
 		return "", Permission{}, false, t.fail(ctx, fmt.Errorf("asking the editor for permission to run %s: %w", tc.Name, err))
 	}
 	user := Permission{DecidedBy: DecidedByUser}
 	switch outcome {
 	case PermissionAllow:
+		return extproto.HostAllow, user, false, nil
+	case PermissionAllowSession:
+		if offered {
+			t.s.grant(offer.key)
+		}
 		return extproto.HostAllow, user, false, nil
 	case PermissionDeny:
 		return extproto.HostDeny, user, false, nil

@@ -18,12 +18,12 @@ func TestApprovalModes(t *testing.T) {
 		ran   []string
 		stop  StopReason
 	}{
-		{name: "ask allow", mode: ApproveAsk, answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
-		{name: "ask deny", mode: ApproveAsk, answer: PermissionDeny, asked: []string{"list_files", "apply_edit"}, stop: StopEndTurn},
-		{name: "ask cancelled", mode: ApproveAsk, answer: PermissionCancelled, asked: []string{"list_files"}, stop: StopCancelled},
-		{name: "auto allows read-only, asks for the rest", mode: ApproveAuto, answer: PermissionDeny, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopEndTurn},
+		{name: "ask allow", mode: ApproveAsk, answer: PermissionAllow, asked: []string{"apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "ask deny", mode: ApproveAsk, answer: PermissionDeny, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopEndTurn},
+		{name: "ask cancelled", mode: ApproveAsk, answer: PermissionCancelled, asked: []string{"apply_edit"}, ran: []string{"c1"}, stop: StopCancelled},
+		{name: "auto allows reads and edits", mode: ApproveAuto, answer: PermissionDeny, ran: []string{"c1", "c2"}, stop: StopEndTurn},
 		{name: "yolo", mode: ApproveYolo, ran: []string{"c1", "c2"}, stop: StopEndTurn},
-		{name: "default is ask", mode: "", answer: PermissionAllow, asked: []string{"list_files", "apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
+		{name: "default is ask", mode: "", answer: PermissionAllow, asked: []string{"apply_edit"}, ran: []string{"c1", "c2"}, stop: StopEndTurn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

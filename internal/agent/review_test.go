@@ -25,17 +25,17 @@ func TestReviewedEdits(t *testing.T) {
 		result           string // in apply_edit's result
 		created          bool
 	}{
-		{name: "ask, reviewed", mode: ApproveAsk, reviews: true, asked: "list_files", review: true, result: "the user reviewed it", created: true},
-		{name: "ask, rejected", mode: ApproveAsk, reviews: true, rejects: true, asked: "list_files", review: true, result: "the user rejected the edit to new.txt; it was not applied"},
-		{name: "auto, reviewed", mode: ApproveAuto, reviews: true, review: true, result: "the user reviewed it", created: true},
+		{name: "ask, reviewed", mode: ApproveAsk, reviews: true, asked: "run_command", review: true, result: "the user reviewed it", created: true},
+		{name: "ask, rejected", mode: ApproveAsk, reviews: true, rejects: true, asked: "run_command", review: true, result: "the user rejected the edit to new.txt; it was not applied"},
+		{name: "auto, not reviewed (auto runs edits)", mode: ApproveAuto, reviews: true, asked: "run_command", result: "wrote new.txt (2 bytes)", created: true},
 		{name: "yolo, not reviewed", mode: ApproveYolo, reviews: true, result: "wrote new.txt (2 bytes)", created: true},
-		{name: "ask, editor without review", mode: ApproveAsk, asked: "list_files,apply_edit", result: "wrote new.txt (2 bytes)", created: true},
-		{name: "ask, a plugin denies first", mode: ApproveAsk, reviews: true, deny: true, asked: "list_files", result: "permission denied by extension guard"},
+		{name: "ask, editor without review", mode: ApproveAsk, asked: "run_command,apply_edit", result: "wrote new.txt (2 bytes)", created: true},
+		{name: "ask, a plugin denies first", mode: ApproveAsk, reviews: true, deny: true, asked: "run_command", result: "permission denied by extension guard"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			prov := newScripted(calls(
-				call("c1", "list_files", "{}"),
+				call("c1", "run_command", map[string]any{"command": []string{"true"}}),
 				call("c2", "apply_edit", map[string]any{"path": "new.txt", "content": "hi"}),
 			), answer("ok"))
 			opts := []option{withApproval(tc.mode)}

@@ -50,6 +50,10 @@ type Session struct {
 	mcp      *mcphost.Host
 	unstored bool
 
+	// grants are the keys of what the user allowed for the rest of the
+	// session (grantFor); never stored, dropped by Close.
+	grants map[string]bool
+
 	// hookContext is the SessionStart hooks' context for the next prompt.
 	hookContext []string
 
@@ -264,7 +268,7 @@ func (s *Session) Close(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	s.closed = true
+	s.closed, s.grants = true, nil
 	// Announced before a concurrent Delete can see s closed: it waits
 	// for this close to release the transcript.
 	defer s.a.Closing(s.id)()

@@ -37,7 +37,7 @@ func TestSessionEffortReachesTheProvider(t *testing.T) {
 // agent's mode for that session only.
 func TestSessionApprovalOverridesTheAgents(t *testing.T) {
 	t.Parallel()
-	prov := newScripted(calls(call("c1", "read_file", map[string]any{"path": "a.txt"})), answer("done"))
+	prov := newScripted(calls(call("c1", "apply_edit", map[string]any{"path": "a.txt", "content": "beta"})), answer("done"))
 	h := newHarness(t, prov, withApproval(ApproveYolo))
 	h.write("a.txt", "alpha")
 	s, other := h.session(), h.session()
@@ -50,7 +50,7 @@ func TestSessionApprovalOverridesTheAgents(t *testing.T) {
 	if s.Approval() != ApproveAsk || other.Approval() != ApproveYolo {
 		t.Errorf("approval: %s, other %s", s.Approval(), other.Approval())
 	}
-	if _, err := s.Prompt(ctx(t), "read"); err != nil {
+	if _, err := s.Prompt(ctx(t), "edit"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.editor.questions()); n != 1 {

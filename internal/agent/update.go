@@ -145,7 +145,7 @@ func (p *Permission) UnmarshalJSON(data []byte) error {
 }
 
 // By says who decided, for people: "user", "extension <id>", "approval
-// mode yolo", "approval mode auto (read-only tool)".
+// mode yolo".
 func (p Permission) By() string {
 	switch p.DecidedBy {
 	case DecidedByExtension:
@@ -153,9 +153,6 @@ func (p Permission) By() string {
 	case DecidedByHook:
 		return "a PermissionRequest hook"
 	case DecidedByHost:
-		if p.Mode == "auto" {
-			return "approval mode auto (read-only tool)"
-		}
 		return "approval mode " + p.Mode
 	}
 	return string(p.DecidedBy)

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -11,57 +10,30 @@ import (
 )
 
 // The answers of rx/session/requestPermission: allow this call, allow
-// the tool for the rest of the session, deny.
+// what the engine's grant names for the rest of the session, deny.
 const (
 	optAllow        = "allow"
 	optAllowSession = "allow_session"
 	optDeny         = "deny"
 )
 
-var permissionOptions = []rxproto.PermissionOption{
-	{OptionID: optAllow, Name: "Allow once", Kind: "allow_once"},
-	{OptionID: optAllowSession, Name: "Allow for this session", Kind: "allow_always"},
-	{OptionID: optDeny, Name: "Deny", Kind: "reject_once"},
-}
-
-// grants are the tools the user allowed for the rest of a session
-// ("Allow for this session"); nothing is persisted, a new connection
-// asks again.
-type grants struct {
-	mu    sync.Mutex
-	tools map[string]map[string]bool // session id → tool names
-}
-
-func (g *grants) grant(session, tool string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.tools == nil {
-		g.tools = map[string]map[string]bool{}
+// permissionOptions are the options of a question: Allow once, the
+// engine's grant (agent.PermissionRequest.Grant, e.g. "Allow `make` in
+// the workspace root for this session") when it offers one, Deny.
+func permissionOptions(req agent.PermissionRequest) []rxproto.PermissionOption {
+	opts := []rxproto.PermissionOption{{OptionID: optAllow, Name: "Allow once", Kind: "allow_once"}}
+	if req.Grant != "" {
+		opts = append(opts, rxproto.PermissionOption{OptionID: optAllowSession, Name: req.Grant, Kind: "allow_always"})
 	}
-	if g.tools[session] == nil {
-		g.tools[session] = map[string]bool{}
-	}
-	g.tools[session][tool] = true
-}
-
-func (g *grants) granted(session, tool string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.tools[session][tool]
-}
-
-// forget drops a closed or deleted session's grants.
-func (g *grants) forget(session string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.tools, session)
+	return append(opts, rxproto.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: "reject_once"})
 }
 
 // RequestPermission asks the editor whether a tool call may run: with
 // rx/session/requestPermission where the editor consumes session updates
-// (Allow once, Allow for this session, Deny; a tool allowed for the
-// session is not asked about again), else with Allow / Deny buttons. A
-// dismissed question is a deny; a turn being cancelled withdraws it.
+// (Allow once, the engine's allow-for-this-session grant when it offers
+// one, Deny), else with Allow / Deny buttons. The agent session keeps
+// and checks the grants; this only maps the answer. A dismissed question
+// is a deny; a turn being cancelled withdraws it.
 func (e *agentEditor) RequestPermission(ctx context.Context, req agent.PermissionRequest) (agent.PermissionOutcome, error) {
 	s := e.s
 	tc := req.ToolCall
@@ -78,10 +50,7 @@ func (e *agentEditor) RequestPermission(ctx context.Context, req agent.Permissio
 		}
 		return agent.PermissionDeny, nil
 	}
-	if s.grants.granted(req.SessionID, tc.Name) {
-		return agent.PermissionAllow, nil
-	}
-	p := rxproto.PermissionRequest{SessionID: req.SessionID, Options: permissionOptions,
+	p := rxproto.PermissionRequest{SessionID: req.SessionID, Options: permissionOptions(req),
 		ToolCall: rxproto.PermissionToolCall{ToolCallID: tc.Key, Title: title(tc), Kind: toolKind(tc), RawInput: rawInput(tc.Arguments)}}
 	var res rxproto.PermissionResult
 	err := s.call(ctx, rxproto.MethodSessionRequestPermission, p, &res)
@@ -98,8 +67,10 @@ func (e *agentEditor) RequestPermission(ctx context.Context, req agent.Permissio
 	case optAllow:
 		return agent.PermissionAllow, nil
 	case optAllowSession:
-		s.grants.grant(req.SessionID, tc.Name)
-		return agent.PermissionAllow, nil
+		if req.Grant == "" {
+			return agent.PermissionDeny, nil // not offered
+		}
+		return agent.PermissionAllowSession, nil
 	}
 	return agent.PermissionDeny, nil
 }

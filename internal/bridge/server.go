@@ -77,7 +77,6 @@ type Server struct {
 
 	inflight inflight
 	prompts  promptCancels
-	grants   grants
 	cmdReg   commandRegistration
 	warnings warnThrottle
 	docs     documents

@@ -235,7 +235,6 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
-	s.grants.forget(sess.ID())
 	return rxproto.Empty{}, nil
 }
 
@@ -247,7 +246,6 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
 		return nil, sessionError(err)
 	}
-	s.grants.forget(p.SessionID)
 	s.undo.drop(p.SessionID)
 	return rxproto.Empty{}, nil
 }

@@ -60,8 +60,9 @@ var deferredSections = map[string]bool{"providers": true, "mcp_servers": true}
 // ApprovalMode is how the agent gets permission to run a tool.
 type ApprovalMode string
 
-// The approval modes: ask before every tool call, auto-approve what the
-// permission rules allow, or approve everything.
+// The approval modes: ask about edits, commands and MCP tools not
+// marked read-only; auto, which lets edits run too; yolo, which asks
+// about nothing (the agent's approval table, docs/ARCHITECTURE.md).
 const (
 	ApproveAsk  ApprovalMode = "ask"
 	ApproveAuto ApprovalMode = "auto"

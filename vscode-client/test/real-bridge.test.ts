@@ -167,13 +167,13 @@ describe('real rx-bridge serve', () => {
 	});
 
 	// Issue 19 bug 12: the question was a window-modal dialog showing raw JSON.
-	it('asks permission in the response: the tool, its input as rows, Allow once / Allow for this session / Deny; Deny is passed on', async () => {
+	it('asks permission in the response: the tool, its input as rows, Allow once / the engine\'s session grant / Deny; Deny is passed on', async () => {
 		const stream = new RecordingStream();
 		press(stream, 'Deny');
 		const r = await h.chat.handle(chatRequest('call run_command {"command":["echo","hi"]}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
 		assert.equal(r.errorDetails, undefined, failure(JSON.stringify(r.errorDetails)));
 		assert.equal(fake.events.filter((e) => e.type === 'message' && e.options?.modal).length, 0, 'no modal dialog');
-		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow once', 'Allow for this session', 'Deny']);
+		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow once', 'Allow `echo hi` in the workspace root for this session', 'Deny']);
 		const text = stream.text();
 		assert.match(text, /\$\(shield\) \*\*Reasonix wants to run .*echo/, text);
 		assert.match(text, /- command: echo hi/, text);
@@ -181,15 +181,22 @@ describe('real rx-bridge serve', () => {
 		assert.match(text, /denied/);
 	});
 
-	it('allows a tool for the rest of the session: the next call is not asked about', async () => {
+	// Issue 26: the grant is the engine's — that exact command, not the tool.
+	it('allows that exact command for the rest of the session: it is not asked about again, another command is', async () => {
 		const stream = new RecordingStream();
-		press(stream, 'Allow for this session');
-		const first = await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
-		assert.match(stream.text(), /The tool returned/);
+		press(stream, 'Allow `echo granted` in the workspace root for this session');
+		const call = 'call run_command {"command":["echo","granted"]}';
+		const first = await h.chat.handle(chatRequest(call, { model: { vendor: 'reasonix', id: ECHO } }), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.match(stream.text(), /The tool returned: .*granted/);
 		const again = new RecordingStream();
-		await h.chat.handle(chatRequest('call read_file {"path":"README.md"}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(first)] } as never, again as never, new CancellationTokenSource().token as never);
+		await h.chat.handle(chatRequest(call, { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(first)] } as never, again as never, new CancellationTokenSource().token as never);
 		assert.equal(again.buttons().length, 0, again.text());
-		assert.match(again.text(), /The tool returned: "?# test workspace/);
+		assert.match(again.text(), /The tool returned: .*granted/);
+		const other = new RecordingStream();
+		press(other, 'Deny');
+		await h.chat.handle(chatRequest('call run_command {"command":["echo","other"]}', { model: { vendor: 'reasonix', id: ECHO } }), { history: [responseTurn(first)] } as never, other as never, new CancellationTokenSource().token as never);
+		assert.equal(other.buttons().length, 3, other.text());
+		assert.match(other.text(), /denied/);
 	});
 
 	// Issue 19 bug 3: request.references were never sent.

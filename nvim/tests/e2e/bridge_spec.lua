@@ -92,7 +92,7 @@ end)
 T.test("a tool call and its permission question show inline", function()
   T.answers.select = { "Allow once" }
   local n = #T.ui.select
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('Acall list_files<CR>', true, false, true), "xt", false)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('Acall run_command {"command": ["true"]}<CR>', true, false, true), "xt", false)
   T.wait(function() return not chat.busy and select(2, T.buf_text(chat.buf):gsub("\n— ", "")) >= 2 end, "the turn", 20000)
   local text = T.buf_text(chat.buf)
   dump(text)

@@ -519,7 +519,10 @@ async function main(): Promise<void> {
 		});
 
 		// Issue 19 bug 12: the permission question is asked in the chat.
-		const call = '@reasonix call read_file {"path":"README.md"}';
+		// ask mode asks about commands (not reads: issue 26's approval
+		// table), so the question comes from a command reading the file.
+		const call = '@reasonix call run_command {"command":["cat","README.md"]}';
+		const grant = 'Allow `cat README.md` in the workspace root for this session';
 		const buttons = async (q: string) => (await newestRow(p, 'response'))?.locator('.chat-command-button .monaco-button', { hasText: q }).first();
 		const visible = async (q: string) => (await (await buttons(q))?.isVisible().catch(() => false)) || undefined;
 		const noDialog = async () => {
@@ -532,21 +535,21 @@ async function main(): Promise<void> {
 				return visible('Allow once');
 			});
 			const q = await lastAnswer(p);
-			for (const want of ['Reasonix wants to run Read README.md', 'path: README.md', 'Allow once', 'Allow for this session', 'Deny']) {
+			for (const want of ['Reasonix wants to run', 'command: cat README.md', 'Allow once', grant, 'Deny']) {
 				if (!q.includes(want)) throw new Error(`the question reads ${JSON.stringify(q)}, without ${want}`);
 			}
-			if (/Cancel|\{\s*"path"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
+			if (/Cancel|\{\s*"command"/.test(q)) throw new Error(`the question shows a Cancel button or raw JSON: ${JSON.stringify(q)}`);
 			await shot('permission-question');
 			await (await buttons('Allow once'))!.click();
 			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
 		});
-		await check('Allow for this session: the next call of the tool is not asked about', async () => {
+		await check('Allow for this session (the exact command): the next call of it is not asked about', async () => {
 			await send(p, call);
 			await until('the permission question in the chat', 30000, async () => {
 				await noDialog();
-				return visible('Allow for this session');
+				return visible(grant);
 			});
-			await (await buttons('Allow for this session'))!.click();
+			await (await buttons(grant))!.click();
 			await until('the file in the answer', 30000, async () => /The tool returned: .*zebra-42/.test(await lastAnswer(p)) || undefined);
 			const t = await chat(p, call, /The tool returned: .*zebra-42/);
 			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
