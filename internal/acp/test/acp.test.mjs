@@ -120,17 +120,15 @@ test('session/new on the echo provider lists every catalog model and the plugin 
 	assert.equal(greet.description, 'Greet me');
 });
 
-test('a tool call asks permission (allow once), reads the unsaved buffer through fs/read_text_file', async () => {
+test('a read is not asked about in ask mode (the engine\'s approval table) and reads the unsaved buffer through fs/read_text_file', async () => {
 	const file = path.join(ws, 'a.txt');
 	buffers.set(file, 'unsaved buffer text\n');
 	const from = updates.length;
-	onPermission = (p) => {
-		assert.equal(p.toolCall.kind, 'read');
-		assert.deepEqual(p.options.map((o) => o.kind), ['allow_once', 'allow_always', 'reject_once']);
-		return { outcome: { outcome: 'selected', optionId: 'allow_once' } };
-	};
+	onPermission = null;
+	const asked = permissions.length;
 	const res = await agent().request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'call read_file {"path": "a.txt"}' }] });
 	assert.equal(res.stopReason, 'end_turn');
+	assert.equal(permissions.length, asked, 'ask mode asked about a read');
 	assert.ok(reads.includes(file), reads.join(', '));
 	const mine = updates.slice(from).filter((u) => u.sessionId === sessionId).map((u) => u.update);
 	const call = mine.find((u) => u.sessionUpdate === 'tool_call');
@@ -165,7 +163,7 @@ test('session/cancel during a permission prompt ends the turn cancelled, the pro
 		await prompt;
 		return { outcome: { outcome: 'cancelled' } };
 	};
-	prompt = agent().request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'call list_files' }] });
+	prompt = agent().request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'call run_command {"command": ["true"]}' }] });
 	assert.equal((await prompt).stopReason, 'cancelled');
 });
 
@@ -221,7 +219,7 @@ test('session/set_config_option sets tool_approval (config_option_update; yolo a
 	await until(() => updates.slice(from).find((u) => u.sessionId === s.sessionId && u.update.sessionUpdate === 'config_option_update'), 'config_option_update');
 	onPermission = null;
 	const asked = permissions.length;
-	const turn = await agent().request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'call read_file {"path": "a.txt"}' }] });
+	const turn = await agent().request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'call run_command {"command": ["true"]}' }] });
 	assert.equal(turn.stopReason, 'end_turn');
 	assert.equal(permissions.length, asked, 'yolo asked for permission');
 });
