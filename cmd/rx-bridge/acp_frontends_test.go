@@ -25,6 +25,16 @@ type acpProc struct {
 	id  int
 	wmu sync.Mutex
 	end chan error
+	// permit, when set, answers session/request_permission with the
+	// optionId it returns (it may block: it runs on its own goroutine).
+	permit func(params json.RawMessage) string
+}
+
+// onPermission sets how permission requests are answered.
+func (p *acpProc) onPermission(f func(params json.RawMessage) string) {
+	p.mu.Lock()
+	p.permit = f
+	p.mu.Unlock()
 }
 
 type acpAnswer struct {
@@ -75,7 +85,16 @@ func startACP(t *testing.T, home, ws string) *acpProc {
 				p.ups = append(p.ups, m.Params)
 				p.mu.Unlock()
 			case m.Method == "session/request_permission":
-				p.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": "allow_once"}}})
+				p.mu.Lock()
+				permit := p.permit
+				p.mu.Unlock()
+				if permit == nil {
+					p.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": "allow_once"}}})
+					break
+				}
+				go func(id, params json.RawMessage) {
+					p.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": permit(params)}}})
+				}(m.ID, m.Params)
 			case m.Method != "":
 				p.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "not offered"}})
 			default:
@@ -106,6 +125,14 @@ func (p *acpProc) write(v any) {
 // an error answer fails the test.
 func (p *acpProc) call(method string, params, res any) {
 	p.t.Helper()
+	if err := p.try(method, params, res); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// try sends a request and decodes its result into res (nil: ignored); an
+// error answer is returned. It may run on any goroutine.
+func (p *acpProc) try(method string, params, res any) error {
 	ch := make(chan acpAnswer, 1)
 	p.mu.Lock()
 	p.id++
@@ -116,16 +143,45 @@ func (p *acpProc) call(method string, params, res any) {
 	select {
 	case a := <-ch:
 		if a.Error != nil {
-			p.t.Fatalf("%s: %s", method, a.Error)
+			return fmt.Errorf("%s: %s", method, a.Error)
 		}
 		if res != nil {
 			if err := json.Unmarshal(a.Result, res); err != nil {
-				p.t.Fatalf("%s: %v in %s", method, err, a.Result)
+				return fmt.Errorf("%s: %v in %s", method, err, a.Result)
 			}
 		}
-	case <-time.After(60 * time.Second):
-		p.t.Fatalf("%s: no answer", method)
+		return nil
+	case <-ctxT(p.t).Done():
+		return fmt.Errorf("%s: no answer", method)
 	}
+}
+
+// updateCount is the number of session/update notifications so far.
+func (p *acpProc) updateCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.ups)
+}
+
+// agentText joins the agent_message_chunk texts of session id sent
+// after the first from updates.
+func (p *acpProc) agentText(id string, from int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	for _, raw := range p.ups[from:] {
+		var u struct {
+			SessionID string `json:"sessionId"`
+			Update    struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Content       struct{ Text string }
+			}
+		}
+		if json.Unmarshal(raw, &u) == nil && u.SessionID == id && u.Update.SessionUpdate == "agent_message_chunk" {
+			b.WriteString(u.Update.Content.Text)
+		}
+	}
+	return b.String()
 }
 
 // userTexts is the text of every user_message_chunk sent for session id.
