@@ -59,7 +59,9 @@ type conformFE interface {
 	asked() []question
 }
 
-var errNoReload = errors.New("this front end has no reload request")
+// errNoReload: chat has no reload request, and reads its next line only
+// once a turn has ended, so nothing can reach it during a turn.
+var errNoReload = errors.New("chat has no reload request and reads no line during a turn")
 
 // policy answers a permission question (it may block).
 type policy func(question) string
