@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -44,10 +45,20 @@ type acpAnswer struct {
 
 func startACP(t *testing.T, home, ws string) *acpProc {
 	t.Helper()
+	return startACPStderr(t, home, ws, nil)
+}
+
+// startACPStderr is startACP with the agent's stderr given as a file
+// (nil: kept for the test's log), as an editor that owns the pipe.
+func startACPStderr(t *testing.T, home, ws string, errFile *os.File) *acpProc {
+	t.Helper()
 	cmd := rxBridgeCommand("acp", "--workspace", ws)
 	cmd.Env = append(cmd.Env, "RX_BRIDGE_HOME="+home)
 	var stderr strings.Builder
 	cmd.Stderr = &lockedWriter{b: &stderr}
+	if errFile != nil {
+		cmd.Stderr = errFile
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

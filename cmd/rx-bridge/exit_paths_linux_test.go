@@ -113,14 +113,35 @@ func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 		{name: "SIGTERM", end: signal(syscall.SIGTERM)},
 		{name: "SIGINT", end: signal(syscall.SIGINT)},
 		{name: "SIGKILL", end: signal(syscall.SIGKILL)},
+		// An editor quitting closes stderr first (issue 29): the bridge
+		// still ends by its own choice, not by SIGPIPE.
+		{name: "stderr closed, then stdin EOF", end: func(t *testing.T, c *lspclient.Client) {
+			if err := c.CloseInput(); err != nil {
+				t.Fatal(err)
+			}
+			if code := c.ExitCode(30 * time.Second); code != 1 {
+				t.Errorf("status %d after stderr and stdin closed, want 1", code)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newServeEnv(t, "forky")
+			var errRead *os.File
+			if strings.HasPrefix(tt.name, "stderr closed") {
+				var err error
+				if errRead, e.stderr, err = os.Pipe(); err != nil {
+					t.Fatal(err)
+				}
+			}
 			c := e.start()
 			initialized(t, c, clientCaps(fullRx(), nil))
 			waitForkyTree(t, e.home)
+			if errRead != nil {
+				_ = e.stderr.Close()
+				_ = errRead.Close()
+			}
 			tt.end(t, c)
 			waitNoSurvivors(t, e.home, tt.name != "SIGKILL")
 		})
@@ -132,7 +153,7 @@ func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 func TestChatExitPathsLeaveNoProcess(t *testing.T) {
 	t.Parallel()
 	srv := chatServer(t)
-	for _, name := range []string{"SIGKILL", "stdin EOF"} {
+	for _, name := range []string{"SIGKILL", "stdin EOF", "stdout and stderr closed, then stdin EOF"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			getenv, ws := chatEnv(t, srv, "ask")
@@ -142,12 +163,32 @@ func TestChatExitPathsLeaveNoProcess(t *testing.T) {
 			cmd.Env = append(cmd.Env, "RX_BRIDGE_HOME="+home)
 			var stderr strings.Builder
 			cmd.Stderr = &lockedWriter{b: &stderr}
+			var reads []*os.File
+			if name != "SIGKILL" && name != "stdin EOF" {
+				// A terminal or editor that went away: both output pipes
+				// are closed before the input ends (issue 29).
+				outR, outW, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				errR, errW, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd.Stdout, cmd.Stderr = outW, errW
+				reads = []*os.File{outR, errR}
+				t.Cleanup(func() { _ = outW.Close(); _ = errW.Close() })
+			}
 			in, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
+			}
+			if cmd.Stdout != nil {
+				_ = cmd.Stdout.(*os.File).Close()
+				_ = cmd.Stderr.(*os.File).Close()
 			}
 			t.Cleanup(func() {
 				_ = cmd.Process.Kill()
@@ -157,12 +198,18 @@ func TestChatExitPathsLeaveNoProcess(t *testing.T) {
 				}
 			})
 			waitForkyTree(t, home)
+			for _, r := range reads {
+				_ = r.Close()
+			}
 			if name == "SIGKILL" {
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 			} else {
 				_ = in.Close()
 			}
-			_ = cmd.Wait()
+			err = cmd.Wait()
+			if name != "SIGKILL" && cmd.ProcessState.ExitCode() != 0 {
+				t.Errorf("chat ended %v, want status 0", err)
+			}
 			waitNoSurvivors(t, home, name != "SIGKILL")
 		})
 	}

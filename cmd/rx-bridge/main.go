@@ -33,14 +33,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "plugin":
 		return runPlugin(args[1:], stdout, stderr, os.Getenv)
 	case "serve":
+		survivePipes()
 		return runServe(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "demo":
 		return runDemo(args[1:], stdout, stderr)
 	case "hook":
 		return runHook(args[1:], stdout, stderr, os.Getenv)
 	case "chat":
+		survivePipes()
 		return runChat(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "acp":
+		survivePipes()
 		return runACP(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)

@@ -20,6 +20,8 @@ type serveEnv struct {
 	home, ws string
 	// env is added to the bridge's environment (its sidecars inherit it).
 	env []string
+	// stderr, when set, is the bridge's stderr instead of the test log.
+	stderr *os.File
 }
 
 func newServeEnv(t *testing.T, plugins ...string) *serveEnv {
@@ -118,6 +120,9 @@ func (e *serveEnv) start(extra ...string) *lspclient.Client {
 	cmd.Env = append(cmd.Env, e.env...)
 	logs := &lockedWriter{b: &strings.Builder{}}
 	cmd.Stderr = logs
+	if e.stderr != nil {
+		cmd.Stderr = e.stderr
+	}
 	c, err := lspclient.Start(cmd)
 	if err != nil {
 		e.t.Fatal(err)
