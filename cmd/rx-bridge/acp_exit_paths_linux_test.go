@@ -16,7 +16,7 @@ import (
 func TestACPExitPathsLeaveNoProcess(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
+		name        string
 		sig         syscall.Signal // 0: close stdin
 		closeStderr bool           // close the read end of stderr first
 		code        int            // want, unless SIGKILL
