@@ -63,8 +63,9 @@ func unredacted(words []string) bool {
 // session keeps and checks the grants, this only maps the answer:
 // allow_once allows, allow_always is agent.PermissionAllowSession (a
 // deny when no grant was offered), anything else (reject, a dismissed
-// prompt, a failed request) denies; a prompt withdrawn because the turn
-// is cancelled is PermissionCancelled.
+// prompt answered "cancelled", a failed request) denies; only a prompt
+// withdrawn because the turn is cancelled (session/cancel) is
+// PermissionCancelled.
 func (e *clientEditor) RequestPermission(ctx context.Context, req agent.PermissionRequest) (agent.PermissionOutcome, error) {
 	if _, ok := e.s.session(acpsdk.SessionId(req.SessionID)); !ok {
 		return agent.PermissionDeny, nil
@@ -85,7 +86,10 @@ func (e *clientEditor) RequestPermission(ctx context.Context, req agent.Permissi
 		e.s.log.Warn("session/request_permission failed; the call is denied", "tool", tc.Name, "err", redact.String(err.Error()))
 		return agent.PermissionDeny, nil
 	case res.Outcome.Cancelled != nil:
-		return agent.PermissionCancelled, nil
+		// A prompt the user dismissed (codecompanion's Cancel button)
+		// declines the call, as in Reasonix; only session/cancel, seen
+		// as ctx above, cancels the turn.
+		return agent.PermissionDeny, nil
 	case res.Outcome.Selected == nil:
 		return agent.PermissionDeny, nil
 	}
