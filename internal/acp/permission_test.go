@@ -46,3 +46,37 @@ func TestDismissedPermissionDeclines(t *testing.T) {
 		t.Error("the declined edit was written")
 	}
 }
+
+// TestRelativeEditPermissionCarriesItsDiff (issue 29 item 2): an edit of
+// a workspace-relative path — the form the tool schema asks the model to
+// use — is asked about with its diff and an absolute location, so the
+// user does not approve blind.
+func TestRelativeEditPermissionCarriesItsDiff(t *testing.T) {
+	t.Parallel()
+	client := newGatedClient()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", client)
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"notes.txt","content":"beta"}`); done <- err }()
+	p := <-client.asked
+	client.answer(t, false)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(e.ws, "notes.txt")
+	var diff *acpsdk.ToolCallContentDiff
+	for _, c := range p.ToolCall.Content {
+		if c.Diff != nil {
+			diff = c.Diff
+		}
+	}
+	if diff == nil || diff.Path != want || diff.NewText != "beta" {
+		t.Errorf("permission content %+v: want a diff of %s", p.ToolCall.Content, want)
+	}
+	if len(p.ToolCall.Locations) != 1 || p.ToolCall.Locations[0].Path != want {
+		t.Errorf("permission locations %+v, want %s", p.ToolCall.Locations, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -34,8 +35,23 @@ func (t *turn) describe(c extproto.ProviderToolCall, fresh bool) ToolCall {
 	if tool, ok := t.tools.Lookup(c.Name); ok {
 		tc.Kind = tool.Kind()
 		tc.Title, tc.Locations = tool.Describe(json.RawMessage(c.Arguments))
+		tc.Locations = t.locate(tc.Locations)
 	}
 	return tc
+}
+
+// locate makes the paths a tool's Describe named absolute against the
+// session's workspace, as the tools resolve them: the model writes them
+// workspace-relative (the schema asks it to), and every front end shows
+// absolute locations (an ACP client opens them; an edit permission's
+// diff needs one).
+func (t *turn) locate(locs []string) []string {
+	for i, l := range locs {
+		if l != "" && !filepath.IsAbs(l) {
+			locs[i] = filepath.Join(t.s.ws.Root, l)
+		}
+	}
+	return locs
 }
 
 // call runs one tool call through the whole pipeline and records its
@@ -144,6 +160,7 @@ func (t *turn) retarget(tc *ToolCall, tool tools.Tool, name, args string) {
 	tc.Name, tc.Kind = name, tool.Kind()
 	tc.Arguments = string(redact.JSON([]byte(args)))
 	tc.Title, tc.Locations = tool.Describe(json.RawMessage(args))
+	tc.Locations = t.locate(tc.Locations)
 	tc.Title = redact.String(tc.Title)
 	for i, l := range tc.Locations {
 		tc.Locations[i] = redact.String(l)
