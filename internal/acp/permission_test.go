@@ -2,8 +2,10 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -60,7 +62,10 @@ func TestRelativeEditPermissionCarriesItsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"notes.txt","content":"beta"}`); done <- err }()
+	go func() {
+		_, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"notes.txt","content":"beta"}`)
+		done <- err
+	}()
 	p := <-client.asked
 	client.answer(t, false)
 	if err := <-done; err != nil {
@@ -78,5 +83,47 @@ func TestRelativeEditPermissionCarriesItsDiff(t *testing.T) {
 	}
 	if len(p.ToolCall.Locations) != 1 || p.ToolCall.Locations[0].Path != want {
 		t.Errorf("permission locations %+v, want %s", p.ToolCall.Locations, want)
+	}
+}
+
+// TestOversizeFrameIsAnsweredAndTheConnectionStays (issue 29 item 3): a
+// prompt with a 20 MiB embedded resource gets an error naming the frame
+// limit, and the connection and its sessions go on.
+func TestOversizeFrameIsAnsweredAndTheConnectionStays(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 20<<20)
+	res := e.raw(t, "session/prompt", map[string]any{"sessionId": sess.SessionId, "prompt": []any{
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///big.txt", "text": big}},
+	}})
+	var rpcErr struct {
+		Code    int
+		Message string
+	}
+	if err := json.Unmarshal(res["error"], &rpcErr); err != nil || rpcErr.Code != -32600 || !strings.Contains(rpcErr.Message, "frame limit of 10 MiB") {
+		t.Errorf("over-size prompt answered %s", res["error"])
+	}
+	if r, err := e.prompt(t, sess.SessionId, "still here"); err != nil || r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Errorf("a prompt after the over-size one: %+v, %v", r, err)
+	}
+}
+
+// TestFrameID: the id of a frame too long to decode.
+func TestFrameID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ head, tail, want string }{
+		{`{"id":"raw-1","jsonrpc":"2.0","method":"session/prompt","params":{"x":"`, `"}}`, `"raw-1"`},
+		{`{"jsonrpc":"2.0","id": 42,"method":`, ``, `42`},
+		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"t":"`, `xx"},"id":-7}`, `-7`},
+		{`{"jsonrpc":"2.0","method":"x","params":{"t":"`, `"}}`, ``},
+		{`{"id":"a\"b","m":1`, ``, `"a\"b"`},
+	} {
+		if got := string(frameID([]byte(tc.head), []byte(tc.tail))); got != tc.want {
+			t.Errorf("frameID(%q, %q) = %q, want %q", tc.head, tc.tail, got, tc.want)
+		}
 	}
 }

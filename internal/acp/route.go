@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -49,10 +50,20 @@ var routed = map[string]string{
 	string(acpsdk.AgentMethodSessionClose):  extSessionClose,
 }
 
-// maxRoutedLine bounds the lines the router inspects: a longer line is
-// passed on as it arrives (no routed request is that long), so the
-// router never holds more than this, whatever the client sends.
+// maxRoutedLine is the router's read buffer: a longer line is collected
+// whole (up to maxFrame) before it is routed and passed on.
 const maxRoutedLine = 64 << 10
+
+// maxFrame is the longest frame, newline included, the connection takes:
+// the ACP Go SDK's scanner limit (10 MiB). A longer request is answered
+// with an error naming the limit instead of reaching the SDK, which
+// would end the connection and every session on it. The router holds at
+// most this much of one frame.
+const maxFrame = 10 << 20
+
+// idWindow is how much of an over-size frame's head and tail is kept to
+// find its id.
+const idWindow = 4 << 10
 
 // methodRouter is the connection's input: newline-delimited frames as
 // the client sent them, but with the routed requests renamed. A line
@@ -63,12 +74,20 @@ type methodRouter struct {
 	// onClose, when set, is told the session of each session/close read,
 	// before the SDK can dispatch it.
 	onClose func(params []byte)
-	// out is what the next Reads return; long is set inside a line too
-	// long to inspect; err is the input's end, returned once out is
-	// drained.
-	out  []byte
-	long bool
-	err  error
+	// onOversize, when set, is told the id (nil when none was found) and
+	// size of each frame over maxFrame, which is dropped.
+	onOversize func(id json.RawMessage, size int)
+	// out is what the next Reads return; err is the input's end,
+	// returned once out is drained.
+	out []byte
+	err error
+	// A line longer than the read buffer: long is set while it is
+	// collected into line (size bytes so far); over maxFrame, line is
+	// dropped and only its head and tail are kept, for its id.
+	long       bool
+	line       []byte
+	size       int
+	head, tail []byte
 }
 
 func newMethodRouter(in io.Reader, onClose func(params []byte)) *methodRouter {
@@ -81,14 +100,20 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 			return 0, m.err
 		}
 		line, err := m.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			m.collect(line)
+			continue
+		}
+		if m.long {
+			m.collect(line)
+			if line = m.finish(); line == nil && err == nil {
+				continue // over the limit: answered, dropped
+			}
+		}
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			m.out, m.long = append(m.out, line...), true
 		case err != nil:
 			// The end of the input: a partial last line goes on as is.
 			m.out, m.err = append(m.out, line...), err
-		case m.long:
-			m.out, m.long = append(m.out, line...), false
 		default:
 			out, to := route(line)
 			if to == extSessionClose && m.onClose != nil {
@@ -105,6 +130,59 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 		m.out = m.out[:0:0] // do not pin a long line's memory
 	}
 	return n, nil
+}
+
+// collect adds b to the long line being read.
+func (m *methodRouter) collect(b []byte) {
+	m.long = true
+	m.size += len(b)
+	if m.size <= maxFrame {
+		m.line = append(m.line, b...)
+		return
+	}
+	if m.line != nil { // just went over: keep the head, drop the rest
+		m.head = append([]byte(nil), m.line[:min(len(m.line), idWindow)]...)
+		m.line = nil
+	}
+	if len(b) >= idWindow {
+		m.tail = append(m.tail[:0], b[len(b)-idWindow:]...)
+		return
+	}
+	m.tail = append(m.tail, b...)
+	if n := len(m.tail); n > idWindow {
+		copy(m.tail, m.tail[n-idWindow:])
+		m.tail = m.tail[:idWindow]
+	}
+}
+
+// finish ends the long line: it returns it whole, or nil when it was
+// over maxFrame (after telling onOversize).
+func (m *methodRouter) finish() []byte {
+	line, size, head, tail := m.line, m.size, m.head, m.tail
+	m.long, m.line, m.size, m.head, m.tail = false, nil, 0, nil, nil
+	if size <= maxFrame {
+		return line
+	}
+	if m.onOversize != nil {
+		m.onOversize(frameID(head, tail), size)
+	}
+	return nil
+}
+
+// frameIDPattern finds a JSON-RPC id member: a string or an integer.
+var frameIDPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+
+// frameID is the id of a frame too long to decode, found in its head
+// (the first id member: clients write the envelope first) or else its
+// tail (the last one); nil when neither has one.
+func frameID(head, tail []byte) json.RawMessage {
+	if m := frameIDPattern.FindSubmatch(head); m != nil {
+		return json.RawMessage(m[1])
+	}
+	if all := frameIDPattern.FindAllSubmatch(tail, -1); len(all) > 0 {
+		return json.RawMessage(all[len(all)-1][1])
+	}
+	return nil
 }
 
 // route returns line (one frame and its newline) with a routed

@@ -47,13 +47,42 @@ func TestMethodRouter(t *testing.T) {
 		{"not JSON passes", `{"method":"session/delete","id":1` + "\n", `{"method":"session/delete","id":1` + "\n"},
 		{"a method in another case passes", `{"id":1,"method":"Session/Delete"}` + "\n", `{"id":1,"method":"Session/Delete"}` + "\n"},
 		{"a partial last line passes", "{\"id\":1,\"method\":\"session/delete\"}", "{\"id\":1,\"method\":\"session/delete\"}"},
-		{"a line too long to inspect passes", long, long},
+		{"a line longer than the read buffer is routed whole", long, strings.Replace(long, `"session/delete"`, `"_rx-bridge.internal/session/delete"`, 1)},
 		{"blank lines pass", "\n\n", "\n\n"},
 	} {
 		for _, chunk := range []int{0, 1} {
 			if got := routeAll(t, tc.in, chunk); got != tc.want {
 				t.Errorf("%s (chunk %d):\n got %.200q\nwant %.200q", tc.name, chunk, got, tc.want)
 			}
+		}
+	}
+}
+
+// TestMethodRouterDropsOversizeFrames: a frame over maxFrame never
+// reaches the SDK; onOversize gets its id and size, and the frames
+// around it pass.
+func TestMethodRouterDropsOversizeFrames(t *testing.T) {
+	t.Parallel()
+	before := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}` + "\n"
+	big := `{"jsonrpc":"2.0","id":"big-1","method":"session/prompt","params":{"t":"` + strings.Repeat("x", maxFrame) + `"}}` + "\n"
+	after := `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{}}` + "\n"
+	for _, chunk := range []int{0, 1} {
+		var ids []string
+		var sizes []int
+		var r io.Reader = newMethodRouter(strings.NewReader(before+big+after), nil)
+		r.(*methodRouter).onOversize = func(id json.RawMessage, size int) { ids, sizes = append(ids, string(id)), append(sizes, size) }
+		if chunk == 1 {
+			r = iotest.OneByteReader(r)
+		}
+		out, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != before+after {
+			t.Errorf("chunk %d: passed %.200q", chunk, out)
+		}
+		if len(ids) != 1 || ids[0] != `"big-1"` || sizes[0] != len(big) {
+			t.Errorf("chunk %d: onOversize saw %q %v", chunk, ids, sizes)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,7 +144,9 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	// afterwards: nothing is read until it is (an input that ends at once
 	// would otherwise race SetLogger).
 	logged := make(chan struct{})
-	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: newMethodRouter(in, s.closeRead), open: logged})
+	router := newMethodRouter(in, s.closeRead)
+	router.onOversize = s.oversize
+	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: router, open: logged})
 	s.conn.SetLogger(s.log)
 	close(logged)
 	close(s.ready)
@@ -155,6 +158,24 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	case <-ctx.Done():
 	}
 	return nil
+}
+
+// oversize answers a request longer than maxFrame, which was dropped
+// before the SDK could see it (its scanner would end the connection):
+// an Invalid Request error naming the limit, so the client can say what
+// happened and every session stays. A notification that long is only
+// logged.
+func (s *server) oversize(id json.RawMessage, size int) {
+	msg := fmt.Sprintf("request of %d bytes is over this agent's frame limit of %d MiB; nothing was done (attach large files as resource links instead of embedding them)", size, maxFrame>>20)
+	if id == nil {
+		s.log.Warn("dropped a frame over the limit", "bytes", size, "limit", maxFrame)
+		return
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": codeInvalidRequest, "message": msg}})
+	if err != nil {
+		return
+	}
+	_, _ = s.out.write(append(b, '\n'))
 }
 
 // start opens the engine with this connection as the plugins' UI and
