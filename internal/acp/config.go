@@ -155,3 +155,16 @@ func displayName(v string) string {
 	}
 	return strings.ToUpper(v[:1]) + v[1:]
 }
+
+// UnstableSetSessionModel serves session/set_model, which clients still
+// send (Reasonix answers it {}): the same as session/set_config_option
+// with configId model, errors included, and config_option_update sent.
+func (s *server) UnstableSetSessionModel(ctx context.Context, p acpsdk.UnstableSetSessionModelRequest) (acpsdk.UnstableSetSessionModelResponse, error) {
+	_, err := s.SetSessionConfigOption(ctx, acpsdk.SetSessionConfigOptionRequest{ValueId: &acpsdk.SetSessionConfigOptionValueId{
+		SessionId: p.SessionId, ConfigId: optModel, Value: acpsdk.SessionConfigValueId(p.ModelId),
+	}})
+	if err != nil {
+		return acpsdk.UnstableSetSessionModelResponse{}, err
+	}
+	return acpsdk.UnstableSetSessionModelResponse{}, nil
+}

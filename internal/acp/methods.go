@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -50,14 +51,21 @@ func (s *server) Authenticate(_ context.Context, p acpsdk.AuthenticateRequest) (
 	return acpsdk.AuthenticateResponse{}, rpcError(codeInvalidParams, "authenticate: unknown methodId %s", p.MethodId)
 }
 
-// cwd is a session's workspace: the client's cwd (absolute), else the
-// --workspace.
+// cwd is a session's workspace: the client's cwd (absolute, an existing
+// directory), else the --workspace. A cwd that is not is the client's
+// mistake (-32602 naming it), not the agent's failure.
 func (s *server) cwd(method, cwd string) (string, error) {
 	if cwd == "" {
 		return s.opts.Workspace, nil
 	}
 	if !filepath.IsAbs(cwd) {
 		return "", rpcError(codeInvalidParams, "%s: cwd must be an absolute path", method)
+	}
+	switch st, err := os.Stat(cwd); {
+	case err != nil:
+		return "", rpcError(codeInvalidParams, "%s: cwd %s: %v", method, redact.String(cwd), errors.Unwrap(err))
+	case !st.IsDir():
+		return "", rpcError(codeInvalidParams, "%s: cwd %s is not a directory", method, redact.String(cwd))
 	}
 	return cwd, nil
 }

@@ -127,3 +127,85 @@ func TestFrameID(t *testing.T) {
 		}
 	}
 }
+
+// TestSetModelIsServed (issue 29 item 5): session/set_model, which
+// clients still send, sets the model as session/set_config_option does
+// and answers {}; an unknown model is -32602.
+func TestSetModelIsServed(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.raw(t, "session/set_model", map[string]any{"sessionId": sess.SessionId, "modelId": "plugin/echo-provider/echo/large"})
+	if string(res["result"]) != "{}" {
+		t.Fatalf("session/set_model answered %s %s", res["result"], res["error"])
+	}
+	var last string
+	for _, u := range e.client.seen() {
+		if u.ConfigOptionUpdate != nil {
+			last = current(u.ConfigOptionUpdate.ConfigOptions)["model"]
+		}
+	}
+	if last != "plugin/echo-provider/echo/large" {
+		t.Errorf("config_option_update model %q", last)
+	}
+	res = e.raw(t, "session/set_model", map[string]any{"sessionId": sess.SessionId, "modelId": "nope/none"})
+	var rpcErr struct{ Code int }
+	if json.Unmarshal(res["error"], &rpcErr) != nil || rpcErr.Code != -32602 {
+		t.Errorf("an unknown model answered %s %s", res["result"], res["error"])
+	}
+}
+
+// TestNewSessionWithMissingCwd (issue 29 item 5): a cwd that does not
+// exist is the client's mistake: -32602 naming the path.
+func TestNewSessionWithMissingCwd(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
+	missing := filepath.Join(e.ws, "no such dir")
+	res := e.raw(t, "session/new", map[string]any{"cwd": missing, "mcpServers": []any{}})
+	var rpcErr struct {
+		Code    int
+		Message string
+	}
+	if json.Unmarshal(res["error"], &rpcErr) != nil || rpcErr.Code != -32602 || !strings.Contains(rpcErr.Message, missing) {
+		t.Errorf("session/new in a missing cwd answered %s %s", res["result"], res["error"])
+	}
+}
+
+// TestMalformedLinesAreAnswered (issue 29 item 5): a line that is not
+// JSON is answered -32700, a batch or a bare value -32600, each with a
+// null id (JSON-RPC 2.0), and the connection goes on.
+func TestMalformedLinesAreAnswered(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
+	for _, tc := range []struct {
+		line string
+		code int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":`, -32700},
+		{`not json at all`, -32700},
+		{`[{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}]`, -32600},
+		{`42`, -32600},
+	} {
+		if _, err := e.in.Write([]byte(tc.line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			ID    json.RawMessage
+			Error struct{ Code int }
+		}
+		select {
+		case raw := <-e.nulls:
+			if json.Unmarshal(raw, &got) != nil || got.Error.Code != tc.code || string(got.ID) != "null" {
+				t.Errorf("%s: answered %s, want code %d with a null id", tc.line, raw, tc.code)
+			}
+		case <-ctxT(t).Done():
+			t.Fatalf("%s: no answer", tc.line)
+		}
+	}
+	if _, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}}); err != nil {
+		t.Errorf("the connection after malformed lines: %v", err)
+	}
+}

@@ -74,6 +74,11 @@ type methodRouter struct {
 	// onClose, when set, is told the session of each session/close read,
 	// before the SDK can dispatch it.
 	onClose func(params []byte)
+	// onMalformed, when set, is told the JSON-RPC error of each line that
+	// is not a request, response or notification object (see malformed);
+	// the line is dropped. Unset, such lines pass to the SDK, which logs
+	// and skips them.
+	onMalformed func(code int, msg string)
 	// onOversize, when set, is told the id (nil when none was found) and
 	// size of each frame over maxFrame, which is dropped.
 	onOversize func(id json.RawMessage, size int)
@@ -115,6 +120,10 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 			// The end of the input: a partial last line goes on as is.
 			m.out, m.err = append(m.out, line...), err
 		default:
+			if code, msg := malformed(line); code != 0 && m.onMalformed != nil {
+				m.onMalformed(code, msg)
+				continue
+			}
 			out, to := route(line)
 			if to == extSessionClose && m.onClose != nil {
 				if params, ok := paramsOf(line); ok {
@@ -130,6 +139,26 @@ func (m *methodRouter) Read(p []byte) (int, error) {
 		m.out = m.out[:0:0] // do not pin a long line's memory
 	}
 	return n, nil
+}
+
+// malformed reports a line the SDK would skip without an answer: not
+// JSON is a parse error (-32700); JSON that is not an object — a batch,
+// which ACP does not use, or a bare value — is an Invalid Request
+// (-32600), as JSON-RPC 2.0 answers both, with a null id. A blank line
+// is nothing (0).
+func malformed(line []byte) (code int, msg string) {
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) == 0:
+		return 0, ""
+	case !json.Valid(t):
+		return codeParseError, "parse error: the line is not JSON"
+	case t[0] == '[':
+		return codeInvalidRequest, "invalid request: batches are not supported; send one JSON-RPC object per line"
+	case t[0] != '{':
+		return codeInvalidRequest, "invalid request: a frame must be a JSON-RPC object"
+	}
+	return 0, ""
 }
 
 // collect adds b to the long line being read.

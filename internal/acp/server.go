@@ -146,6 +146,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	logged := make(chan struct{})
 	router := newMethodRouter(in, s.closeRead)
 	router.onOversize = s.oversize
+	router.onMalformed = func(code int, msg string) { s.replyError(nil, code, msg) }
 	s.conn = acpsdk.NewAgentSideConnection(s, s.out, &gatedReader{r: router, open: logged})
 	s.conn.SetLogger(s.log)
 	close(logged)
@@ -171,7 +172,16 @@ func (s *server) oversize(id json.RawMessage, size int) {
 		s.log.Warn("dropped a frame over the limit", "bytes", size, "limit", maxFrame)
 		return
 	}
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": codeInvalidRequest, "message": msg}})
+	s.replyError(id, codeInvalidRequest, msg)
+}
+
+// replyError writes an error response the SDK cannot (for a frame it
+// never saw); a nil id is JSON-RPC's null.
+func (s *server) replyError(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
 	if err != nil {
 		return
 	}
@@ -380,6 +390,7 @@ func rpcError(code int, format string, args ...any) *acpsdk.RequestError {
 
 // The JSON-RPC error codes the front end answers with.
 const (
+	codeParseError     = -32700
 	codeInvalidRequest = -32600
 	codeInvalidParams  = -32602
 	codeInternal       = -32603

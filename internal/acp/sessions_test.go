@@ -158,6 +158,7 @@ type serveEnv struct {
 	mu     sync.Mutex
 	nextID int
 	raws   map[string]chan json.RawMessage // awaited raw responses by id
+	nulls  chan json.RawMessage            // responses with a null id
 }
 
 // serveOn starts Serve on home (with echo-provider installed once) and
@@ -180,7 +181,7 @@ func serveOn(t *testing.T, home, ws, cfg, model string, client acpsdk.Client) *s
 	if g, ok := client.(*gatedClient); ok {
 		tc = g.testClient
 	}
-	e := &serveEnv{acpEnv: &acpEnv{home: home, ws: ws, client: tc}, raws: map[string]chan json.RawMessage{}}
+	e := &serveEnv{acpEnv: &acpEnv{home: home, ws: ws, client: tc}, raws: map[string]chan json.RawMessage{}, nulls: make(chan json.RawMessage, 16)}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	sdkR, sdkW := io.Pipe()
@@ -205,6 +206,10 @@ func serveOn(t *testing.T, home, ws, cfg, model string, client acpsdk.Client) *s
 				}
 				_ = json.Unmarshal(line, &msg)
 				var id string
+				if msg.Method == "" && string(msg.ID) == "null" {
+					e.nulls <- json.RawMessage(bytes.TrimSpace(line))
+					continue
+				}
 				if msg.Method == "" && json.Unmarshal(msg.ID, &id) == nil && strings.HasPrefix(id, "raw-") {
 					e.mu.Lock()
 					ch := e.raws[id]
