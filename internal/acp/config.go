@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -16,6 +17,10 @@ const (
 	optModel    = "model"
 	optEffort   = "effort"
 	optApproval = "tool_approval"
+	// optMode is the session mode (normal, plan) as a config option too:
+	// clients that show only configOptions (avante, codecompanion) can
+	// switch modes; session/set_mode stays.
+	optMode = "mode"
 	// effortAuto is the effort value for the model's own default (the
 	// agent's "").
 	effortAuto = "auto"
@@ -26,6 +31,7 @@ var configAliases = map[acpsdk.SessionConfigId]string{
 	"model": optModel, "models": optModel,
 	"effort": optEffort, "reasoning_effort": optEffort, "thought_level": optEffort,
 	"tool_approval": optApproval, "approval": optApproval, "approval_mode": optApproval, "tool_approval_mode": optApproval,
+	"mode": optMode, "session_mode": optMode,
 }
 
 // SetSessionConfigOption sets the model, the reasoning effort or the tool
@@ -49,7 +55,14 @@ func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionCo
 	}
 	value := string(v.Value)
 	var err error
+	modeBefore := ss.s.Mode()
 	switch opt {
+	case optMode:
+		if !slices.ContainsFunc(availableModes, func(m acpsdk.SessionMode) bool { return string(m.Id) == value }) {
+			err = fmt.Errorf("unknown mode (want normal or plan)")
+			break
+		}
+		err = ss.s.SetMode(agent.Mode(value))
 	case optModel:
 		if err = ss.s.SetModel(value); err == nil {
 			// An effort the new model does not take falls back to its
@@ -71,6 +84,9 @@ func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionCo
 	}
 	_, opts := s.configState(ss.s)
 	s.send(ss.s.ID(), acpsdk.SessionUpdate{ConfigOptionUpdate: &acpsdk.SessionConfigOptionUpdate{ConfigOptions: opts}})
+	if mode := ss.s.Mode(); mode != modeBefore {
+		s.send(ss.s.ID(), acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: acpsdk.SessionModeId(mode)}})
+	}
 	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
@@ -126,6 +142,12 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 	}
 	opts = append(opts, selectOption(optApproval, "Tool approval", nil, string(as.Approval()),
 		named([]string{string(agent.ApproveAsk), string(agent.ApproveAuto), string(agent.ApproveYolo)})))
+	modeCat := acpsdk.SessionConfigOptionCategoryMode
+	modes := acpsdk.SessionConfigSelectOptionsUngrouped{}
+	for _, m := range availableModes {
+		modes = append(modes, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
+	}
+	opts = append(opts, selectOption(optMode, "Mode", &modeCat, string(as.Mode()), modes))
 	return state, opts
 }
 

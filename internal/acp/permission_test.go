@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 )
@@ -142,15 +143,11 @@ func TestSetModelIsServed(t *testing.T) {
 	if string(res["result"]) != "{}" {
 		t.Fatalf("session/set_model answered %s %s", res["result"], res["error"])
 	}
-	var last string
-	for _, u := range e.client.seen() {
-		if u.ConfigOptionUpdate != nil {
-			last = current(u.ConfigOptionUpdate.ConfigOptions)["model"]
-		}
-	}
-	if last != "plugin/echo-provider/echo/large" {
-		t.Errorf("config_option_update model %q", last)
-	}
+	// The update comes through the SDK's client, the raw answer around
+	// it: wait for it.
+	waitSeen(t, e, "a config_option_update with the model", func(u acpsdk.SessionUpdate) bool {
+		return u.ConfigOptionUpdate != nil && current(u.ConfigOptionUpdate.ConfigOptions)["model"] == "plugin/echo-provider/echo/large"
+	})
 	res = e.raw(t, "session/set_model", map[string]any{"sessionId": sess.SessionId, "modelId": "nope/none"})
 	var rpcErr struct{ Code int }
 	if json.Unmarshal(res["error"], &rpcErr) != nil || rpcErr.Code != -32602 {
@@ -207,5 +204,61 @@ func TestMalformedLinesAreAnswered(t *testing.T) {
 	}
 	if _, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}}); err != nil {
 		t.Errorf("the connection after malformed lines: %v", err)
+	}
+}
+
+// waitSeen waits until the client has seen an update for which ok holds.
+func waitSeen(t *testing.T, e *serveEnv, what string, ok func(acpsdk.SessionUpdate) bool) {
+	t.Helper()
+	ctx := ctxT(t)
+	for {
+		for _, u := range e.client.seen() {
+			if ok(u) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("never saw %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// TestModeIsAConfigOption (issue 29 item 6): the mode is among the
+// configOptions (category mode), so clients that show only those can
+// switch to plan mode; setting it sends current_mode_update, and plan
+// mode then refuses an edit.
+func TestModeIsAConfigOption(t *testing.T) {
+	t.Parallel()
+	e := serveOn(t, t.TempDir(), t.TempDir(), "tool_approval = \"yolo\"\n", "plugin/echo-provider/echo/small", nil)
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode *acpsdk.SessionConfigOptionSelect
+	for _, o := range sess.ConfigOptions {
+		if o.Select != nil && o.Select.Id == "mode" {
+			mode = o.Select
+		}
+	}
+	if mode == nil || mode.Category == nil || *mode.Category != acpsdk.SessionConfigOptionCategoryMode || mode.CurrentValue != "normal" {
+		t.Fatalf("configOptions have no mode option in category mode: %+v", sess.ConfigOptions)
+	}
+	got, err := e.set(t, sess.SessionId, "mode", "plan")
+	if err != nil || got["mode"] != "plan" {
+		t.Fatalf("set mode plan: %v %v", got, err)
+	}
+	waitSeen(t, e, "current_mode_update plan", func(u acpsdk.SessionUpdate) bool {
+		return u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeId == "plan"
+	})
+	if _, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"a.txt","content":"x"}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "a.txt")); err == nil {
+		t.Error("plan mode set as a config option let an edit through")
+	}
+	if _, err := e.set(t, sess.SessionId, "mode", "goal"); err == nil {
+		t.Error("an unknown mode was accepted")
 	}
 }

@@ -90,6 +90,9 @@ func (s *server) SetSessionMode(_ context.Context, p acpsdk.SetSessionModeReques
 		if err := ss.s.SetApproval(approval); err != nil {
 			return acpsdk.SetSessionModeResponse{}, agentError(method, err)
 		}
+	}
+	if approval != "" || mode != before {
+		// The mode is a config option too.
 		_, opts := s.configState(ss.s)
 		s.send(id, acpsdk.SessionUpdate{ConfigOptionUpdate: &acpsdk.SessionConfigOptionUpdate{ConfigOptions: opts}})
 	}
