@@ -298,3 +298,23 @@ func TestACPAndServeShareSessions(t *testing.T) {
 	}
 	a.stop()
 }
+
+// TestACPLoadOfASessionServeHolds (issue 29 item 5): loading a session
+// an editor's `rx-bridge serve` has open is -32600 saying so, not an
+// internal error.
+func TestACPLoadOfASessionServeHolds(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t, "echo-provider")
+	e.writeConfig("model = \"" + echoSmall + "\"\n")
+	c := e.start()
+	initialized(t, c, clientCaps(fullRx(), nil))
+	sid := newSession(t, c)
+	prompt(t, c, sid, "held by serve")
+	a := startACP(t, e.home, e.ws)
+	err := a.try("session/load", map[string]any{"sessionId": sid, "cwd": e.ws, "mcpServers": []any{}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"code":-32600`) || !strings.Contains(err.Error(), "open in another rx-bridge process") {
+		t.Errorf("session/load of a session serve holds: %v", err)
+	}
+	a.stop()
+	shutdownExit(t, c)
+}

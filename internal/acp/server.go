@@ -16,6 +16,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
@@ -403,6 +404,10 @@ func agentError(method string, err error) *acpsdk.RequestError {
 		return rpcError(codeInvalidRequest, "%s: session already has an active prompt", method)
 	case errors.Is(err, agent.ErrNoSession):
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
+	case errors.Is(err, transcript.ErrLocked):
+		// Not the agent's failure: the user has the session open
+		// elsewhere (an editor's `rx-bridge serve`, another ACP agent).
+		return rpcError(codeInvalidRequest, "%s: the session is open in another rx-bridge process (an editor or another agent); close it there first", method)
 	}
 	return rpcError(codeInternal, "%s: %v", method, err)
 }
