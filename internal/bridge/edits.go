@@ -21,7 +21,10 @@ const editLabel = "Reasonix: apply_edit"
 // agentEditor implements agent.Editor over LSP.
 type agentEditor struct{ s *Server }
 
-var _ agent.Editor = (*agentEditor)(nil)
+var (
+	_ agent.Editor   = (*agentEditor)(nil)
+	_ agent.Restorer = (*agentEditor)(nil)
+)
 
 // Document returns an open buffer's text.
 func (e *agentEditor) Document(_ context.Context, path string) (string, bool, error) {
