@@ -346,3 +346,31 @@ func TestUndoLogBounds(t *testing.T) {
 		t.Errorf("past the byte bound: %d turns kept, dropped %v, %d bytes", len(s2.undo.done), s2.undo.dropped, s2.undo.size)
 	}
 }
+
+// A loaded session starts with nothing to undo (undo lives in memory),
+// and its turns go on numbered from its transcript's.
+func TestUndoTurnAfterLoad(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, newScripted(calls(write("c1", "a.txt", "A\n")), answer("done"), calls(write("c2", "a.txt", "B\n")), answer("done")))
+	s := h.session()
+	h.prompt(s, "one")
+	if err := s.Close(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UndoTurn(ctx(t), false); !errors.Is(err, ErrSessionClosed) {
+		t.Errorf("undo in a closed session: %v", err)
+	}
+	s, err := h.agent.Load(ctx(t), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UndoTurn(ctx(t), false); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("undo right after the load: %v", err)
+	}
+	if r := h.prompt(s, "two"); r.Turn != 2 || len(r.Edits) != 1 {
+		t.Fatalf("the loaded session's first turn = %+v", r)
+	}
+	if u, err := s.UndoTurn(ctx(t), false); err != nil || u.Turn != 2 || h.read("a.txt") != "A\n" {
+		t.Errorf("undo = %+v, %v; a.txt %q", u, err, h.read("a.txt"))
+	}
+}
