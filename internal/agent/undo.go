@@ -80,10 +80,11 @@ type RestoreFile struct {
 // how. An Editor without it gets the files restored on disk
 // (RestoreOnDisk).
 type Restorer interface {
-	// RestoreFiles puts files back as they were before turn turn of the
-	// session the context names (as ApplyEdit's; see Session.UndoTurn).
-	// An error means nothing, or not everything, was restored.
-	RestoreFiles(ctx context.Context, turn int, files []RestoreFile) error
+	// RestoreFiles puts files back as they were before turn n. ctx is
+	// UndoTurn's, carrying what the front end put there for its editor
+	// (the session, for one whose requests are scoped to it). An error
+	// means nothing, or not everything, was restored.
+	RestoreFiles(ctx context.Context, n int, files []RestoreFile) error
 }
 
 // RestoreOnDisk puts f back on disk: its text before written atomically
