@@ -33,8 +33,9 @@ func (p *promptList) Set(v string) error { *p = append(*p, v); return nil }
 // runChat is `rx-bridge chat [--model REF] [--workspace DIR] [--prompt
 // TEXT]... [--session ID] [--json] [--yes|--no] [--approval MODE]`: an
 // agent session on the terminal. Without --prompt it reads prompts from
-// stdin, one per line (/model REF switches the model, /exit ends); with
-// --prompt it runs those turns and exits, for scripts and tests.
+// stdin, one per line (/model REF switches the model, /undo [force]
+// undoes the last turn's edits, /exit ends); with --prompt it runs those
+// turns (and /help and /undo lines) and exits, for scripts and tests.
 // Permission and plugin questions are asked on stderr and answered on
 // stdin, unless --yes or --no answers every permission question.
 func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -207,6 +208,13 @@ func (c *chat) scripted(prompts []string) int {
 			c.help()
 			continue
 		}
+		if arg, ok := undoLine(p); ok {
+			if err := c.undo(arg); err != nil {
+				fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+				code = 1
+			}
+			continue
+		}
 		if err := c.turn(p); err != nil {
 			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
 			code = 1
@@ -244,11 +252,59 @@ func (c *chat) interactive() int {
 			}
 			continue
 		}
+		if arg, ok := undoLine(line); ok {
+			if err := c.undo(arg); err != nil {
+				fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+				code = 1
+			}
+			continue
+		}
 		if err := c.turn(line); err != nil {
 			fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
 			code = 1
 		}
 	}
+}
+
+// undoLine reports whether line is the built-in /undo and returns what
+// follows it. Any line whose first word is /undo is the built-in, so it
+// never reaches the model.
+func undoLine(line string) (arg string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "/undo")
+	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// undo is `/undo [force]`: the session's last turn not undone yet is
+// undone (the agent's Session.UndoTurn, on disk: the terminal has no
+// buffers), and each file restored, and each left alone with why, is
+// listed on stderr, relative to the workspace.
+func (c *chat) undo(arg string) error {
+	if arg != "" && arg != "force" {
+		return fmt.Errorf("/undo %s: /undo takes no argument but force", arg)
+	}
+	u, err := c.s.UndoTurn(context.Background(), arg == "force")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "undid turn %d:\n", u.Turn)
+	for _, p := range u.Restored {
+		fmt.Fprintf(c.stderr, "  restored %s\n", c.rel(p))
+	}
+	for _, k := range u.Skipped {
+		fmt.Fprintf(c.stderr, "  skipped %s: %s\n", c.rel(k.Path), k.Reason)
+	}
+	return nil
+}
+
+// rel is path relative to the session's workspace when it is inside it.
+func (c *chat) rel(path string) string {
+	if r, err := filepath.Rel(c.s.Workspace(), path); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return r
+	}
+	return path
 }
 
 // help lists what can be typed: the built-ins, then the slash commands
@@ -257,7 +313,7 @@ func (c *chat) interactive() int {
 func (c *chat) help() {
 	w := c.stderr
 	fmt.Fprintln(w, "commands:")
-	for _, b := range [][2]string{{"/help", "this list"}, {"/model [REF]", "show or change the model"}, {"/exit", "end the chat"}} {
+	for _, b := range [][2]string{{"/help", "this list"}, {"/model [REF]", "show or change the model"}, {"/undo [force]", "undo the file changes of the last turn not undone yet"}, {"/exit", "end the chat"}} {
 		fmt.Fprintf(w, "  %s - %s\n", b[0], b[1])
 	}
 	snap, release := c.rt.Acquire()

@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"strconv"
@@ -23,7 +25,10 @@ import (
 // session/request_permission.
 type clientEditor struct{ s *server }
 
-var _ agent.Editor = (*clientEditor)(nil)
+var (
+	_ agent.Editor   = (*clientEditor)(nil)
+	_ agent.Restorer = (*clientEditor)(nil)
+)
 
 // Document reads path through the client, so unsaved buffers are seen;
 // a client that cannot read it leaves the tool to the disk.
@@ -70,6 +75,29 @@ func (e *clientEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error
 	}
 	_, err := e.s.client().WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: acpsdk.SessionId(id), Path: edit.Path, Content: content})
 	return err
+}
+
+// RestoreFiles puts the files of an undone turn back as it applies
+// edits: through fs/write_text_file when the client offers it, so the
+// undo lands in its buffers, else on disk. ACP has no delete: a file the
+// turn created is removed on disk, where a client's buffer of it may
+// live on. Every file is tried; the error names each that failed.
+func (e *clientEditor) RestoreFiles(ctx context.Context, _ int, files []agent.RestoreFile) error {
+	id := sessionOf(ctx)
+	viaClient := id != "" && e.s.clientCaps().Fs.WriteTextFile
+	var errs []error
+	for _, f := range files {
+		if f.Created || !viaClient {
+			if err := agent.RestoreOnDisk(f); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if _, err := e.s.client().WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: acpsdk.SessionId(id), Path: f.Path, Content: f.Before}); err != nil {
+			errs = append(errs, fmt.Errorf("fs/write_text_file %s: %w", f.Path, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // clientUI is the plugins' UI over ACP, in the session the engine names

@@ -246,6 +246,13 @@ func startIO(t *testing.T, caps acpsdk.ClientCapabilities, examples ...string) *
 
 func (e *ioEnv) serve(t *testing.T, caps acpsdk.ClientCapabilities) *ioEnv {
 	t.Helper()
+	return e.serveWith(t, e.c, caps)
+}
+
+// serveWith is serve with client answering the agent's requests (e.c,
+// or a client built on it).
+func (e *ioEnv) serveWith(t *testing.T, client acpsdk.Client, caps acpsdk.ClientCapabilities) *ioEnv {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	tapR, tapW := io.Pipe()
@@ -265,7 +272,7 @@ func (e *ioEnv) serve(t *testing.T, caps acpsdk.ClientCapabilities) *ioEnv {
 		}
 		_ = tapW.Close()
 	})
-	e.conn = acpsdk.NewClientSideConnection(e.c, inW, io.TeeReader(outR, tapW))
+	e.conn = acpsdk.NewClientSideConnection(client, inW, io.TeeReader(outR, tapW))
 	var err error
 	if e.init, err = e.conn.Initialize(ctxT(t), acpsdk.InitializeRequest{ProtocolVersion: ProtocolVersion, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/rx-bridge/rx-bridge/internal/agent"
 )
 
 // acp-go-sdk v0.13.0 answers the methods it does not know itself
@@ -339,6 +341,8 @@ func (s *server) HandleExtensionMethod(ctx context.Context, method string, param
 		return s.deleteSession(ctx, p)
 	case methodReloadExtensions:
 		return s.reloadExtensions(ctx, params)
+	case methodUndoTurn:
+		return s.undoTurn(ctx, params)
 	}
 	return nil, acpsdk.NewMethodNotFound(method)
 }
@@ -402,4 +406,58 @@ func (s *server) reloadExtensions(ctx context.Context, params json.RawMessage) (
 		return nil, rpcError(codeInternal, "%s: %v", methodReloadExtensions, err)
 	}
 	return map[string]any{}, nil
+}
+
+// methodUndoTurn is rx-bridge's vendor method that undoes a session's
+// last turn: the engine's undo, as serve's rx/session/undoTurn and
+// chat's /undo.
+const methodUndoTurn = "_reasonix.io/session/undoTurn"
+
+// undoResult is the _reasonix.io/session/undoTurn result, the shape of
+// serve's rx/session/undoTurn result.
+type undoResult struct {
+	Turn     int        `json:"turn"`
+	Restored []string   `json:"restored"`
+	Skipped  []undoSkip `json:"skipped"`
+}
+
+type undoSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// undoTurn serves _reasonix.io/session/undoTurn {sessionId, force?}: the
+// session's newest turn that changed files and is not undone yet is
+// undone (agent.Session.UndoTurn), its files restored through
+// fs/write_text_file when the client offers it, else on disk
+// (clientEditor.RestoreFiles). An unknown session and nothing to undo
+// are -32602, a running turn -32600, a failed restore -32603.
+func (s *server) undoTurn(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID acpsdk.SessionId `json:"sessionId"`
+		Force     bool             `json:"force"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, rpcError(codeInvalidParams, "%s: %v", methodUndoTurn, err)
+	}
+	ss, ok := s.session(p.SessionID)
+	if !ok {
+		return nil, rpcError(codeInvalidParams, "%s: unknown session %s", methodUndoTurn, p.SessionID)
+	}
+	// The client's fs methods are scoped to the session, as a turn's.
+	id := string(p.SessionID)
+	u, err := ss.s.UndoTurn(context.WithValue(ctx, sessionKey{}, id), p.Force)
+	switch {
+	case errors.Is(err, agent.ErrNothingToUndo), errors.Is(err, agent.ErrSessionClosed):
+		return nil, rpcError(codeInvalidParams, "%s: %v", methodUndoTurn, err)
+	case errors.Is(err, agent.ErrTurnRunning):
+		return nil, rpcError(codeInvalidRequest, "%s: %v", methodUndoTurn, err)
+	case err != nil:
+		return nil, rpcError(codeInternal, "%s: %v", methodUndoTurn, err)
+	}
+	res := undoResult{Turn: u.Turn, Restored: u.Restored, Skipped: make([]undoSkip, 0, len(u.Skipped))}
+	for _, k := range u.Skipped {
+		res.Skipped = append(res.Skipped, undoSkip{Path: k.Path, Reason: k.Reason})
+	}
+	return res, nil
 }

@@ -42,6 +42,12 @@ type Agent struct {
 	closing map[string]*closeWait
 	// turns counts the turns running in every session (Idle, Busy).
 	turns turnGate
+	// undoGate is held shared by every Prompt from before its turn
+	// begins to after it ends, and exclusively by an UndoTurn, which
+	// fails rather than wait for it: a turn that starts during an undo
+	// waits for it. undoing makes undos wait for each other.
+	undoGate sync.RWMutex
+	undoing  sync.Mutex
 }
 
 // closeWait is the closes of one session id under way; done is closed

@@ -54,6 +54,9 @@ type Session struct {
 	// session (grantFor); never stored, dropped by Close.
 	grants map[string]bool
 
+	// undo keeps the recent turns' edits for UndoTurn.
+	undo undoLog
+
 	// hookContext is the SessionStart hooks' context for the next prompt.
 	hookContext []string
 
@@ -281,6 +284,7 @@ func (s *Session) Close(ctx context.Context) error {
 	syncErr := s.waitSyncLocked()
 	s.mu.Unlock()
 	s.a.forget(s)
+	s.undo.clear()
 	s.a.sessionEndHooks(ctx, s)
 	// session.end cannot undo the end; its failures are shown, not
 	// returned.

@@ -177,7 +177,7 @@ func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (strin
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	env := &tools.Env{Workspace: t.s.ws, Docs: t.s.a.opts.Editor, Timeout: timeout}
+	env := &tools.Env{Workspace: t.s.ws, Docs: undoRecorder{Editor: t.s.a.opts.Editor, s: t.s}, Timeout: timeout}
 	if term, ok := t.s.a.opts.Editor.(Terminal); ok {
 		env.Terminal = term
 	}

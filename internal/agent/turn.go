@@ -47,9 +47,14 @@ type turn struct {
 // plugin blocked, Cancel or ctx ended it — returns its Result; a failure
 // (the provider failed, a required or slot-owning plugin failed, the
 // transcript could not be written) returns an error, already redacted,
-// that names what failed. The model never changes mid-turn, and a failed
-// provider is never replaced by another.
+// that names what failed, beside a Result holding only the turn's number
+// and files changed (the turn's edits are kept for UndoTurn either way).
+// The model never changes mid-turn, and a failed provider is never
+// replaced by another.
 func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	// An undo running now finishes before the turn starts (UndoTurn).
+	s.a.undoGate.RLock()
+	defer s.a.undoGate.RUnlock()
 	ctx, err := s.begin(ctx)
 	if err != nil {
 		return Result{}, err
@@ -57,6 +62,10 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 	g, release := s.a.opts.Runtime.Acquire()
 	res, err := s.runTurn(ctx, g, text)
 	release()
+	// What the turn left in each file it changed, however it ended: a
+	// cancelled turn's edits are undone like any other's.
+	rctx := context.WithoutCancel(ctx)
+	res.Turn, res.Edits = s.undo.end(func(path string) (string, bool, error) { return fileText(rctx, s.a.opts.Editor, path) })
 	if ferr := s.finish(); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -74,6 +83,7 @@ func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, e
 		s.jmu.Unlock()
 	}()
 	s.j.commit(&record{Type: recTurn, Turn: t.n, Time: s.a.opts.Now().UTC()})
+	s.undo.begin(t.n)
 
 	err := t.start(ctx, text)
 	if errors.Is(err, errEnded) {

@@ -218,6 +218,12 @@ type Result struct {
 	Usage extproto.ProviderUsage
 	// Block is set when a plugin's block ended the turn.
 	Block *Block
+	// Turn is the turn's number in the session (Update.Turn); Edits are
+	// the files its edits landed in, in order of first change (none when
+	// it changed no file), which Session.UndoTurn can take back. Both are
+	// set whenever the turn ran, also when Prompt returns an error.
+	Turn  int
+	Edits []TurnEdit
 }
 
 // Block is a plugin's block that ended a turn.

@@ -21,7 +21,10 @@ const editLabel = "Reasonix: apply_edit"
 // agentEditor implements agent.Editor over LSP.
 type agentEditor struct{ s *Server }
 
-var _ agent.Editor = (*agentEditor)(nil)
+var (
+	_ agent.Editor   = (*agentEditor)(nil)
+	_ agent.Restorer = (*agentEditor)(nil)
+)
 
 // Document returns an open buffer's text.
 func (e *agentEditor) Document(_ context.Context, path string) (string, bool, error) {
@@ -39,20 +42,15 @@ func (e *agentEditor) ReviewsEdits() bool { return e.s.client.reviewEdits() }
 // it written to disk. An edit of a call the user reviews
 // (tools.Call.Review) carries a change annotation that needs
 // confirmation on every change; applied false is the user's rejection.
-// The file's text before the edit is kept for rx/session/undoTurn.
 func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error {
 	s := e.s
+	if !s.client.applyEdit {
+		return tools.WriteToDisk(edit)
+	}
 	call, _ := tools.CallOf(ctx)
 	text, exists, err := s.fileText(edit.Path)
 	if err != nil {
 		return err
-	}
-	if !s.client.applyEdit {
-		if err := tools.WriteToDisk(edit); err != nil {
-			return err
-		}
-		s.undo.record(call.SessionID, edit.Path, text, !exists)
-		return nil
 	}
 	_, version, open := s.document(edit.Path)
 	u := uri.File(edit.Path)
@@ -111,7 +109,6 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 		}
 		return errors.New("the editor did not apply the edit: " + reason)
 	}
-	s.undo.record(call.SessionID, edit.Path, text, !exists)
 	return nil
 }
 

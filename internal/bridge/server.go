@@ -83,7 +83,6 @@ type Server struct {
 	trace    atomic.Int32
 	progress atomic.Int64
 	chat     chatText
-	undo     turnLog
 
 	exit     chan int
 	teardown sync.Once

@@ -99,10 +99,6 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if !ok {
 		return nil, invalidParams("no open session %q", p.SessionID)
 	}
-	s.undo.begin(sess.ID())
-	// The files the turn changed, however it ends; they are in the result.
-	var out rxproto.PromptResult
-	defer func() { out.Turn, out.Edits = s.undo.end(sess.ID(), s.fileText) }()
 	done := s.beginProgress("Reasonix: " + sess.Model())
 	s.chat.start(sess.ID())
 	res, err := sess.Prompt(ctx, promptWithResources(p.Prompt, p.Resources))
@@ -110,8 +106,7 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		done("failed")
 		if errors.Is(err, context.Canceled) {
-			out = rxproto.PromptResult{StopReason: rxproto.StopReasonCancelled, Text: text}
-			return &out, nil
+			return promptResult(rxproto.StopReasonCancelled, text, res), nil
 		}
 		return nil, domainError(err)
 	}
@@ -124,8 +119,22 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		text = reason
 	}
 	done(string(res.Stop))
-	out = rxproto.PromptResult{StopReason: rxproto.StopReason(res.Stop), Text: text}
-	return &out, nil
+	return promptResult(rxproto.StopReason(res.Stop), text, res), nil
+}
+
+// promptResult is the rx/session/prompt result of a turn that ended:
+// with the files it changed and its number, however it ended, or neither
+// when it changed no file.
+func promptResult(stop rxproto.StopReason, text string, res agent.Result) *rxproto.PromptResult {
+	out := &rxproto.PromptResult{StopReason: stop, Text: text}
+	if len(res.Edits) == 0 {
+		return out
+	}
+	out.Turn = int64(res.Turn)
+	for _, e := range res.Edits {
+		out.Edits = append(out.Edits, rxproto.TurnEdit{Path: e.Path, Created: e.Created})
+	}
+	return out
 }
 
 // promptWithResources is the text the agent gets for a prompt and its
@@ -231,7 +240,6 @@ func (s *Server) sessionClose(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.undo.drop(sess.ID())
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
@@ -246,7 +254,6 @@ func (s *Server) sessionDelete(ctx context.Context, raw []byte) (any, error) {
 	if err := s.agent.Delete(context.WithoutCancel(ctx), p.SessionID); err != nil {
 		return nil, sessionError(err)
 	}
-	s.undo.drop(p.SessionID)
 	return rxproto.Empty{}, nil
 }
 

@@ -525,7 +525,7 @@ export interface PromptResource {
 export interface PromptResult {
 	stopReason: StopReason;
 	text: string;
-	/** The turn's number within the session (counted since the session was opened); absent for a turn that changed no file. */
+	/** The turn's number within the session, as its transcript counts turns; absent for a turn that changed no file. */
 	turn?: number;
 	/** The files the turn's edits landed in, in order of first change; absent when none did. */
 	edits?: TurnEdit[];

@@ -484,7 +484,7 @@ type PromptResource struct {
 type PromptResult struct {
 	StopReason StopReason `json:"stopReason"`
 	Text       string     `json:"text"`
-	// The turn's number within the session (counted since the session was opened); absent for a turn that changed no file.
+	// The turn's number within the session, as its transcript counts turns; absent for a turn that changed no file.
 	Turn int64 `json:"turn,omitempty"`
 	// The files the turn's edits landed in, in order of first change; absent when none did.
 	Edits []TurnEdit `json:"edits,omitempty"`
