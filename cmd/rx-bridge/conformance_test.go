@@ -57,6 +57,39 @@ type conformFE interface {
 	reload() error
 	// asked lists the permission questions asked so far.
 	asked() []question
+	// undo undoes the session's last turn that changed files.
+	undo(force bool) undoOut
+}
+
+// undoOut is what an undo did: workspace-relative paths restored and
+// skipped (with the reason's first words), or the error's text.
+type undoOut struct {
+	Restored, Skipped []string
+	Err               string
+}
+
+// conformUndo is the result shape serve and acp share.
+type conformUndo struct {
+	Restored []string
+	Skipped  []struct{ Path, Reason string }
+}
+
+func (r conformUndo) out(ws string) undoOut {
+	var u undoOut
+	for _, p := range r.Restored {
+		u.Restored = append(u.Restored, relTo(ws, p))
+	}
+	for _, k := range r.Skipped {
+		u.Skipped = append(u.Skipped, relTo(ws, k.Path)+": "+k.Reason)
+	}
+	return u
+}
+
+func relTo(ws, p string) string {
+	if r, err := filepath.Rel(ws, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
 }
 
 // errNoReload: chat has no reload request, and reads its next line only
@@ -100,13 +133,14 @@ type serveFE struct {
 	recorder
 	t   *testing.T
 	c   *lspclient.Client
+	ws  string
 	sid string
 }
 
 func startServeFE(t *testing.T, home, ws string, answer policy) conformFE {
 	e := &serveEnv{t: t, home: home, ws: ws}
 	c := e.start()
-	f := &serveFE{t: t, c: c}
+	f := &serveFE{t: t, c: c, ws: ws}
 	c.Handle("rx/session/requestPermission", func(_ context.Context, raw json.RawMessage) (any, error) {
 		var r struct {
 			ToolCall struct{ Title string }
@@ -148,6 +182,14 @@ func (f *serveFE) promptAsync(text string) <-chan turnOut {
 	return out
 }
 
+func (f *serveFE) undo(force bool) undoOut {
+	var r conformUndo
+	if err := f.c.Call(ctxT(f.t), "rx/session/undoTurn", map[string]any{"sessionId": f.sid, "force": force}, &r); err != nil {
+		return undoOut{Err: err.Error()}
+	}
+	return r.out(f.ws)
+}
+
 func (f *serveFE) reload() error {
 	return f.c.Call(ctxT(f.t), "workspace/executeCommand", map[string]any{"command": "rx.reload"}, nil)
 }
@@ -157,11 +199,12 @@ func (f *serveFE) reload() error {
 type acpFE struct {
 	recorder
 	p   *acpProc
+	ws  string
 	sid string
 }
 
 func startACPFE(t *testing.T, home, ws string, answer policy) conformFE {
-	f := &acpFE{}
+	f := &acpFE{ws: ws}
 	p := startACP(t, home, ws)
 	p.onPermission(func(raw json.RawMessage) string {
 		var r struct {
@@ -208,6 +251,14 @@ func (f *acpFE) promptAsync(text string) <-chan turnOut {
 	return out
 }
 
+func (f *acpFE) undo(force bool) undoOut {
+	var r conformUndo
+	if err := f.p.try("_reasonix.io/session/undoTurn", map[string]any{"sessionId": f.sid, "force": force}, &r); err != nil {
+		return undoOut{Err: err.Error()}
+	}
+	return r.out(f.ws)
+}
+
 func (f *acpFE) reload() error {
 	return f.p.try("_reasonix.io/session/reloadExtensions", map[string]any{"sessionId": f.sid}, nil)
 }
@@ -226,6 +277,8 @@ type chatFE struct {
 	lines []string // stdout
 	more  chan struct{}
 	turn  int
+	errMu sync.Mutex
+	errs  bytes.Buffer // stderr
 }
 
 // chatQuestion is a permission question as chat asks it on stderr.
@@ -250,8 +303,7 @@ func startChatFE(t *testing.T, home, ws string, answer policy) conformFE {
 		t.Fatal(err)
 	}
 	f := &chatFE{t: t, in: in, more: make(chan struct{}, 1)}
-	var errMu sync.Mutex
-	var errText bytes.Buffer
+	errMu, errText := &f.errMu, &f.errs
 	done := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -276,6 +328,10 @@ func startChatFE(t *testing.T, home, ws string, answer policy) conformFE {
 			errText.Write(buf[:n])
 			pending := errText.String()[seen:]
 			errMu.Unlock()
+			select {
+			case f.more <- struct{}{}:
+			default:
+			}
 			if m := chatQuestion.FindStringSubmatch(pending); m != nil {
 				seen += len(pending)
 				q := question{Title: m[1], Grant: m[2]}
@@ -348,6 +404,46 @@ func (f *chatFE) promptAsync(text string) <-chan turnOut {
 }
 
 func (f *chatFE) reload() error { return errNoReload }
+
+// undo types /undo (or /undo force) and then /model, whose "model: …"
+// line on stderr marks that every line of the undo was written.
+func (f *chatFE) undo(force bool) undoOut {
+	f.errMu.Lock()
+	from := f.errs.Len()
+	f.errMu.Unlock()
+	line := "/undo"
+	if force {
+		line += " force"
+	}
+	f.write(line)
+	f.write("/model")
+	ctx := ctxT(f.t)
+	for {
+		f.errMu.Lock()
+		text := f.errs.String()[from:]
+		f.errMu.Unlock()
+		if i := strings.Index(text, "model: "); i >= 0 {
+			var u undoOut
+			for _, l := range strings.Split(text[:i], "\n") {
+				switch {
+				case strings.HasPrefix(l, "  restored "):
+					u.Restored = append(u.Restored, strings.TrimPrefix(l, "  restored "))
+				case strings.HasPrefix(l, "  skipped "):
+					u.Skipped = append(u.Skipped, strings.TrimPrefix(l, "  skipped "))
+				case strings.HasPrefix(l, "rx-bridge chat: "):
+					u.Err = strings.TrimPrefix(l, "rx-bridge chat: ")
+				}
+			}
+			return u
+		}
+		select {
+		case <-f.more:
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return undoOut{Err: "no end of /undo"}
+		}
+	}
+}
 
 // --- the scenarios ---------------------------------------------------
 
@@ -670,6 +766,51 @@ func TestFrontEndConformanceReloadDuringATurn(t *testing.T) {
 			}
 			if out := f.prompt("after the reload"); out.Stop != "end_turn" || !strings.Contains(out.Text, "after the reload") {
 				t.Errorf("a turn after the reload: %+v", out)
+			}
+		})
+	}
+}
+
+// TestFrontEndConformanceUndo: undo is the engine's: every front end
+// undoes the newest turn that changed files, newest first, leaves a file
+// the user changed since alone unless forced, and says when there is
+// nothing left to undo.
+func TestFrontEndConformanceUndo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a bridge per front end")
+	}
+	t.Parallel()
+	for _, fe := range conformFEs {
+		t.Run(fe.name, func(t *testing.T) {
+			t.Parallel()
+			home, ws := t.TempDir(), t.TempDir()
+			conformHome(t, home, ws, "yolo", false)
+			writeFiles(t, ws, map[string]string{"a.txt": "zero\n"})
+			f := fe.start(t, home, ws, func(question) string { return answerDeny })
+			read := func(name string) string {
+				b, err := os.ReadFile(filepath.Join(ws, name))
+				if err != nil {
+					return "<none>"
+				}
+				return string(b)
+			}
+			for _, p := range []string{editCall("a.txt", "one\n"), editCall("b.txt", "bee\n"), "no edits in this turn"} {
+				if out := f.prompt(p); out.Stop != "end_turn" {
+					t.Fatalf("%s: %+v", p, out)
+				}
+			}
+			if u := f.undo(false); u.Err != "" || !slices.Equal(u.Restored, []string{"b.txt"}) || len(u.Skipped) != 0 || read("b.txt") != "<none>" {
+				t.Errorf("first undo: %+v, b.txt %q; want b.txt (created) removed", u, read("b.txt"))
+			}
+			writeFiles(t, ws, map[string]string{"a.txt": "by hand\n"})
+			if u := f.undo(false); u.Err != "" || len(u.Restored) != 0 || len(u.Skipped) != 1 || !strings.HasPrefix(u.Skipped[0], "a.txt: changed since the turn") || read("a.txt") != "by hand\n" {
+				t.Errorf("undo of a file changed since: %+v, a.txt %q", u, read("a.txt"))
+			}
+			if u := f.undo(true); u.Err != "" || !slices.Equal(u.Restored, []string{"a.txt"}) || read("a.txt") != "zero\n" {
+				t.Errorf("forced undo: %+v, a.txt %q", u, read("a.txt"))
+			}
+			if u := f.undo(false); !strings.Contains(u.Err, "nothing to undo") {
+				t.Errorf("undo with nothing left: %+v", u)
 			}
 		})
 	}
