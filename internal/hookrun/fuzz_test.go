@@ -71,7 +71,7 @@ func FuzzParseClaudeHooks(f *testing.F) {
 				t.Fatalf("unknown event %q kept", ev)
 			}
 			for _, h := range hs {
-				if h.Command == "" || h.PayloadFormat != "claude" || h.Cwd != "." {
+				if h.Command == "" || h.PayloadFormat != "claude" || h.Cwd != "" {
 					t.Fatalf("bad hook %+v", h)
 				}
 				if h.Args == nil && h.Shell != "" && h.Shell != "bash" && h.Shell != "powershell" {

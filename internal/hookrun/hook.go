@@ -52,7 +52,11 @@ type Hook struct {
 	// Shell is the declared shell of a shell-form hook ("" means auto).
 	Shell       string
 	ContextFile string
-	Dir         string
+	// Dir is the working directory a manifest declared (relative to the
+	// plugin root); "" (every Claude-format hook, and any hook declaring
+	// none) runs the hook in the payload's cwd, the project directory, as
+	// Claude Code does.
+	Dir string
 	// Env is the hook's own environment, forced variables included; the
 	// process gets the host environment followed by these.
 	Env     map[string]string

@@ -228,11 +228,11 @@ func (l *loader) pkg(p Package) {
 		if _, err := resolveInRoot(p.Root, claudeMD); err != nil {
 			l.warn(warnf(p.Name, claudeMD, "CLAUDE.md: %v; not injected", err))
 		} else {
-			add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md", Cwd: "."}, claudeMD})
+			add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md"}, claudeMD})
 		}
 	}
 	if codex := filepath.Join(p.Root, "hooks", "session-start-codex"); p.Manifest.Kind == manifest.KindCodex && isRegular(codex) {
-		add(SessionStart, entry{manifest.Hook{Command: codex, Cwd: p.Root}, codex})
+		add(SessionStart, entry{manifest.Hook{Command: codex}, codex})
 	}
 	for _, ev := range sortedEvents(byEvent) {
 		if !ev.Known() {
@@ -310,7 +310,11 @@ func (l *loader) resolvePlugin(p Package, ev Event, e entry) *Hook {
 		}
 		h.Command = cmd
 	}
-	h.Dir = underRoot(root, expandPluginRoot(mh.Cwd, root))
+	if mh.Cwd != "" {
+		// A declared cwd is the plugin's; none means the project
+		// directory (the payload's cwd), as Claude Code runs hooks.
+		h.Dir = underRoot(root, expandPluginRoot(mh.Cwd, root))
+	}
 	h.Env = map[string]string{}
 	for k, v := range mh.Env {
 		h.Env[k] = expandPluginRoot(v, root)
@@ -351,7 +355,9 @@ func (l *loader) resolveSettings(ev Event, e entry, scope Scope) *Hook {
 			h.Args = []string{}
 		}
 	}
-	h.Dir = underRoot(base, mh.Cwd)
+	if mh.Cwd != "" {
+		h.Dir = underRoot(base, mh.Cwd)
+	}
 	for k, v := range mh.Env {
 		h.Env[k] = v
 	}

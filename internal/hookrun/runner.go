@@ -202,7 +202,7 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 		stdout, res.Truncated, spawnErr = readContext(h.ContextFile)
 	} else {
 		var run procRun
-		run, spawnErr = r.exec(ctx, h, marshalPayload(ev, p, h.Claude))
+		run, spawnErr = r.exec(ctx, h, p.Cwd, marshalPayload(ev, p, h.Claude))
 		stdout, stderr, res.Truncated = run.stdout, run.stderr, run.truncated
 		res.ExitCode, res.TimedOut = run.exitCode, run.timedOut
 	}
@@ -253,16 +253,21 @@ var errClosed = errors.New("the hook runner was closed")
 
 // exec starts the hook's tree, feeds it the payload, captures its output
 // and ends it: on exit, on timeout, on ctx's cancellation or on Close.
-func (r *Runner) exec(ctx context.Context, h *Hook, payload []byte) (procRun, error) {
+// It runs in h.Dir, else in cwd (the payload's, the project directory).
+func (r *Runner) exec(ctx context.Context, h *Hook, cwd string, payload []byte) (procRun, error) {
 	var run procRun
 	if err := ctx.Err(); err != nil {
 		return run, fmt.Errorf("cancelled: %w", err)
 	}
-	cmd, err := r.pl.command(h)
+	dir := h.Dir
+	if dir == "" {
+		dir = cwd
+	}
+	cmd, err := r.pl.command(h, dir)
 	if err != nil {
 		return run, err
 	}
-	cmd.Env, cmd.Dir = mergeEnv(r.pl.goos, r.env, h.Env), h.Dir
+	cmd.Env, cmd.Dir = mergeEnv(r.pl.goos, r.env, h.Env), dir
 	var files [6]*os.File // inR, inW, outR, outW, errR, errW
 	for i := 0; i < 6; i += 2 {
 		if files[i], files[i+1], err = os.Pipe(); err != nil {

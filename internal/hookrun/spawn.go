@@ -104,8 +104,8 @@ const (
 const psPrologue = "$OutputEncoding=[Console]::OutputEncoding=[System.Text.Encoding]::UTF8;"
 
 // command picks the program, argv and (Windows) raw command line of a
-// hook (PLUGIN_CONTENTS §6.4, CROSS_OS §6).
-func (pl platform) command(h *Hook) (Command, error) {
+// hook (PLUGIN_CONTENTS §6.4, CROSS_OS §6) that runs in dir.
+func (pl platform) command(h *Hook, dir string) (Command, error) {
 	switch h.Form {
 	case FormExec:
 		p := h.Command
@@ -117,7 +117,7 @@ func (pl platform) command(h *Hook) (Command, error) {
 			}
 			p = lp
 		case !filepath.IsAbs(p) && !isAbsAnyOS(p):
-			p = filepath.Join(h.Dir, p)
+			p = filepath.Join(dir, p)
 		}
 		return Command{Path: p, Args: h.Args}, nil
 	case FormLegacy:
