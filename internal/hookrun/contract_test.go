@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
@@ -102,6 +103,122 @@ func TestGuardReadsProjectRules(t *testing.T) {
 			}
 			if tc.block && block != "Recursive deletes are blocked here." {
 				t.Fatalf("block reason %q", block)
+			}
+		})
+	}
+}
+
+// TestGuardUnderPathWithSpace: the guard's command names
+// ${CLAUDE_PLUGIN_ROOT} unquoted, as hookify and security-guidance do; a
+// plugin root with a space (macOS's "Application Support", a user named
+// "Jane Doe") must not break it, or the guard fails open.
+func TestGuardUnderPathWithSpace(t *testing.T) {
+	t.Parallel()
+	needPosixShell(t)
+	for _, dir := range []string{"My Plugins", "it's $HOME", `a "b" \c`} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			if runtime.GOOS == "windows" && strings.ContainsAny(dir, `"\`) {
+				t.Skip("not a Windows file name")
+			}
+			pkg := installFixture(t, "guard", filepath.Join(t.TempDir(), dir), "guard")
+			ws := t.TempDir()
+			writeTree(t, ws, map[string]string{".claude/guard.rm.local.md": guardRule("rm -rf", "block", "No recursive deletes.")})
+			r := load(t, Sources{Workspace: ws, Packages: []Package{pkg}})
+			block, notices := r.PreToolUse(context.Background(), bashCall("rm -rf build"))
+			if block != "No recursive deletes." {
+				t.Fatalf("block %q, notices %q", block, notices)
+			}
+		})
+	}
+}
+
+// TestExpandQuotedRunsInSh runs, through sh, scripts naming the root in
+// every quoting context, for roots holding characters a shell reads.
+func TestExpandQuotedRunsInSh(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("sh -c: POSIX")
+	}
+	needPosixShell(t)
+	roots := []string{"/plain/root", "/Users/Jane Doe/Library/Application Support/p", `/it's "q" $HOME \x`, "/a\tb/`c`"}
+	scripts := []string{
+		`printf '%s' ${CLAUDE_PLUGIN_ROOT}/x`,
+		`printf '%s' "${CLAUDE_PLUGIN_ROOT}/x"`,
+		`printf '%s' '${CLAUDE_PLUGIN_ROOT}/x'`,
+		`printf '%s' $CLAUDE_PLUGIN_ROOT/x`,
+		`printf '%s' %CLAUDE_PLUGIN_ROOT%/x`,
+	}
+	for _, root := range roots {
+		for _, s := range scripts {
+			got, err := exec.Command("sh", "-c", expandQuoted(s, root, posixShell)).Output()
+			if err != nil || string(got) != root+"/x" {
+				t.Errorf("root %q script %q: got %q (%v), want %q", root, s, got, err, root+"/x")
+			}
+		}
+	}
+}
+
+func TestExpandQuoted(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind         shellKind
+		script, root string
+		want         string
+	}{
+		{posixShell, `python3 ${CLAUDE_PLUGIN_ROOT}/h.py`, "/p", `python3 /p/h.py`},
+		{posixShell, `python3 ${CLAUDE_PLUGIN_ROOT}/h.py`, "/a b", `python3 '/a b'/h.py`},
+		{posixShell, `python3 "${CLAUDE_PLUGIN_ROOT}/h.py"`, "/a b", `python3 "/a b/h.py"`},
+		{posixShell, `python3 "${CLAUDE_PLUGIN_ROOT}/h.py"`, `/a"$b`, `python3 "/a\"\$b/h.py"`},
+		{posixShell, `echo '${CLAUDE_PLUGIN_ROOT}'`, "/a'b", `echo '/a'\''b'`},
+		{posixShell, `echo \"${CLAUDE_PLUGIN_ROOT}`, "/a b", `echo \"'/a b'`},
+		{posixShell, `echo ${CLAUDE_PLUGIN_ROOT:-x} $CLAUDE_PLUGIN_ROOTS`, "/a b", `echo ${CLAUDE_PLUGIN_ROOT:-x} $CLAUDE_PLUGIN_ROOTS`},
+		{psShell, `& ${CLAUDE_PLUGIN_ROOT}\h.ps1`, `C:\Users\Jane Doe`, "& C:\\Users\\Jane` Doe\\h.ps1"},
+		{psShell, `& "${CLAUDE_PLUGIN_ROOT}\h.ps1"`, `C:\a $b`, "& \"C:\\a `$b\\h.ps1\""},
+		{psShell, `& '${CLAUDE_PLUGIN_ROOT}\h.ps1'`, `C:\it's`, `& 'C:\it''s\h.ps1'`},
+		{cmdShell, `%CLAUDE_PLUGIN_ROOT%\h.cmd arg`, `C:\Program Files\p`, `"C:\Program Files\p"\h.cmd arg`},
+		{cmdShell, `"%CLAUDE_PLUGIN_ROOT%\h.cmd" arg`, `C:\Program Files\p`, `"C:\Program Files\p\h.cmd" arg`},
+		{cmdShell, `%CLAUDE_PLUGIN_ROOT%\h.cmd`, `C:\p`, `C:\p\h.cmd`},
+	}
+	for _, tc := range tests {
+		if got := expandQuoted(tc.script, tc.root, tc.kind); got != tc.want {
+			t.Errorf("%d %q root %q: got %s, want %s", tc.kind, tc.script, tc.root, got, tc.want)
+		}
+	}
+}
+
+// TestHookThatCannotStartIsShownOncePerSession: a hook whose program is
+// missing fails open at every call; the user is told once per session,
+// by a warning naming the plugin.
+func TestHookThatCannotStartIsShownOncePerSession(t *testing.T) {
+	t.Parallel()
+	needPosixShell(t)
+	tests := []struct {
+		name string
+		item map[string]any
+	}{
+		{"missing script (shell exit 127)", map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/gone.sh"}},
+		{"missing interpreter (shell exit 127)", map[string]any{"type": "command", "command": "rx-no-such-interpreter ${CLAUDE_PLUGIN_ROOT}/hooks/x.py"}},
+		{"missing program (spawn error)", map[string]any{"type": "command", "command": "rx-no-such-program", "args": []string{}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pkg := claudePackage(t, "brokenguard", map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{tc.item}}}}, nil)
+			r := load(t, Sources{Packages: []Package{pkg}})
+			for i, want := range []struct {
+				session string
+				notices int
+			}{{"s1", 1}, {"s1", 0}, {"s2", 1}, {"s1", 0}} {
+				p := bashCall("ls")
+				p.SessionID = want.session
+				block, notices := r.PreToolUse(context.Background(), p)
+				if block != "" || len(notices) != want.notices {
+					t.Fatalf("call %d (%s): block %q notices %q", i, want.session, block, notices)
+				}
+				if want.notices == 1 && (!strings.HasPrefix(notices[0], "plugin brokenguard: its PreToolUse hook could not start") || !strings.HasSuffix(notices[0], "shown once this session")) {
+					t.Fatalf("notice %q", notices[0])
+				}
 			}
 		})
 	}

@@ -300,13 +300,17 @@ func (l *loader) resolvePlugin(p Package, ev Event, e entry) *Hook {
 			r = strings.ReplaceAll(root, `\`, "/")
 		}
 		h.Command = expandPluginRoot(cmd, r)
+		h.script, h.root = cmd, r
 	case FormLegacy:
+		raw := cmd
 		cmd = expandPluginRoot(cmd, root)
 		if !isAbsAnyOS(cmd) {
 			// The reference joins the whole command line onto the root,
 			// so a legacy command with arguments or spaces in the root
 			// breaks; shell form is the fix (PLUGIN_CONTENTS §11.6).
 			cmd = filepath.Join(root, cmd)
+		} else {
+			h.script, h.root = raw, root
 		}
 		h.Command = cmd
 	}

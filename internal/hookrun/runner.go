@@ -27,6 +27,8 @@ type Runner struct {
 
 	mu     sync.Mutex
 	closed bool
+	// failed records the hooks that could not start, per session.
+	failed map[startKey]bool
 	live   map[Tree]struct{}
 	async  sync.WaitGroup
 }
@@ -78,6 +80,15 @@ type Result struct {
 	Err string
 	// Output is what a JSON stdout said.
 	Output Output
+	// StartFailed is set when the hook could not start: its program was
+	// not found or could not be executed (a spawn error, or exit 126 or
+	// 127 from the shell of a shell or legacy hook).
+	StartFailed bool
+
+	// notice replaces Notice for the first start failure of a hook in a
+	// session; quiet hides the later ones.
+	notice string
+	quiet  bool
 }
 
 // detail is the text a notice or a block shows: the error, else stderr,
@@ -124,7 +135,11 @@ type Report struct {
 func (rep Report) Notices() []string {
 	var out []string
 	for _, res := range rep.Results {
-		if res.Decision != Pass {
+		switch {
+		case res.quiet:
+		case res.notice != "":
+			out = append(out, res.notice)
+		case res.Decision != Pass:
 			out = append(out, res.Notice())
 		}
 		if rep.Event == SessionStart && res.Output.Warning != "" {
@@ -168,6 +183,9 @@ func (r *Runner) Run(ctx context.Context, ev Event, p Payload) Report {
 			continue
 		}
 		res := r.runOne(ctx, j.h, j.ev, p)
+		if res.StartFailed {
+			r.startFailure(p.SessionID, &res)
+		}
 		rep.Results = append(rep.Results, res)
 		if res.Decision == Block {
 			rep.Blocked, rep.Reason = true, res.detail()
@@ -175,6 +193,35 @@ func (r *Runner) Run(ctx context.Context, ev Event, p Payload) Report {
 		}
 	}
 	return rep
+}
+
+// startFailure makes a hook that could not start a warning naming its
+// plugin (or settings file), once per session: the same broken hook
+// fails at every call, and one clear notice beats one per tool call.
+func (r *Runner) startFailure(session string, res *Result) {
+	k := startKey{session, res.Hook}
+	r.mu.Lock()
+	seen := r.failed[k]
+	if r.failed == nil {
+		r.failed = map[startKey]bool{}
+	}
+	r.failed[k] = true
+	r.mu.Unlock()
+	if seen {
+		res.quiet = true
+		return
+	}
+	h := res.Hook
+	who := "plugin " + h.Plugin
+	if h.Plugin == "" {
+		who = string(h.Scope) + " settings " + h.Source
+	}
+	res.notice = h.red.String(fmt.Sprintf("%s: its %s hook could not start, so it did not run (%s): %s; shown once this session", who, res.Event, h.Label(), res.detail()))
+}
+
+type startKey struct {
+	session string
+	hook    *Hook
 }
 
 // runAsync starts a hook in the background, detached from ctx's
@@ -210,6 +257,13 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 	res.Decision = decideOutcome(blocking, spawnErr != nil, res.TimedOut, res.ExitCode)
 	if spawnErr != nil {
 		res.Err = spawnErr.Error()
+	}
+	switch {
+	case spawnErr != nil:
+		res.StartFailed = h.Form != FormContext && ctx.Err() == nil && !errors.Is(spawnErr, errClosed) && !strings.HasPrefix(res.Err, "cancelled")
+	case !res.TimedOut && (h.Form == FormShell || h.Form == FormLegacy):
+		// The shells' own "not found" and "not executable".
+		res.StartFailed = res.ExitCode == 126 || res.ExitCode == 127
 	}
 	res.Stdout = decodeOutput(stdout, res.Truncated)
 	res.Stderr = decodeOutput(stderr, res.Truncated)
