@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 )
 
@@ -50,7 +51,26 @@ type turnHooks struct {
 
 // hookPayload is what every hook of the session is told.
 func (s *Session) hookPayload() hookrun.Payload {
-	return hookrun.Payload{SessionID: s.id, Cwd: s.ws.Root}
+	return hookrun.Payload{
+		SessionID: s.id, Cwd: s.ws.Root,
+		TranscriptPath: transcript.LivePath(s.a.dir, s.id),
+		PermissionMode: claudePermissionMode(s.Mode(), s.Approval()),
+	}
+}
+
+// claudePermissionMode is Claude Code's name for the session's mode and
+// approval: plan, or default (ask), acceptEdits (auto: edits run) and
+// bypassPermissions (yolo: nothing is asked).
+func claudePermissionMode(m Mode, a Approval) string {
+	switch {
+	case m == ModePlan:
+		return "plan"
+	case a == ApproveAuto:
+		return "acceptEdits"
+	case a == ApproveYolo:
+		return "bypassPermissions"
+	}
+	return "default"
 }
 
 // hookNotices shows hook notices outside a turn.
@@ -160,6 +180,15 @@ func (t *turn) permissionHooks(ctx context.Context, tc *ToolCall, args string) (
 	return "", false
 }
 
+// toolUseID is the call's id for Claude-format hooks' tool_use_id: the
+// model's, else the session's key.
+func (tc *ToolCall) toolUseID() string {
+	if tc.ID != "" {
+		return tc.ID
+	}
+	return tc.Key
+}
+
 // notifyPermissionPrompt fires the Notification hooks in the background
 // as the editor is asked; the turn waits for them when it ends.
 func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
@@ -182,13 +211,13 @@ func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
 
 // preToolUse runs the PreToolUse hooks for the call about to run and
 // returns the tool result of a block ("" when none blocked).
-func (t *turn) preToolUse(ctx context.Context, name, args string) string {
+func (t *turn) preToolUse(ctx context.Context, tc *ToolCall, args string) string {
 	r := t.hooks()
 	if r == nil {
 		return ""
 	}
 	p := t.hookPayload()
-	p.ToolName, p.ToolArgs = name, json.RawMessage(args)
+	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	block, notices := r.PreToolUse(ctx, p)
 	t.hookNotices(notices)
 	if block == "" {
@@ -199,13 +228,13 @@ func (t *turn) preToolUse(ctx context.Context, name, args string) string {
 
 // postToolUse runs PostToolUse, or PostToolUseFailure for a failed call,
 // with the result tool.after settled on.
-func (t *turn) postToolUse(ctx context.Context, name, args, result string, isErr, interrupted bool) {
+func (t *turn) postToolUse(ctx context.Context, tc *ToolCall, args, result string, isErr, interrupted bool) {
 	r := t.hooks()
 	if r == nil {
 		return
 	}
 	p := t.hookPayload()
-	p.ToolName, p.ToolArgs = name, json.RawMessage(args)
+	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	ev := hookrun.PostToolUse
 	if isErr {
 		ev, p.Error, p.IsInterrupt = hookrun.PostToolUseFailure, result, interrupted

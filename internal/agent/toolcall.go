@@ -128,7 +128,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 			return refusal, true, false, err
 		}
 	}
-	if blocked := t.preToolUse(ctx, tc.Name, args); blocked != "" {
+	if blocked := t.preToolUse(ctx, tc, args); blocked != "" {
 		return blocked, true, false, nil
 	}
 	tc.Status, tc.ServedBy = ToolInProgress, served
@@ -150,7 +150,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 		return fmt.Sprintf("extension %s took %s over at tool.before but gave no result at tool.after", served, tc.Name), true, true, nil
 	}
 	after := out.Payload.(*extproto.ToolAfterPayload)
-	t.postToolUse(actx, tc.Name, args, after.Result, after.IsError, ctx.Err() != nil)
+	t.postToolUse(actx, tc, args, after.Result, after.IsError, ctx.Err() != nil)
 	return after.Result, after.IsError, out.Changed || served != "" || thirdPartyTool(tool), nil
 }
 

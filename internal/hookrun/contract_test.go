@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,6 +221,68 @@ func TestHookThatCannotStartIsShownOncePerSession(t *testing.T) {
 				}
 				if want.notices == 1 && (!strings.HasPrefix(notices[0], "plugin brokenguard: its PreToolUse hook could not start") || !strings.HasSuffix(notices[0], "shown once this session")) {
 					t.Fatalf("notice %q", notices[0])
+				}
+			}
+		})
+	}
+}
+
+// TestClaudePayloadHasEachEventsOwnFields: a Claude-format hook gets the
+// common fields and its event's own, and no other event's.
+func TestClaudePayloadHasEachEventsOwnFields(t *testing.T) {
+	t.Parallel()
+	common := []string{"cwd", "hook_event_name", "permission_mode", "session_id", "transcript_path"}
+	tests := []struct {
+		ev   Event
+		own  []string
+		p    Payload
+		want map[string]any
+	}{
+		{PreToolUse, []string{"tool_input", "tool_name", "tool_use_id"},
+			Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`), ToolUseID: "toolu_1", PermissionMode: "plan"},
+			map[string]any{"tool_use_id": "toolu_1", "permission_mode": "plan", "tool_name": "Bash"}},
+		{PostToolUse, []string{"tool_input", "tool_name", "tool_response", "tool_use_id"},
+			Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`), ToolResult: "a.go", ToolUseID: "toolu_2"},
+			map[string]any{"tool_response": map[string]any{"stdout": "a.go", "stderr": "", "interrupted": false}}},
+		{PostToolUseFailure, []string{"error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"},
+			Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{}`), Error: "exit 1"}, map[string]any{"error": "exit 1"}},
+		{PermissionRequest, []string{"tool_input", "tool_name"}, Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{}`), Subject: "x"}, nil},
+		{UserPromptSubmit, []string{"prompt"}, Payload{Prompt: "hi", Turn: 3}, map[string]any{"prompt": "hi"}},
+		{Stop, []string{"last_assistant_message", "stop_hook_active"}, Payload{LastAssistantText: "done", StopHookActive: true},
+			map[string]any{"stop_hook_active": true, "last_assistant_message": "done"}},
+		{SubagentStop, []string{"last_assistant_message", "stop_hook_active"}, Payload{}, map[string]any{"stop_hook_active": false}},
+		{SessionStart, []string{"source"}, Payload{Source: "clear"}, map[string]any{"source": "clear"}},
+		{SessionEnd, []string{"reason"}, Payload{Reason: "other"}, nil},
+		{Notification, []string{"message", "notification_type"}, Payload{Message: "m", NotificationType: "permission_prompt"}, nil},
+		{PreCompact, []string{"custom_instructions", "trigger"}, Payload{Trigger: "manual", CustomInstructions: "keep the plan"},
+			map[string]any{"custom_instructions": "keep the plan"}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.ev), func(t *testing.T) {
+			t.Parallel()
+			save := filepath.Join(t.TempDir(), "rec")
+			pkg := claudePackage(t, "c", map[string]any{string(tc.ev): []any{map[string]any{"hooks": []any{
+				claudeHelper(map[string]string{"HOOK_SAVE": save}, []string{}),
+			}}}}, nil)
+			r := load(t, Sources{Packages: []Package{pkg}})
+			p := tc.p
+			p.SessionID, p.TranscriptPath = "s1", "/home/u/.rx-bridge/sessions/s1.jsonl"
+			r.Run(context.Background(), tc.ev, p)
+			var got map[string]any
+			if err := json.Unmarshal([]byte(readRecord(t, save).Stdin), &got); err != nil {
+				t.Fatal(err)
+			}
+			keys := slices.Sorted(maps.Keys(got))
+			want := slices.Sorted(slices.Values(append(slices.Clone(common), tc.own...)))
+			if !slices.Equal(keys, want) {
+				t.Fatalf("fields %v, want %v", keys, want)
+			}
+			if got["transcript_path"] != p.TranscriptPath || got["hook_event_name"] != string(tc.ev) {
+				t.Fatalf("payload %v", got)
+			}
+			for k, v := range tc.want {
+				if !reflect.DeepEqual(got[k], v) {
+					t.Errorf("%s = %#v, want %#v", k, got[k], v)
 				}
 			}
 		})

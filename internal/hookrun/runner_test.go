@@ -193,10 +193,9 @@ func TestRunClaudePayloadAndDirectArgs(t *testing.T) {
 	}
 	want := map[string]any{
 		"hook_event_name": "PostToolUseFailure", "session_id": "s1", "cwd": ws,
-		"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"},
-		"tool_response": map[string]any{"stdout": "remote: denied", "stderr": "exit 1", "interrupted": false},
-		"prompt":        "", "last_assistant_message": "", "source": "", "reason": "", "notification_type": "",
-		"message": "", "trigger": "", "error": "exit 1", "is_interrupt": false,
+		"transcript_path": "", "permission_mode": "default",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"}, "tool_use_id": "",
+		"error": "exit 1", "is_interrupt": false,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("payload\n got %v\nwant %v", got, want)
