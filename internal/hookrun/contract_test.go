@@ -41,30 +41,42 @@ func needPosixShell(t *testing.T) {
 func installFixture(t *testing.T, name, parent, dir string) Package {
 	t.Helper()
 	root := filepath.Join(parent, dir)
-	src := filepath.Join("testdata", name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o755)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyDir(t, filepath.Join("testdata", name), root)
 	m, err := manifest.Load(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return Package{Name: name, Root: root, Manifest: m}
+}
+
+// copyFixture copies testdata/<name> into a fresh directory.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
+	copyDir(t, filepath.Join("testdata", name), dst)
+	return dst
+}
+
+// copyDir copies the tree src to dst, every file executable.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o755)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // guardRule is a guard.*.local.md rule file of the guard fixture.
@@ -284,6 +296,41 @@ func TestClaudePayloadHasEachEventsOwnFields(t *testing.T) {
 				if !reflect.DeepEqual(got[k], v) {
 					t.Errorf("%s = %#v, want %#v", k, got[k], v)
 				}
+			}
+		})
+	}
+}
+
+// TestWorkspaceClaudeSettingsHooks: a repository's .claude/settings.json
+// hooks are project hooks: not run unless the user enabled project hooks,
+// and then never silently (the notice .reasonix/settings.json gets).
+func TestWorkspaceClaudeSettingsHooks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		enabled bool
+	}{{"project hooks off", false}, {"project hooks on", true}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := copyFixture(t, "claude-project")
+			r, warns := Load(Sources{Workspace: ws, ProjectSettings: tc.enabled})
+			t.Cleanup(r.Close)
+			if !tc.enabled {
+				want := filepath.Join(ws, ".claude", "settings.json") + ": 2 project hook(s) not run"
+				if len(r.Listing()) != 0 || len(warns) != 1 || !strings.HasPrefix(warns[0].String(), want) {
+					t.Fatalf("listing %v warns %v", r.Listing(), warns)
+				}
+				return
+			}
+			l := r.Listing()
+			if len(warns) != 0 || len(l) != 2 || l[0].Scope != ScopeProject || !l[0].Claude || l[0].Event != PostToolUse || l[1].Event != PreToolUse {
+				t.Fatalf("listing %+v warns %v", l, warns)
+			}
+			needPosixShell(t)
+			block, _ := r.PreToolUse(context.Background(), bashCall("git push --force"))
+			if block != "no force pushes in this repository" {
+				t.Fatalf("block %q", block)
 			}
 		})
 	}
