@@ -112,12 +112,19 @@ func TestGuardReadsProjectRules(t *testing.T) {
 				writeTree(t, ws, map[string]string{".claude/guard.rule.local.md": tc.rule})
 			}
 			r := load(t, Sources{Workspace: ws, Packages: []Package{pkg}})
-			block, notices := r.PreToolUse(context.Background(), bashCall(tc.cmd))
+			block, notices := preToolUse(r, context.Background(), bashCall(tc.cmd))
 			if (block != "") != tc.block {
 				t.Fatalf("block %q (want blocked=%v), notices %q", block, tc.block, notices)
 			}
 			if tc.block && block != "Recursive deletes are blocked here." {
 				t.Fatalf("block reason %q", block)
+			}
+			// The guard's systemMessage is a warning for the user.
+			if tc.block && !strings.Contains(strings.Join(notices, "\n"), " — guard: Recursive deletes are blocked here.") {
+				t.Fatalf("notices %q", notices)
+			}
+			if tc.name == "warn rule" && (len(notices) != 1 || !strings.HasSuffix(notices[0], " — guard: Pushing? Check the branch.")) {
+				t.Fatalf("notices %q", notices)
 			}
 		})
 	}
@@ -140,7 +147,7 @@ func TestGuardUnderPathWithSpace(t *testing.T) {
 			ws := t.TempDir()
 			writeTree(t, ws, map[string]string{".claude/guard.rm.local.md": guardRule("rm -rf", "block", "No recursive deletes.")})
 			r := load(t, Sources{Workspace: ws, Packages: []Package{pkg}})
-			block, notices := r.PreToolUse(context.Background(), bashCall("rm -rf build"))
+			block, notices := preToolUse(r, context.Background(), bashCall("rm -rf build"))
 			if block != "No recursive deletes." {
 				t.Fatalf("block %q, notices %q", block, notices)
 			}
@@ -227,7 +234,7 @@ func TestHookThatCannotStartIsShownOncePerSession(t *testing.T) {
 			}{{"s1", 1}, {"s1", 0}, {"s2", 1}, {"s1", 0}} {
 				p := bashCall("ls")
 				p.SessionID = want.session
-				block, notices := r.PreToolUse(context.Background(), p)
+				block, notices := preToolUse(r, context.Background(), p)
 				if block != "" || len(notices) != want.notices {
 					t.Fatalf("call %d (%s): block %q notices %q", i, want.session, block, notices)
 				}
@@ -328,9 +335,84 @@ func TestWorkspaceClaudeSettingsHooks(t *testing.T) {
 				t.Fatalf("listing %+v warns %v", l, warns)
 			}
 			needPosixShell(t)
-			block, _ := r.PreToolUse(context.Background(), bashCall("git push --force"))
+			block, _ := preToolUse(r, context.Background(), bashCall("git push --force"))
 			if block != "no force pushes in this repository" {
 				t.Fatalf("block %q", block)
+			}
+		})
+	}
+}
+
+func TestReasonixToolInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, tool, args, updated string
+		want, err                 string
+	}{
+		{"bash command rewritten", "bash", `{"command":"rm -rf build"}`, `{"command":"rm -rf ./build"}`, `{"command":"rm -rf ./build"}`, ""},
+		{"file path renamed back", "write_file", `{"path":"a.go","content":"x"}`, `{"file_path":"/ws/b.go","content":"x"}`, `{"content":"x","path":"/ws/b.go"}`, ""},
+		{"unchanged file path stays relative", "write_file", `{"path":"a.go","content":"x"}`, `{"file_path":"/ws/a.go","content":"y"}`, `{"content":"y","path":"a.go"}`, ""},
+		{"member removed", "read_file", `{"path":"a.go","limit":10}`, `{"file_path":"/ws/a.go"}`, `{"path":"a.go"}`, ""},
+		{"member added", "read_file", `{"path":"a.go"}`, `{"file_path":"/ws/a.go","limit":5}`, `{"limit":5,"path":"a.go"}`, ""},
+		{"skill renamed back", "run_skill", `{"name":"s","arguments":"x"}`, `{"skill":"s","args":"y"}`, `{"arguments":"y","name":"s"}`, ""},
+		{"argv command line maps word by word", "run_command", `{"command":["npm","run","test"],"cwd":"x"}`, `{"command":"pnpm run 'unit tests' \"a b\" c\\ d","cwd":"x"}`, `{"command":["pnpm","run","unit tests","a b","c d"],"cwd":"x"}`, ""},
+		{"unchanged argv stays", "run_command", `{"command":["ls","a b"]}`, `{"command":"ls 'a b'","timeout":5000}`, `{"command":["ls","a b"],"timeout":5000}`, ""},
+		{"shell command line cannot map", "run_command", `{"command":["rm","-rf","b"]}`, `{"command":"echo no && rm -rf b"}`, "", "needs a shell"},
+		{"derived member cannot map", "apply_edit", `{"path":"a","edits":[{"oldText":"x","newText":"y"}]}`, `{"file_path":"/ws/a","old_string":"x","new_string":"z"}`, "", "cannot map back"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// What the hook was told is absolute the host's way.
+			abs, _ := json.Marshal(filepath.Join("/ws", "a.go"))
+			updated := strings.ReplaceAll(tc.updated, `"/ws/a.go"`, string(abs))
+			got, err := ReasonixToolInput(tc.tool, json.RawMessage(tc.args), "/ws", json.RawMessage(updated))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %s, %v; want error %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Fatalf("got %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPreToolUseClaudeOutputFields: the PreToolUse output fields of
+// Claude Code's contract, legacy ones included.
+func TestPreToolUseClaudeOutputFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, stdout string
+		block        string
+		updated      string
+		halt         bool
+		notice       string
+	}{
+		{"legacy decision block", `{"decision":"block","reason":"legacy no"}`, "legacy no", "", false, "block: legacy no"},
+		{"legacy decision approve changes nothing", `{"decision":"approve","reason":"fine"}`, "", "", false, ""},
+		{"permissionDecision allow changes nothing", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "", "", false, ""},
+		{"updatedInput", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -a"}}}`, "", `{"command":"ls -a"}`, false, ""},
+		{"deny wins over updatedInput", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no","updatedInput":{"command":"ls -a"}}}`, "no", "", false, "block: no"},
+		{"continue false", `{"continue":false,"stopReason":"enough for today"}`, "the turn was stopped by a PreToolUse hook: enough for today", "", true, "stopped the turn (continue: false): enough for today"},
+		{"systemMessage", `{"systemMessage":"careful with ls"}`, "", "", false, " — careful with ls"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pkg := claudePackage(t, "c", map[string]any{"PreToolUse": []any{map[string]any{
+				"matcher": "Bash", "hooks": []any{claudeHelper(map[string]string{"HOOK_STDOUT": tc.stdout}, []string{})},
+			}}}, nil)
+			r := load(t, Sources{Packages: []Package{pkg}})
+			v := r.PreToolUse(context.Background(), bashCall("ls"))
+			if v.Block != tc.block || string(v.UpdatedInput) != tc.updated || v.Halt != tc.halt {
+				t.Fatalf("verdict %+v", v)
+			}
+			joined := strings.Join(v.Notices, "\n")
+			if (tc.notice == "") != (joined == "") || !strings.Contains(joined, tc.notice) {
+				t.Fatalf("notices %q, want %q", v.Notices, tc.notice)
 			}
 		})
 	}

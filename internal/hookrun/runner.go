@@ -80,6 +80,10 @@ type Result struct {
 	Err string
 	// Output is what a JSON stdout said.
 	Output Output
+	// Feedback is what a Claude-format PostToolUse, Stop or SubagentStop
+	// hook told the model: its decision "block" reason, or its stderr on
+	// exit 2.
+	Feedback string
 	// StartFailed is set when the hook could not start: its program was
 	// not found or could not be executed (a spawn error, or exit 126 or
 	// 127 from the shell of a shell or legacy hook).
@@ -99,6 +103,8 @@ func (res Result) detail() string {
 		return res.Err
 	case res.Stderr != "":
 		return res.Stderr
+	case res.Output.SuppressOutput:
+		return ""
 	}
 	return res.Stdout
 }
@@ -128,6 +134,11 @@ type Report struct {
 	// the hooks after it did not run. Reason is its text, possibly empty.
 	Blocked bool
 	Reason  string
+	// Halted is set when a Claude-format hook answered continue: false:
+	// the turn stops after this moment; the hooks after it did not run.
+	// StopReason is for the user.
+	Halted     bool
+	StopReason string
 }
 
 // Notices are the warnings to show the user, in order: one per non-pass
@@ -143,10 +154,28 @@ func (rep Report) Notices() []string {
 			out = append(out, res.Notice())
 		}
 		if rep.Event == SessionStart && res.Output.Warning != "" {
-			out = append(out, fmt.Sprintf("hook [%s/%s] %s — %s", res.Hook.Scope, res.Event, res.Hook.Label(), res.Output.Warning))
+			out = append(out, res.noticef("%s", res.Output.Warning))
+		}
+		if !res.Hook.Claude {
+			continue
+		}
+		if m := res.Output.SystemMessage; m != "" {
+			out = append(out, res.noticef("%s", m))
+		}
+		if res.Output.Halt && res.Decision == Pass {
+			m := "stopped the turn (continue: false)"
+			if r := res.Output.StopReason; r != "" {
+				m += ": " + r
+			}
+			out = append(out, res.noticef("%s", m))
 		}
 	}
 	return out
+}
+
+// noticef is a notice about res's hook: hook [<scope>/<Event>] <label> — <text>.
+func (res Result) noticef(format string, args ...any) string {
+	return fmt.Sprintf("hook [%s/%s] %s — ", res.Hook.Scope, res.Event, res.Hook.Label()) + fmt.Sprintf(format, args...)
 }
 
 // Run runs the hooks of ev whose matcher accepts p's tool, one after the
@@ -189,6 +218,10 @@ func (r *Runner) Run(ctx context.Context, ev Event, p Payload) Report {
 		rep.Results = append(rep.Results, res)
 		if res.Decision == Block {
 			rep.Blocked, rep.Reason = true, res.detail()
+			break
+		}
+		if j.h.Claude && res.Decision == Pass && res.Output.Halt {
+			rep.Halted, rep.StopReason = true, res.Output.StopReason
 			break
 		}
 	}
@@ -274,11 +307,22 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 			res.Stdout = res.Output.Reason
 		}
 	}
+	if h.Claude && (ev == PostToolUse || ev == Stop || ev == SubagentStop) {
+		switch {
+		case res.ExitCode == 2 && !res.TimedOut && spawnErr == nil:
+			res.Feedback = res.Stderr
+		case res.Decision == Pass && res.Output.Block:
+			res.Feedback = res.Output.Reason
+		}
+	}
 	red := h.red.String
 	res.Stdout, res.Stderr, res.Err = red(res.Stdout), red(res.Stderr), red(res.Err)
 	res.Output.Reason = red(res.Output.Reason)
 	res.Output.AdditionalContext = red(res.Output.AdditionalContext)
 	res.Output.Warning = red(res.Output.Warning)
+	res.Output.SystemMessage = red(res.Output.SystemMessage)
+	res.Output.StopReason = red(res.Output.StopReason)
+	res.Feedback = red(res.Feedback)
 	return res
 }
 
