@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
-	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
