@@ -3,9 +3,12 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 )
 
@@ -46,11 +49,54 @@ type turnHooks struct {
 	bg     sync.WaitGroup
 	lateMu sync.Mutex
 	late   []string
+	// halted is set when a Claude-format hook answered continue: false:
+	// the turn ends once the moment it ran at is over.
+	halted bool
+	// stopContinues counts the times Stop (SubagentStop) hooks made this
+	// turn go on; stopRan is set once they ran for its normal end.
+	stopContinues int
+	stopRan       bool
+}
+
+// maxStopContinues bounds how many times Stop or SubagentStop hooks can
+// make one turn go on (besides the step budget): a hook that blocks every
+// stop would otherwise loop until the budget runs out.
+const maxStopContinues = 8
+
+// halt ends the turn after the current moment because a hook answered
+// continue: false.
+func (t *turn) halt(ev hookrun.Event, reason string) {
+	t.halted = true
+	msg := "a " + string(ev) + " hook stopped the turn"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	t.notice(NoticeBlocked, "", "", msg)
+	t.openReason = "not run: " + msg
 }
 
 // hookPayload is what every hook of the session is told.
 func (s *Session) hookPayload() hookrun.Payload {
-	return hookrun.Payload{SessionID: s.id, Cwd: s.ws.Root}
+	return hookrun.Payload{
+		SessionID: s.id, Cwd: s.ws.Root,
+		TranscriptPath: transcript.LivePath(s.a.dir, s.id),
+		PermissionMode: claudePermissionMode(s.Mode(), s.Approval()),
+	}
+}
+
+// claudePermissionMode is Claude Code's name for the session's mode and
+// approval: plan, or default (ask), acceptEdits (auto: edits run) and
+// bypassPermissions (yolo: nothing is asked).
+func claudePermissionMode(m Mode, a Approval) string {
+	switch {
+	case m == ModePlan:
+		return "plan"
+	case a == ApproveAuto:
+		return "acceptEdits"
+	case a == ApproveYolo:
+		return "bypassPermissions"
+	}
+	return "default"
 }
 
 // hookNotices shows hook notices outside a turn.
@@ -160,6 +206,15 @@ func (t *turn) permissionHooks(ctx context.Context, tc *ToolCall, args string) (
 	return "", false
 }
 
+// toolUseID is the call's id for Claude-format hooks' tool_use_id: the
+// model's, else the session's key.
+func (tc *ToolCall) toolUseID() string {
+	if tc.ID != "" {
+		return tc.ID
+	}
+	return tc.Key
+}
+
 // notifyPermissionPrompt fires the Notification hooks in the background
 // as the editor is asked; the turn waits for them when it ends.
 func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
@@ -180,39 +235,48 @@ func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
 	}()
 }
 
-// preToolUse runs the PreToolUse hooks for the call about to run and
-// returns the tool result of a block ("" when none blocked).
-func (t *turn) preToolUse(ctx context.Context, name, args string) string {
+// preToolUse runs the PreToolUse hooks for the call about to run.
+func (t *turn) preToolUse(ctx context.Context, tc *ToolCall, args string) hookrun.ToolVerdict {
 	r := t.hooks()
 	if r == nil {
-		return ""
+		return hookrun.ToolVerdict{}
 	}
 	p := t.hookPayload()
-	p.ToolName, p.ToolArgs = name, json.RawMessage(args)
-	block, notices := r.PreToolUse(ctx, p)
-	t.hookNotices(notices)
-	if block == "" {
-		return ""
+	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
+	v := r.PreToolUse(ctx, p)
+	t.hookNotices(v.Notices)
+	if v.Halt {
+		t.halt(hookrun.PreToolUse, v.StopReason)
 	}
-	return "blocked: " + block
+	return v
 }
 
 // postToolUse runs PostToolUse, or PostToolUseFailure for a failed call,
-// with the result tool.after settled on.
-func (t *turn) postToolUse(ctx context.Context, name, args, result string, isErr, interrupted bool) {
+// with the result tool.after settled on, and returns the result the
+// model gets: with what Claude-format hooks told the model (a decision
+// "block" reason, exit 2 stderr, additionalContext) appended.
+func (t *turn) postToolUse(ctx context.Context, tc *ToolCall, args, result string, isErr, interrupted bool) string {
 	r := t.hooks()
 	if r == nil {
-		return
+		return result
 	}
 	p := t.hookPayload()
-	p.ToolName, p.ToolArgs = name, json.RawMessage(args)
+	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	ev := hookrun.PostToolUse
 	if isErr {
 		ev, p.Error, p.IsInterrupt = hookrun.PostToolUseFailure, result, interrupted
 	} else {
 		p.ToolResult = result
 	}
-	t.hookNotices(r.Observe(ctx, ev, p))
+	f := r.Feedback(ctx, ev, p)
+	t.hookNotices(f.Notices)
+	if f.Halt {
+		t.halt(ev, f.StopReason)
+	}
+	if len(f.Model) == 0 {
+		return result
+	}
+	return strings.TrimRight(result, "\n") + "\n\n" + hookrun.WrapContext(ev, f.Model, "")
 }
 
 // postLLMCall runs the PostLLMCall hooks on a response's reasoning and
@@ -249,6 +313,43 @@ func (t *turn) preCompact(ctx context.Context) string {
 	return "\n\n" + guidance
 }
 
+// stopHooks runs, when the model stopped of itself, the Stop hooks of a
+// user's turn (SubagentStop of a subagent's), and reports whether the
+// turn goes on: a Claude-format hook's decision "block" (or exit 2) gives
+// the model its reason as the next instruction, as Claude Code does. At
+// most maxStopContinues times per turn, and never past the step budget:
+// a notice says so when a hook asks once more.
+func (t *turn) stopHooks(ctx context.Context, step int) bool {
+	r := t.hooks()
+	if r == nil || (t.sub == nil && !t.prompted) {
+		return false
+	}
+	t.drainNotifications()
+	p := t.hookPayload()
+	ev := hookrun.Stop
+	if t.sub != nil {
+		ev, p.LastAssistantText = hookrun.SubagentStop, lastAnswer(t.sub.history)
+	} else {
+		p.LastAssistantText = t.lastAssistantText()
+	}
+	p.StopHookActive = t.stopContinues > 0
+	f := r.Feedback(context.WithoutCancel(ctx), ev, p)
+	t.stopRan = true
+	t.hookNotices(f.Notices)
+	if f.Halt || len(f.Model) == 0 {
+		return false
+	}
+	if t.stopContinues >= maxStopContinues || step >= t.steps {
+		t.notice(NoticeWarning, "", "", fmt.Sprintf("a %s hook asked the model to go on once more; the turn ends here (at most %d times per turn, within the step budget of %d model requests)", ev, maxStopContinues, t.steps))
+		return false
+	}
+	t.stopContinues++
+	t.stopRan = false
+	t.notice(NoticeWarning, "", "", fmt.Sprintf("a %s hook asked the model to go on (%d of at most %d): %s", ev, t.stopContinues, maxStopContinues, strings.Join(f.Model, "\n")))
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: hookrun.WrapContext(ev, f.Model, "")})
+	return true
+}
+
 // endHooks closes a turn's hooks after its turn_end: it waits for the
 // Notification hooks and shows their notices, then runs Stop, or
 // StopFailure when the turn failed (err) or was cancelled. A cancelled
@@ -256,7 +357,8 @@ func (t *turn) preCompact(ctx context.Context) string {
 func (t *turn) endHooks(ctx context.Context, err error) {
 	t.drainNotifications()
 	r := t.hooks()
-	if r == nil || !t.prompted {
+	if r == nil || !t.prompted || (err == nil && t.stopRan && t.stop == StopEndTurn) {
+		// No hooks, no turn, or Stop already ran as the model stopped.
 		return
 	}
 	p := t.hookPayload()

@@ -410,7 +410,11 @@ func TestPreToolUseClaudeHookBlocksOneTool(t *testing.T) {
 		}
 	}
 	if len(pre) != 1 || pre[0]["tool_name"] != "Bash" || fmt.Sprint(pre[0]["tool_input"]) != "map[command:touch made-by-the-tool]" {
-		t.Errorf("PreToolUse payloads %v", pre)
+		t.Fatalf("PreToolUse payloads %v", pre)
+	}
+	// Claude Code's common and tool fields, and no other event's.
+	if tp, _ := pre[0]["transcript_path"].(string); pre[0]["tool_use_id"] != "c1" || filepath.Base(tp) != s.ID()+".jsonl" || pre[0]["permission_mode"] == nil || pre[0]["prompt"] != nil {
+		t.Errorf("PreToolUse payload %v", pre[0])
 	}
 	if ns := noticesOf(h.updates.of(s.ID()), NoticeWarning); len(ns) != 1 || !strings.Contains(ns[0], "hook [plugin/PreToolUse]") || !strings.Contains(ns[0], "block: claude-kit does not allow shell commands") {
 		t.Errorf("notices %q", ns)
@@ -720,5 +724,25 @@ func TestSubagentStopHooks(t *testing.T) {
 	}
 	if w := noticesOf(h.updates.of(s.ID()), NoticeWarning); len(w) != 1 || !strings.HasSuffix(w[0], "— warn: noted") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+func TestClaudePermissionMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		m    Mode
+		a    Approval
+		want string
+	}{
+		{ModeNormal, ApproveAsk, "default"},
+		{ModeNormal, ApproveAuto, "acceptEdits"},
+		{ModeNormal, ApproveYolo, "bypassPermissions"},
+		{ModePlan, ApproveYolo, "plan"},
+		{"", "", "default"},
+	}
+	for _, tc := range tests {
+		if got := claudePermissionMode(tc.m, tc.a); got != tc.want {
+			t.Errorf("%s/%s: %s, want %s", tc.m, tc.a, got, tc.want)
+		}
 	}
 }

@@ -102,7 +102,11 @@ func (t *turn) runSubagent(ctx context.Context, req plugincontent.SubagentReques
 	child.notice(NoticeSubagent, "", req.Plugin, fmt.Sprintf("subagent /%s started (model %s, %d tools)", req.SlashName, model.Ref, child.tools.Len()))
 	system := t.systemPrompt() + fmt.Sprintf(subagentIntro, req.SlashName) + req.Instructions
 	err := child.loop(ctx, system)
-	t.subagentStopHooks(ctx, child, lastAnswer(child.sub.history))
+	if !child.stopRan {
+		// It ended otherwise than by the model stopping (stopHooks ran
+		// SubagentStop then).
+		t.subagentStopHooks(ctx, child, lastAnswer(child.sub.history))
+	}
 	addUsage(&t.usage, &child.usage)
 	if errors.Is(err, errEnded) {
 		err = nil

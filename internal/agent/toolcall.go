@@ -9,6 +9,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -85,6 +86,10 @@ func (t *turn) call(ctx context.Context, c extproto.ProviderToolCall) error {
 		t.stop = StopCancelled
 		return errEnded
 	}
+	if t.halted {
+		t.stop = StopRefusal
+		return errEnded
+	}
 	return nil
 }
 
@@ -128,8 +133,24 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 			return refusal, true, false, err
 		}
 	}
-	if blocked := t.preToolUse(ctx, tc.Name, args); blocked != "" {
-		return blocked, true, false, nil
+	v := t.preToolUse(ctx, tc, args)
+	if v.Block != "" {
+		return "blocked: " + v.Block, true, false, nil
+	}
+	if v.UpdatedInput != nil {
+		// A Claude-format hook rewrote the input: the rewritten call runs
+		// only if it maps back onto the tool and is approved as any.
+		next, err := hookrun.ReasonixToolInput(tc.Name, json.RawMessage(args), t.s.ws.Root, v.UpdatedInput)
+		if err != nil {
+			return "blocked: " + err.Error(), true, false, nil
+		}
+		if string(next) != args {
+			args = string(next)
+			t.retarget(tc, tool, tc.Name, args)
+			if ok, review, refusal, err = t.permit(ctx, tc, args, tool); err != nil || !ok {
+				return refusal, true, false, err
+			}
+		}
 	}
 	tc.Status, tc.ServedBy = ToolInProgress, served
 	t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: tc})
@@ -150,8 +171,8 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 		return fmt.Sprintf("extension %s took %s over at tool.before but gave no result at tool.after", served, tc.Name), true, true, nil
 	}
 	after := out.Payload.(*extproto.ToolAfterPayload)
-	t.postToolUse(actx, tc.Name, args, after.Result, after.IsError, ctx.Err() != nil)
-	return after.Result, after.IsError, out.Changed || served != "" || thirdPartyTool(tool), nil
+	result = t.postToolUse(actx, tc, args, after.Result, after.IsError, ctx.Err() != nil)
+	return result, after.IsError, out.Changed || served != "" || thirdPartyTool(tool) || result != after.Result, nil
 }
 
 // retarget shows a call an extension changed at tool.before. What the

@@ -168,6 +168,9 @@ func (t *turn) loop(ctx context.Context, system string) error {
 			return err
 		}
 		if len(calls) == 0 {
+			if t.stopHooks(ctx, step) {
+				continue
+			}
 			t.stop = StopEndTurn
 			return nil
 		}

@@ -15,8 +15,8 @@ import (
 // event, per block "matcher" (or "match"), per item "type" must be
 // "command"; "args" present selects the exec form, else the shell form
 // with "shell" one of "", "bash", "powershell"; "timeout" seconds become
-// milliseconds; "async" and "env" are kept; cwd is the plugin root;
-// payloadFormat is "claude". Items it cannot map are skipped with a
+// milliseconds; "async" and "env" are kept; no cwd (the hook runs in
+// the project directory, as in Claude Code); payloadFormat is "claude". Items it cannot map are skipped with a
 // warning; so are events the runner does not know.
 //
 // It lives here rather than in manifest because only the hook runner
@@ -101,7 +101,7 @@ func claudeBlock(at string, raw json.RawMessage) ([]manifest.Hook, []string) {
 		}
 		h := manifest.Hook{
 			Match: match, Command: it.Command, Async: it.Async, Env: it.Env,
-			Timeout: it.Timeout * 1000, Cwd: ".", PayloadFormat: "claude",
+			Timeout: it.Timeout * 1000, PayloadFormat: "claude",
 		}
 		if it.Args != nil {
 			h.Args = append([]string{}, (*it.Args)...)

@@ -2,7 +2,11 @@ package hookrun
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -242,4 +246,147 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// claudeRenames are the Claude tool input members that have another name
+// in a Reasonix tool's arguments (claudeToolInput renamed them).
+var claudeRenames = map[string]map[string]string{
+	"read_file":       {"file_path": "path"},
+	"write_file":      {"file_path": "path"},
+	"edit_file":       {"file_path": "path"},
+	"multi_edit":      {"file_path": "path"},
+	"apply_edit":      {"file_path": "path"},
+	"notebook_edit":   {"notebook_path": "path"},
+	"run_skill":       {"skill": "name", "args": "arguments"},
+	"read_only_skill": {"skill": "name", "args": "arguments"},
+	"bash_output":     {"task_id": "job_id"},
+	"kill_shell":      {"task_id": "job_id"},
+	"explore":         {"prompt": "task"},
+	"research":        {"prompt": "task"},
+	"review":          {"prompt": "task"},
+	"security_review": {"prompt": "task"},
+	"search_text":     {"glob": "include", "-i": "ignoreCase"},
+}
+
+// ReasonixToolInput maps a Claude-format PreToolUse hook's updatedInput
+// back onto the call's arguments args (tool is the Reasonix tool, cwd
+// the payload's): every member the hook changed, added or removed,
+// against the tool_input it was told, is changed, added or removed under
+// its Reasonix name. A change this host cannot map back (a member that
+// claudeToolInput derived, such as a run_command's command line built
+// from its argv) is an error: the caller refuses the call rather than
+// run it unchanged.
+func ReasonixToolInput(tool string, args json.RawMessage, cwd string, updated json.RawMessage) (json.RawMessage, error) {
+	var orig, told, upd map[string]any
+	if json.Unmarshal(args, &orig) != nil || orig == nil {
+		return nil, fmt.Errorf("the %s call's arguments are not an object", tool)
+	}
+	if json.Unmarshal(updated, &upd) != nil || upd == nil {
+		return nil, fmt.Errorf("updatedInput is not an object")
+	}
+	if json.Unmarshal(claudeToolInput(tool, args, cwd), &told) != nil || told == nil {
+		told = map[string]any{}
+	}
+	keys := map[string]bool{}
+	for k := range told {
+		keys[k] = true
+	}
+	for k := range upd {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		nv, kept := upd[k]
+		if reflect.DeepEqual(told[k], nv) && kept == hasKey(told, k) {
+			continue
+		}
+		rk := k
+		if n, ok := claudeRenames[tool][k]; ok {
+			rk = n
+		}
+		_, inOrig := orig[rk]
+		_, wasTold := told[k]
+		switch {
+		case wasTold && !inOrig:
+			return nil, fmt.Errorf("a hook changed %q of %s, which this host derived from other arguments and cannot map back", k, claudeToolNames(tool, args)[0])
+		case rk == "command" && kept:
+			if _, isList := orig[rk].([]any); isList {
+				// run_command takes argv: a plain command line maps back
+				// word by word; one that needs a shell does not.
+				line, _ := nv.(string)
+				words, ok := splitWords(line)
+				if !ok {
+					return nil, fmt.Errorf("a hook rewrote the command line of %s into %q, which needs a shell; %s runs an argument list, so the call did not run", claudeToolNames(tool, args)[0], line, tool)
+				}
+				nv = words
+			}
+		}
+		if !kept {
+			delete(orig, rk)
+			continue
+		}
+		orig[rk] = nv
+	}
+	return json.Marshal(orig)
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// splitWords splits a command line into words the way a POSIX shell
+// would, for lines that need nothing else of a shell: quotes and
+// backslashes are honoured; an unquoted operator, expansion or glob
+// (| & ; < > ( ) $ ` * ? [ ] { } ~ # or a newline) makes it fail.
+func splitWords(line string) ([]any, bool) {
+	var words []any
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words, inWord = append(words, w.String()), false
+				w.Reset()
+			}
+			continue
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				switch {
+				case line[i] == '$' || line[i] == '`':
+					return nil, false
+				case line[i] == '\\' && i+1 < len(line) && strings.IndexByte("$`\"\\", line[i+1]) >= 0:
+					i++
+				}
+				w.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, false
+			}
+		case c == '\\':
+			if i+1 >= len(line) || line[i+1] == '\n' {
+				return nil, false
+			}
+			i++
+			w.WriteByte(line[i])
+		case strings.IndexByte("|&;<>()$`*?[]{}~#\n", c) >= 0:
+			return nil, false
+		default:
+			w.WriteByte(c)
+		}
+		inWord = true
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, len(words) > 0
 }

@@ -1,6 +1,7 @@
 package hookrun
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -35,19 +36,38 @@ func decideOutcome(blocking, spawnErr, timedOut bool, exitCode int) Decision {
 	return Warn
 }
 
-// Output is what a hook's stdout says as JSON, when it is a JSON object.
+// Output is what a hook's stdout says as JSON, when it is a JSON object
+// (Claude Code's hook output; only Claude-format hooks' is acted on).
 type Output struct {
 	// JSON is set when stdout was a JSON object (it started with "{").
 	JSON bool
 	// Deny is a Claude deny: hookSpecificOutput.permissionDecision
 	// "deny", hookSpecificOutput.decision.behavior "deny", or (for
-	// UserPromptSubmit) a top-level decision "block". Reason is its text.
+	// UserPromptSubmit and, legacy, PreToolUse) a top-level decision
+	// "block". Reason is its text.
 	Deny   bool
 	Reason string
-	// Allow is hookSpecificOutput.decision.behavior "allow".
+	// Allow is hookSpecificOutput.decision.behavior "allow", or for
+	// PreToolUse permissionDecision "allow" or the legacy decision
+	// "approve" (which never skip the user's approval here).
 	Allow bool
+	// Block is a top-level decision "block" of PostToolUse, Stop or
+	// SubagentStop: Reason goes to the model (Stop, SubagentStop: the
+	// turn goes on with it as the next instruction).
+	Block bool
 	// AdditionalContext is hookSpecificOutput.additionalContext.
 	AdditionalContext string
+	// UpdatedInput is PreToolUse's hookSpecificOutput.updatedInput, a
+	// JSON object in Claude's tool input shape.
+	UpdatedInput json.RawMessage
+	// Halt is continue: false: the turn stops after this hook; StopReason
+	// is shown to the user, not the model.
+	Halt       bool
+	StopReason string
+	// SuppressOutput hides the hook's stdout from what the user is shown.
+	SuppressOutput bool
+	// SystemMessage is a warning for the user.
+	SystemMessage string
 	// Warning is set for invalid JSON or a hookEventName that is not the
 	// current event; nothing else is then read.
 	Warning string
@@ -55,13 +75,18 @@ type Output struct {
 
 // hookOutput is the part of Claude Code's hook output this host reads.
 type hookOutput struct {
+	Continue           *bool  `json:"continue"`
+	StopReason         string `json:"stopReason"`
+	SuppressOutput     bool   `json:"suppressOutput"`
+	SystemMessage      string `json:"systemMessage"`
 	Decision           string `json:"decision"`
 	Reason             string `json:"reason"`
 	HookSpecificOutput *struct {
-		HookEventName            *string `json:"hookEventName"`
-		PermissionDecision       string  `json:"permissionDecision"`
-		PermissionDecisionReason string  `json:"permissionDecisionReason"`
-		AdditionalContext        string  `json:"additionalContext"`
+		HookEventName            *string         `json:"hookEventName"`
+		PermissionDecision       string          `json:"permissionDecision"`
+		PermissionDecisionReason string          `json:"permissionDecisionReason"`
+		AdditionalContext        string          `json:"additionalContext"`
+		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		Decision                 *struct {
 			Behavior string `json:"behavior"`
 			Message  string `json:"message"`
@@ -97,10 +122,23 @@ func ParseOutput(ev Event, stdout string) Output {
 			out.Deny, out.Reason = true, hs.Decision.Message
 		case hs.Decision != nil && hs.Decision.Behavior == "allow":
 			out.Allow = true
+		case hs.PermissionDecision == "allow" && ev == PreToolUse:
+			out.Allow = true
+		}
+		if u := bytes.TrimSpace(hs.UpdatedInput); ev == PreToolUse && !out.Deny && len(u) > 0 && u[0] == '{' {
+			out.UpdatedInput = u
 		}
 	}
-	if !out.Deny && ev == UserPromptSubmit && o.Decision == "block" {
+	out.Halt = o.Continue != nil && !*o.Continue
+	out.StopReason, out.SuppressOutput, out.SystemMessage = o.StopReason, o.SuppressOutput, o.SystemMessage
+	switch {
+	case out.Deny:
+	case o.Decision == "block" && (ev == UserPromptSubmit || ev == PreToolUse):
 		out.Deny, out.Reason = true, o.Reason
+	case o.Decision == "approve" && ev == PreToolUse:
+		out.Allow = true
+	case o.Decision == "block" && (ev == PostToolUse || ev == Stop || ev == SubagentStop):
+		out.Block, out.Reason = true, o.Reason
 	}
 	return out
 }

@@ -20,6 +20,9 @@
 //     repository, and in rx-bridge a repository never starts programs by
 //     being opened (manifest.LoadWorkspace refuses runtimes the same way).
 //     With the option off, a file that declares hooks yields a Warning.
+//     Then <workspace>/.claude/settings.json and settings.local.json,
+//     Claude Code's project settings, their hooks in Claude format, under
+//     the same option and with the same Warning.
 //  2. every enabled package, in installed-name order; within a package
 //     events by name, entries in declaration order: the v1 manifest's hooks
 //     (or a legacy manifest's inline hooks, or the Claude hooks files it

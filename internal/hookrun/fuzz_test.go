@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,24 +19,26 @@ func FuzzParseOutput(f *testing.F) {
 		`{"hookSpecificOutput":{"hookEventName":"Stop"}}`,
 		`{"hookSpecificOutput":{"additionalContext":"c"}}`,
 		`{"hookSpecificOutput":null,"decision":7}`,
+		`{"continue":false,"stopReason":"s","systemMessage":"m","suppressOutput":true,"decision":"block","reason":"r"}`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}`,
 		"{\"reason\":\"\xff\"}",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, ev := range []Event{PreToolUse, PermissionRequest, UserPromptSubmit, SessionStart} {
+		for _, ev := range []Event{PreToolUse, PermissionRequest, UserPromptSubmit, SessionStart, PostToolUse, Stop} {
 			o := ParseOutput(ev, s)
-			if o != ParseOutput(ev, s) {
+			if !reflect.DeepEqual(o, ParseOutput(ev, s)) {
 				t.Fatal("not deterministic")
 			}
 			isObj := strings.HasPrefix(strings.TrimSpace(s), "{")
 			if o.JSON != isObj {
 				t.Fatalf("JSON=%v for %q", o.JSON, s)
 			}
-			if !o.JSON && o != (Output{}) {
+			if !o.JSON && !reflect.DeepEqual(o, Output{}) {
 				t.Fatalf("plain text decided something: %+v", o)
 			}
-			if o.Warning != "" && (o.Deny || o.Allow || o.AdditionalContext != "") {
+			if o.Warning != "" && (o.Deny || o.Allow || o.Block || o.Halt || o.AdditionalContext != "" || o.UpdatedInput != nil || o.SystemMessage != "") {
 				t.Fatalf("a warned output decided: %+v", o)
 			}
 			if o.Deny && o.Allow {
@@ -71,7 +74,7 @@ func FuzzParseClaudeHooks(f *testing.F) {
 				t.Fatalf("unknown event %q kept", ev)
 			}
 			for _, h := range hs {
-				if h.Command == "" || h.PayloadFormat != "claude" || h.Cwd != "." {
+				if h.Command == "" || h.PayloadFormat != "claude" || h.Cwd != "" {
 					t.Fatalf("bad hook %+v", h)
 				}
 				if h.Args == nil && h.Shell != "" && h.Shell != "bash" && h.Shell != "powershell" {

@@ -52,7 +52,11 @@ type Hook struct {
 	// Shell is the declared shell of a shell-form hook ("" means auto).
 	Shell       string
 	ContextFile string
-	Dir         string
+	// Dir is the working directory a manifest declared (relative to the
+	// plugin root); "" (every Claude-format hook, and any hook declaring
+	// none) runs the hook in the payload's cwd, the project directory, as
+	// Claude Code does.
+	Dir string
 	// Env is the hook's own environment, forced variables included; the
 	// process gets the host environment followed by these.
 	Env     map[string]string
@@ -61,6 +65,11 @@ type Hook struct {
 	// Claude is set for payloadFormat "claude" (every Claude-imported
 	// hook): snake_case payload, Claude tool names, JSON decisions.
 	Claude bool
+
+	// script is a shell or legacy command as declared, its root
+	// placeholders not yet replaced by root: expandQuoted replaces them
+	// once the interpreter is known. "" runs Command as it is.
+	script, root string
 
 	match *regexp.Regexp // nil: every tool; see matchBad
 	// matchBad is set when Match does not compile: the hook never fires.
@@ -137,33 +146,21 @@ var rootPlaceholders = []string{
 // expandPluginRoot replaces every root placeholder in one left-to-right
 // scan: the substituted root is never scanned again, the unbraced forms
 // only count when no name character follows, and anything else
-// (${CLAUDE_PLUGIN_ROOT:-x}, $HOME) is left for the shell.
+// (${CLAUDE_PLUGIN_ROOT:-x}, $HOME) is left for the shell. Shell scripts
+// get expandQuoted instead when they run.
 func expandPluginRoot(s, root string) string {
 	if !strings.ContainsAny(s, "$%") {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		matched := ""
-		for _, p := range rootPlaceholders {
-			if !strings.HasPrefix(s[i:], p) {
-				continue
-			}
-			if p[0] == '$' && p[1] != '{' {
-				if j := i + len(p); j < len(s) && isNameByte(s[j]) {
-					continue
-				}
-			}
-			matched = p
-			break
-		}
-		if matched == "" {
-			b.WriteByte(s[i])
-			i++
+		if n := placeholderAt(s, i); n > 0 {
+			b.WriteString(root)
+			i += n
 			continue
 		}
-		b.WriteString(root)
-		i += len(matched)
+		b.WriteByte(s[i])
+		i++
 	}
 	return b.String()
 }

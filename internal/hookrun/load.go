@@ -41,7 +41,9 @@ type Sources struct {
 	// repository must not start programs on the user's machine just by
 	// being opened (the rule manifest.LoadWorkspace applies to runtimes).
 	// When off, a file that declares hooks yields a Warning saying they
-	// were not run.
+	// were not run. The workspace's Claude Code settings,
+	// .claude/settings.json and .claude/settings.local.json, are project
+	// settings too (their hooks in Claude format), after Reasonix's.
 	ProjectSettings bool
 	// GlobalSettings are settings.json files the user owns (such as the
 	// configured Reasonix home's), whose hooks fire after the plugin hooks,
@@ -82,7 +84,10 @@ func Load(src Sources) (*Runner, []Warning) {
 		}
 	}
 	if src.Workspace != "" {
-		l.settings(filepath.Join(l.src.Workspace, ".reasonix", SettingsFile), ScopeProject, !src.ProjectSettings)
+		l.settings(filepath.Join(l.src.Workspace, ".reasonix", SettingsFile), ScopeProject, !src.ProjectSettings, false)
+		for _, f := range claudeProjectSettings {
+			l.settings(filepath.Join(l.src.Workspace, ".claude", f), ScopeProject, !src.ProjectSettings, true)
+		}
 	}
 	pkgs := slices.Clone(src.Packages)
 	slices.SortStableFunc(pkgs, func(a, b Package) int { return strings.Compare(a.Name, b.Name) })
@@ -90,7 +95,7 @@ func Load(src Sources) (*Runner, []Warning) {
 		l.pkg(p)
 	}
 	for _, f := range src.GlobalSettings {
-		l.settings(f, ScopeGlobal, false)
+		l.settings(f, ScopeGlobal, false, false)
 	}
 	return newRunner(l.src.Workspace, l.env, l.hooks, hostStart, hostPlatform()), l.warns
 }
@@ -111,9 +116,15 @@ type entry struct {
 
 func (l *loader) warn(w Warning) { l.warns = append(l.warns, w) }
 
+// claudeProjectSettings are the workspace's Claude Code settings files
+// (under .claude/) whose hooks are project hooks, after
+// .reasonix/settings.json's.
+var claudeProjectSettings = []string{"settings.json", "settings.local.json"}
+
 // settings loads one settings.json; skip reports, without running them,
-// the hooks it would have added.
-func (l *loader) settings(file string, scope Scope, skip bool) {
+// the hooks it would have added. claude reads the file as Claude Code's
+// (every hook in Claude format).
+func (l *loader) settings(file string, scope Scope, skip, claude bool) {
 	data, err := readCapped(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -132,9 +143,24 @@ func (l *loader) settings(file string, scope Scope, skip bool) {
 	if len(doc.Hooks) == 0 || string(doc.Hooks) == "null" {
 		return
 	}
-	byEvent, ws := parseHooksObject(doc.Hooks, file)
-	for _, w := range ws {
-		l.warn(w)
+	var byEvent map[Event][]entry
+	if claude {
+		m, ws := ParseClaudeHooks(doc.Hooks)
+		for _, w := range ws {
+			l.warn(warnf("", file, "%s", w))
+		}
+		byEvent = map[Event][]entry{}
+		for ev, hs := range m {
+			for _, h := range hs {
+				byEvent[Event(ev)] = append(byEvent[Event(ev)], entry{h, file})
+			}
+		}
+	} else {
+		var ws []Warning
+		byEvent, ws = parseHooksObject(doc.Hooks, file)
+		for _, w := range ws {
+			l.warn(w)
+		}
 	}
 	if skip {
 		n := 0
@@ -228,11 +254,11 @@ func (l *loader) pkg(p Package) {
 		if _, err := resolveInRoot(p.Root, claudeMD); err != nil {
 			l.warn(warnf(p.Name, claudeMD, "CLAUDE.md: %v; not injected", err))
 		} else {
-			add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md", Cwd: "."}, claudeMD})
+			add(SessionStart, entry{manifest.Hook{ContextFile: "CLAUDE.md"}, claudeMD})
 		}
 	}
 	if codex := filepath.Join(p.Root, "hooks", "session-start-codex"); p.Manifest.Kind == manifest.KindCodex && isRegular(codex) {
-		add(SessionStart, entry{manifest.Hook{Command: codex, Cwd: p.Root}, codex})
+		add(SessionStart, entry{manifest.Hook{Command: codex}, codex})
 	}
 	for _, ev := range sortedEvents(byEvent) {
 		if !ev.Known() {
@@ -300,17 +326,25 @@ func (l *loader) resolvePlugin(p Package, ev Event, e entry) *Hook {
 			r = strings.ReplaceAll(root, `\`, "/")
 		}
 		h.Command = expandPluginRoot(cmd, r)
+		h.script, h.root = cmd, r
 	case FormLegacy:
+		raw := cmd
 		cmd = expandPluginRoot(cmd, root)
 		if !isAbsAnyOS(cmd) {
 			// The reference joins the whole command line onto the root,
 			// so a legacy command with arguments or spaces in the root
 			// breaks; shell form is the fix (PLUGIN_CONTENTS §11.6).
 			cmd = filepath.Join(root, cmd)
+		} else {
+			h.script, h.root = raw, root
 		}
 		h.Command = cmd
 	}
-	h.Dir = underRoot(root, expandPluginRoot(mh.Cwd, root))
+	if mh.Cwd != "" {
+		// A declared cwd is the plugin's; none means the project
+		// directory (the payload's cwd), as Claude Code runs hooks.
+		h.Dir = underRoot(root, expandPluginRoot(mh.Cwd, root))
+	}
 	h.Env = map[string]string{}
 	for k, v := range mh.Env {
 		h.Env[k] = expandPluginRoot(v, root)
@@ -351,7 +385,9 @@ func (l *loader) resolveSettings(ev Event, e entry, scope Scope) *Hook {
 			h.Args = []string{}
 		}
 	}
-	h.Dir = underRoot(base, mh.Cwd)
+	if mh.Cwd != "" {
+		h.Dir = underRoot(base, mh.Cwd)
+	}
 	for k, v := range mh.Env {
 		h.Env[k] = v
 	}

@@ -58,13 +58,13 @@ func TestLoadIncludesPluginSessionStartHook(t *testing.T) {
 		t.Fatalf("listing %+v", l)
 	}
 	h := l[0]
-	if h.Event != SessionStart || h.Form != FormLegacy || h.Command != filepath.Join(pkg.Root, "hooks", "session-start-codex") || h.Dir != pkg.Root {
+	if h.Event != SessionStart || h.Form != FormLegacy || h.Command != filepath.Join(pkg.Root, "hooks", "session-start-codex") || h.Dir != "" {
 		t.Fatalf("codex hook %+v", h)
 	}
 	if h.Env[envPluginName] != "codexy" || h.Env[envWorkspaceRoot] != ws {
 		t.Fatalf("env %v", h.Env)
 	}
-	if l[1].Form != FormLegacy || l[1].Command != "echo global" || l[1].Dir != ws {
+	if l[1].Form != FormLegacy || l[1].Command != "echo global" || l[1].Dir != "" {
 		t.Fatalf("global hook %+v", l[1])
 	}
 }
@@ -82,7 +82,7 @@ func TestLoadIncludesPluginClaudeCompatibilityHooks(t *testing.T) {
 		t.Fatalf("listing %+v", l)
 	}
 	pre, ss := l[0], l[1]
-	if pre.Event != PreToolUse || pre.Match != "bash" || pre.Timeout != 2*time.Second || pre.Dir != pkg.Root || !pre.Claude || pre.Form != FormShell || pre.Command != "echo hi" {
+	if pre.Event != PreToolUse || pre.Match != "bash" || pre.Timeout != 2*time.Second || pre.Dir != "" || !pre.Claude || pre.Form != FormShell || pre.Command != "echo hi" {
 		t.Fatalf("PreToolUse %+v", pre)
 	}
 	if ss.Event != SessionStart || ss.Form != FormContext || ss.ContextFile != filepath.Join(pkg.Root, "CLAUDE.md") {
@@ -138,11 +138,11 @@ func TestParseClaudeHooksPreservesExecAndShellForms(t *testing.T) {
 	got, warns := ParseClaudeHooks(raw)
 	want := map[string][]manifest.Hook{
 		"PreToolUse": {
-			{Match: "Write|Edit", Command: "node", Args: []string{"g.js", ""}, Timeout: 1500, Async: true, Env: map[string]string{"A": "b"}, Cwd: ".", PayloadFormat: "claude"},
-			{Match: "Write|Edit", Command: "echo x", Shell: "powershell", Cwd: ".", PayloadFormat: "claude"},
-			{Match: "Write|Edit", Command: "y", Cwd: ".", PayloadFormat: "claude"},
+			{Match: "Write|Edit", Command: "node", Args: []string{"g.js", ""}, Timeout: 1500, Async: true, Env: map[string]string{"A": "b"}, PayloadFormat: "claude"},
+			{Match: "Write|Edit", Command: "echo x", Shell: "powershell", PayloadFormat: "claude"},
+			{Match: "Write|Edit", Command: "y", PayloadFormat: "claude"},
 		},
-		"Stop": {{Match: "ignored", Command: "s", Cwd: ".", PayloadFormat: "claude"}},
+		"Stop": {{Match: "ignored", Command: "s", PayloadFormat: "claude"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)

@@ -1,6 +1,7 @@
 package hookrun
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -202,4 +203,10 @@ func decisions(rep Report) []Decision {
 		out = append(out, r.Decision)
 	}
 	return out
+}
+
+// preToolUse is Runner.PreToolUse's block and notices.
+func preToolUse(r *Runner, ctx context.Context, p Payload) (string, []string) {
+	v := r.PreToolUse(ctx, p)
+	return v.Block, v.Notices
 }

@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -10,18 +11,86 @@ import (
 // (package doc, "Calling the runner"). Each returns the notices to show;
 // the helpers set the event, so a caller cannot mix them up.
 
+// ToolVerdict is what the PreToolUse hooks decided.
+type ToolVerdict struct {
+	// Block, when not empty, refuses the call: the tool result is
+	// "blocked: " + Block.
+	Block string
+	// UpdatedInput is the tool input a Claude-format hook rewrote (Claude
+	// Code's updatedInput), in Claude's shape: ReasonixToolInput maps it
+	// back. The changed call still needs the user's approval.
+	UpdatedInput json.RawMessage
+	// Halt ends the turn after this call (continue: false); StopReason is
+	// for the user. The call does not run.
+	Halt       bool
+	StopReason string
+	Notices    []string
+}
+
 // PreToolUse runs before a tool executes, after the permission gate.
-// A non-empty block refuses the call: the tool result is
-// "blocked: " + block.
-func (r *Runner) PreToolUse(ctx context.Context, p Payload) (block string, notices []string) {
+// A permissionDecision "allow" (or the legacy decision "approve") changes
+// nothing: the gate already ran, and a hook never skips the user's
+// approval in rx-bridge.
+func (r *Runner) PreToolUse(ctx context.Context, p Payload) ToolVerdict {
 	rep := r.Run(ctx, PreToolUse, p)
+	v := ToolVerdict{Notices: rep.Notices(), Halt: rep.Halted, StopReason: rep.StopReason}
 	if rep.Blocked {
-		block = rep.Reason
-		if block == "" {
-			block = "blocked by a PreToolUse hook"
+		v.Block = rep.Reason
+		if v.Block == "" {
+			v.Block = "blocked by a PreToolUse hook"
+		}
+		return v
+	}
+	if v.Halt {
+		v.Block = "the turn was stopped by a PreToolUse hook"
+		if v.StopReason != "" {
+			v.Block += ": " + v.StopReason
+		}
+		return v
+	}
+	for _, res := range rep.Results {
+		if res.Hook.Claude && res.Decision == Pass && res.Output.UpdatedInput != nil {
+			v.UpdatedInput = res.Output.UpdatedInput
 		}
 	}
-	return block, rep.Notices()
+	return v
+}
+
+// Feedback is what the PostToolUse (PostToolUseFailure), Stop or
+// SubagentStop hooks said.
+type Feedback struct {
+	// Model are the texts for the model: decision "block" reasons and exit
+	// 2 stderr of Claude-format hooks, then (PostToolUse) their
+	// additionalContext. For Stop and SubagentStop they ask the model to
+	// go on.
+	Model []string
+	// Halt ends the turn (continue: false); StopReason is for the user.
+	Halt       bool
+	StopReason string
+	Notices    []string
+}
+
+// Feedback runs PostToolUse, PostToolUseFailure, Stop, StopFailure or
+// SubagentStop hooks and returns what they tell the model.
+func (r *Runner) Feedback(ctx context.Context, ev Event, p Payload) Feedback {
+	rep := r.Run(ctx, ev, p)
+	f := Feedback{Notices: rep.Notices(), Halt: rep.Halted, StopReason: rep.StopReason}
+	if ev == StopFailure {
+		return f
+	}
+	for _, res := range rep.Results {
+		if res.Feedback != "" {
+			f.Model = append(f.Model, res.Feedback)
+		}
+	}
+	if ev == PostToolUse || ev == PostToolUseFailure {
+		for _, res := range rep.Results {
+			if c := strings.TrimSpace(res.Output.AdditionalContext); c != "" && res.Hook.Claude && res.Decision == Pass {
+				f.Model = append(f.Model, c)
+			}
+		}
+	}
+	return f
 }
 
 // Verdict is what PermissionRequest hooks decided.
@@ -62,7 +131,7 @@ func (r *Runner) PermissionRequest(ctx context.Context, p Payload) (Verdict, str
 // The reference ignores UserPromptSubmit context; issue 17 asks for it.
 func (r *Runner) UserPromptSubmit(ctx context.Context, p Payload) (blocked bool, contexts []string, notices []string) {
 	rep := r.Run(ctx, UserPromptSubmit, p)
-	if rep.Blocked {
+	if rep.Blocked || rep.Halted {
 		return true, nil, rep.Notices()
 	}
 	for _, res := range rep.Results {

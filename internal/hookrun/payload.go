@@ -33,6 +33,23 @@ type Payload struct {
 	Reason           string
 	NotificationType string
 	IsInterrupt      bool
+
+	// The members only Claude-format hooks are told (Claude Code's
+	// common and per-event input fields).
+
+	// TranscriptPath is the session's JSONL transcript.
+	TranscriptPath string
+	// PermissionMode is Claude Code's name of the session's mode:
+	// "default", "plan", "acceptEdits" or "bypassPermissions".
+	PermissionMode string
+	// ToolUseID is the model's id for the tool call (tool events).
+	ToolUseID string
+	// StopHookActive is set (Stop, SubagentStop) when a Stop hook already
+	// made this turn continue: hooks read it to avoid looping.
+	StopHookActive bool
+	// CustomInstructions are what the user asked a manual compaction to
+	// keep (PreCompact).
+	CustomInstructions string
 }
 
 // nativePayload is the camelCase stdin document: empty members omitted
@@ -58,24 +75,78 @@ type nativePayload struct {
 	IsInterrupt       bool            `json:"isInterrupt,omitempty"`
 }
 
+// claudeFields are the members of each event's Claude-format input
+// beside the common ones (session_id, transcript_path, cwd,
+// permission_mode, hook_event_name): each event gets its own, as Claude
+// Code sends them, and no other event's.
+var claudeFields = map[Event][]string{
+	PreToolUse:         {"tool_name", "tool_input", "tool_use_id"},
+	PostToolUse:        {"tool_name", "tool_input", "tool_use_id", "tool_response"},
+	PostToolUseFailure: {"tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"},
+	PermissionRequest:  {"tool_name", "tool_input"},
+	UserPromptSubmit:   {"prompt"},
+	Stop:               {"stop_hook_active", "last_assistant_message"},
+	StopFailure:        {"last_assistant_message", "error", "is_interrupt"},
+	SubagentStop:       {"stop_hook_active", "last_assistant_message"},
+	SessionStart:       {"source"},
+	SessionEnd:         {"reason"},
+	Notification:       {"message", "notification_type"},
+	PreCompact:         {"trigger", "custom_instructions"},
+}
+
 // claudePayload is the snake_case stdin document of Claude-format hooks:
-// every member always present, tool names and inputs translated.
-type claudePayload struct {
-	HookEventName        Event           `json:"hook_event_name"`
-	SessionID            string          `json:"session_id"`
-	Cwd                  string          `json:"cwd"`
-	ToolName             string          `json:"tool_name"`
-	ToolInput            json.RawMessage `json:"tool_input"`
-	ToolResponse         json.RawMessage `json:"tool_response"`
-	Prompt               string          `json:"prompt"`
-	LastAssistantMessage string          `json:"last_assistant_message"`
-	Source               string          `json:"source"`
-	Reason               string          `json:"reason"`
-	NotificationType     string          `json:"notification_type"`
-	Message              string          `json:"message"`
-	Trigger              string          `json:"trigger"`
-	Error                string          `json:"error"`
-	IsInterrupt          bool            `json:"is_interrupt"`
+// the common members, then the event's own, tool names and inputs
+// translated.
+func claudePayload(ev Event, p Payload, args json.RawMessage) map[string]any {
+	v := map[string]any{
+		"hook_event_name": ev, "session_id": p.SessionID, "cwd": p.Cwd,
+		"transcript_path": p.TranscriptPath, "permission_mode": p.PermissionMode,
+	}
+	if v["permission_mode"] == "" {
+		v["permission_mode"] = "default"
+	}
+	toolName, toolInput := "", json.RawMessage("null")
+	if p.ToolName != "" {
+		toolName = claudeToolNames(p.ToolName, args)[0]
+		if args != nil {
+			toolInput = claudeToolInput(p.ToolName, args, p.Cwd)
+		}
+	}
+	for _, f := range claudeFields[ev] {
+		switch f {
+		case "tool_name":
+			v[f] = toolName
+		case "tool_input":
+			v[f] = toolInput
+		case "tool_use_id":
+			v[f] = p.ToolUseID
+		case "tool_response":
+			v[f] = claudeToolResponse(ev, toolName, p)
+		case "error":
+			v[f] = p.Error
+		case "is_interrupt":
+			v[f] = p.IsInterrupt
+		case "prompt":
+			v[f] = p.Prompt
+		case "stop_hook_active":
+			v[f] = p.StopHookActive
+		case "last_assistant_message":
+			v[f] = p.LastAssistantText
+		case "source":
+			v[f] = p.Source
+		case "reason":
+			v[f] = p.Reason
+		case "message":
+			v[f] = p.Message
+		case "notification_type":
+			v[f] = p.NotificationType
+		case "trigger":
+			v[f] = p.Trigger
+		case "custom_instructions":
+			v[f] = p.CustomInstructions
+		}
+	}
+	return v
 }
 
 // marshalPayload renders the stdin line (JSON + "\n") for one hook.
@@ -86,21 +157,7 @@ func marshalPayload(ev Event, p Payload, claude bool) []byte {
 	}
 	var v any
 	if claude {
-		cp := claudePayload{
-			HookEventName: ev, SessionID: p.SessionID, Cwd: p.Cwd,
-			Prompt: p.Prompt, LastAssistantMessage: p.LastAssistantText,
-			Source: p.Source, Reason: p.Reason, NotificationType: p.NotificationType,
-			Message: p.Message, Trigger: p.Trigger, Error: p.Error, IsInterrupt: p.IsInterrupt,
-			ToolInput: json.RawMessage("null"),
-		}
-		if p.ToolName != "" {
-			cp.ToolName = claudeToolNames(p.ToolName, args)[0]
-			if args != nil {
-				cp.ToolInput = claudeToolInput(p.ToolName, args, p.Cwd)
-			}
-		}
-		cp.ToolResponse = claudeToolResponse(ev, cp.ToolName, p)
-		v = cp
+		v = claudePayload(ev, p, args)
 	} else {
 		v = nativePayload{
 			Event: ev, SessionID: p.SessionID, Cwd: p.Cwd, ToolName: p.ToolName,

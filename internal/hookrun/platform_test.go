@@ -86,7 +86,7 @@ func TestShellSelectionBuildsExactInterpreterArgv(t *testing.T) {
 		{"context starts nothing", linux, Hook{Form: FormContext}, "", nil, "", "", `hook form "context" starts no process`},
 	}
 	for _, tc := range tests {
-		c, err := tc.pl.command(&tc.h)
+		c, err := tc.pl.command(&tc.h, tc.h.Dir)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)

@@ -27,6 +27,8 @@ type Runner struct {
 
 	mu     sync.Mutex
 	closed bool
+	// failed records the hooks that could not start, per session.
+	failed map[startKey]bool
 	live   map[Tree]struct{}
 	async  sync.WaitGroup
 }
@@ -78,6 +80,19 @@ type Result struct {
 	Err string
 	// Output is what a JSON stdout said.
 	Output Output
+	// Feedback is what a Claude-format PostToolUse, Stop or SubagentStop
+	// hook told the model: its decision "block" reason, or its stderr on
+	// exit 2.
+	Feedback string
+	// StartFailed is set when the hook could not start: its program was
+	// not found or could not be executed (a spawn error, or exit 126 or
+	// 127 from the shell of a shell or legacy hook).
+	StartFailed bool
+
+	// notice replaces Notice for the first start failure of a hook in a
+	// session; quiet hides the later ones.
+	notice string
+	quiet  bool
 }
 
 // detail is the text a notice or a block shows: the error, else stderr,
@@ -88,6 +103,8 @@ func (res Result) detail() string {
 		return res.Err
 	case res.Stderr != "":
 		return res.Stderr
+	case res.Output.SuppressOutput:
+		return ""
 	}
 	return res.Stdout
 }
@@ -117,6 +134,11 @@ type Report struct {
 	// the hooks after it did not run. Reason is its text, possibly empty.
 	Blocked bool
 	Reason  string
+	// Halted is set when a Claude-format hook answered continue: false:
+	// the turn stops after this moment; the hooks after it did not run.
+	// StopReason is for the user.
+	Halted     bool
+	StopReason string
 }
 
 // Notices are the warnings to show the user, in order: one per non-pass
@@ -124,14 +146,36 @@ type Report struct {
 func (rep Report) Notices() []string {
 	var out []string
 	for _, res := range rep.Results {
-		if res.Decision != Pass {
+		switch {
+		case res.quiet:
+		case res.notice != "":
+			out = append(out, res.notice)
+		case res.Decision != Pass:
 			out = append(out, res.Notice())
 		}
 		if rep.Event == SessionStart && res.Output.Warning != "" {
-			out = append(out, fmt.Sprintf("hook [%s/%s] %s — %s", res.Hook.Scope, res.Event, res.Hook.Label(), res.Output.Warning))
+			out = append(out, res.noticef("%s", res.Output.Warning))
+		}
+		if !res.Hook.Claude {
+			continue
+		}
+		if m := res.Output.SystemMessage; m != "" {
+			out = append(out, res.noticef("%s", m))
+		}
+		if res.Output.Halt && res.Decision == Pass {
+			m := "stopped the turn (continue: false)"
+			if r := res.Output.StopReason; r != "" {
+				m += ": " + r
+			}
+			out = append(out, res.noticef("%s", m))
 		}
 	}
 	return out
+}
+
+// noticef is a notice about res's hook: hook [<scope>/<Event>] <label> — <text>.
+func (res Result) noticef(format string, args ...any) string {
+	return fmt.Sprintf("hook [%s/%s] %s — ", res.Hook.Scope, res.Event, res.Hook.Label()) + fmt.Sprintf(format, args...)
 }
 
 // Run runs the hooks of ev whose matcher accepts p's tool, one after the
@@ -168,13 +212,49 @@ func (r *Runner) Run(ctx context.Context, ev Event, p Payload) Report {
 			continue
 		}
 		res := r.runOne(ctx, j.h, j.ev, p)
+		if res.StartFailed {
+			r.startFailure(p.SessionID, &res)
+		}
 		rep.Results = append(rep.Results, res)
 		if res.Decision == Block {
 			rep.Blocked, rep.Reason = true, res.detail()
 			break
 		}
+		if j.h.Claude && res.Decision == Pass && res.Output.Halt {
+			rep.Halted, rep.StopReason = true, res.Output.StopReason
+			break
+		}
 	}
 	return rep
+}
+
+// startFailure makes a hook that could not start a warning naming its
+// plugin (or settings file), once per session: the same broken hook
+// fails at every call, and one clear notice beats one per tool call.
+func (r *Runner) startFailure(session string, res *Result) {
+	k := startKey{session, res.Hook}
+	r.mu.Lock()
+	seen := r.failed[k]
+	if r.failed == nil {
+		r.failed = map[startKey]bool{}
+	}
+	r.failed[k] = true
+	r.mu.Unlock()
+	if seen {
+		res.quiet = true
+		return
+	}
+	h := res.Hook
+	who := "plugin " + h.Plugin
+	if h.Plugin == "" {
+		who = string(h.Scope) + " settings " + h.Source
+	}
+	res.notice = h.red.String(fmt.Sprintf("%s: its %s hook could not start, so it did not run (%s): %s; shown once this session", who, res.Event, h.Label(), res.detail()))
+}
+
+type startKey struct {
+	session string
+	hook    *Hook
 }
 
 // runAsync starts a hook in the background, detached from ctx's
@@ -202,7 +282,7 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 		stdout, res.Truncated, spawnErr = readContext(h.ContextFile)
 	} else {
 		var run procRun
-		run, spawnErr = r.exec(ctx, h, marshalPayload(ev, p, h.Claude))
+		run, spawnErr = r.exec(ctx, h, p.Cwd, marshalPayload(ev, p, h.Claude))
 		stdout, stderr, res.Truncated = run.stdout, run.stderr, run.truncated
 		res.ExitCode, res.TimedOut = run.exitCode, run.timedOut
 	}
@@ -210,6 +290,13 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 	res.Decision = decideOutcome(blocking, spawnErr != nil, res.TimedOut, res.ExitCode)
 	if spawnErr != nil {
 		res.Err = spawnErr.Error()
+	}
+	switch {
+	case spawnErr != nil:
+		res.StartFailed = h.Form != FormContext && ctx.Err() == nil && !errors.Is(spawnErr, errClosed) && !strings.HasPrefix(res.Err, "cancelled")
+	case !res.TimedOut && (h.Form == FormShell || h.Form == FormLegacy):
+		// The shells' own "not found" and "not executable".
+		res.StartFailed = res.ExitCode == 126 || res.ExitCode == 127
 	}
 	res.Stdout = decodeOutput(stdout, res.Truncated)
 	res.Stderr = decodeOutput(stderr, res.Truncated)
@@ -220,11 +307,22 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, p Payload) Resul
 			res.Stdout = res.Output.Reason
 		}
 	}
+	if h.Claude && (ev == PostToolUse || ev == Stop || ev == SubagentStop) {
+		switch {
+		case res.ExitCode == 2 && !res.TimedOut && spawnErr == nil:
+			res.Feedback = res.Stderr
+		case res.Decision == Pass && res.Output.Block:
+			res.Feedback = res.Output.Reason
+		}
+	}
 	red := h.red.String
 	res.Stdout, res.Stderr, res.Err = red(res.Stdout), red(res.Stderr), red(res.Err)
 	res.Output.Reason = red(res.Output.Reason)
 	res.Output.AdditionalContext = red(res.Output.AdditionalContext)
 	res.Output.Warning = red(res.Output.Warning)
+	res.Output.SystemMessage = red(res.Output.SystemMessage)
+	res.Output.StopReason = red(res.Output.StopReason)
+	res.Feedback = red(res.Feedback)
 	return res
 }
 
@@ -253,16 +351,21 @@ var errClosed = errors.New("the hook runner was closed")
 
 // exec starts the hook's tree, feeds it the payload, captures its output
 // and ends it: on exit, on timeout, on ctx's cancellation or on Close.
-func (r *Runner) exec(ctx context.Context, h *Hook, payload []byte) (procRun, error) {
+// It runs in h.Dir, else in cwd (the payload's, the project directory).
+func (r *Runner) exec(ctx context.Context, h *Hook, cwd string, payload []byte) (procRun, error) {
 	var run procRun
 	if err := ctx.Err(); err != nil {
 		return run, fmt.Errorf("cancelled: %w", err)
 	}
-	cmd, err := r.pl.command(h)
+	dir := h.Dir
+	if dir == "" {
+		dir = cwd
+	}
+	cmd, err := r.pl.command(h, dir)
 	if err != nil {
 		return run, err
 	}
-	cmd.Env, cmd.Dir = mergeEnv(r.pl.goos, r.env, h.Env), h.Dir
+	cmd.Env, cmd.Dir = mergeEnv(r.pl.goos, r.env, h.Env), dir
 	var files [6]*os.File // inR, inW, outR, outW, errR, errW
 	for i := 0; i < 6; i += 2 {
 		if files[i], files[i+1], err = os.Pipe(); err != nil {

@@ -82,7 +82,7 @@ func TestRunStopsAtFirstBlock(t *testing.T) {
 	if _, err := os.Stat(third); err == nil {
 		t.Fatal("the hook after the block ran")
 	}
-	block, notices := r.PreToolUse(context.Background(), Payload{ToolName: "bash"})
+	block, notices := preToolUse(r, context.Background(), Payload{ToolName: "bash"})
 	if block != "no rm today" || len(notices) != 1 || !strings.Contains(notices[0], "hook [plugin/PreToolUse] ") || !strings.HasSuffix(notices[0], " — block: no rm today") {
 		t.Fatalf("block %q notices %q", block, notices)
 	}
@@ -95,12 +95,12 @@ func TestRunHonorsClaudeJSONDenyOnExitZero(t *testing.T) {
 		"matcher": "Bash", "hooks": []any{claudeHelper(map[string]string{"HOOK_STDOUT": deny}, []string{})},
 	}}}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
-	block, _ := r.PreToolUse(context.Background(), Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
+	block, _ := preToolUse(r, context.Background(), Payload{ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
 	if block != "use the safe wrapper" {
 		t.Fatalf("block %q", block)
 	}
 	// A tool the matcher does not name is not touched.
-	if block, _ := r.PreToolUse(context.Background(), Payload{ToolName: "read_file"}); block != "" {
+	if block, _ := preToolUse(r, context.Background(), Payload{ToolName: "read_file"}); block != "" {
 		t.Fatalf("read_file blocked: %q", block)
 	}
 }
@@ -110,7 +110,7 @@ func TestRunNativeHookIgnoresPermissionDecisionField(t *testing.T) {
 	deny := `{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"x"}}`
 	pkg := v1Package(t, "p", map[string][]map[string]any{"PreToolUse": {helperHook(map[string]string{"HOOK_STDOUT": deny}, nil)}}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
-	if block, notices := r.PreToolUse(context.Background(), Payload{ToolName: "bash"}); block != "" || len(notices) != 0 {
+	if block, notices := preToolUse(r, context.Background(), Payload{ToolName: "bash"}); block != "" || len(notices) != 0 {
 		t.Fatalf("native JSON decided: %q %v", block, notices)
 	}
 }
@@ -193,10 +193,9 @@ func TestRunClaudePayloadAndDirectArgs(t *testing.T) {
 	}
 	want := map[string]any{
 		"hook_event_name": "PostToolUseFailure", "session_id": "s1", "cwd": ws,
-		"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"},
-		"tool_response": map[string]any{"stdout": "remote: denied", "stderr": "exit 1", "interrupted": false},
-		"prompt":        "", "last_assistant_message": "", "source": "", "reason": "", "notification_type": "",
-		"message": "", "trigger": "", "error": "exit 1", "is_interrupt": false,
+		"transcript_path": "", "permission_mode": "default",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "git push"}, "tool_use_id": "",
+		"error": "exit 1", "is_interrupt": false,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("payload\n got %v\nwant %v", got, want)
@@ -209,7 +208,7 @@ func TestNativePayloadOmitsEmptyMembers(t *testing.T) {
 	pkg := v1Package(t, "p", map[string][]map[string]any{"PreToolUse": {helperHook(map[string]string{"HOOK_SAVE": save}, nil)}}, nil)
 	ws := t.TempDir()
 	r := load(t, Sources{Packages: []Package{pkg}, Workspace: ws})
-	r.PreToolUse(context.Background(), Payload{SessionID: "s", ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
+	preToolUse(r, context.Background(), Payload{SessionID: "s", ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
 	wsJSON, _ := json.Marshal(ws)
 	want := `{"event":"PreToolUse","sessionId":"s","cwd":` + string(wsJSON) + `,"toolName":"bash","toolArgs":{"command":"ls"}}` + "\n"
 	if got := readRecord(t, save).Stdin; got != want {
@@ -225,7 +224,7 @@ func TestRunClaudeWriteFileGuardFiresAndSeesFilePath(t *testing.T) {
 	}}}}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
 	ws := t.TempDir()
-	block, _ := r.PreToolUse(context.Background(), Payload{Cwd: ws, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"src/a.go","content":"x"}`)})
+	block, _ := preToolUse(r, context.Background(), Payload{Cwd: ws, ToolName: "write_file", ToolArgs: json.RawMessage(`{"path":"src/a.go","content":"x"}`)})
 	if block != "protected" {
 		t.Fatalf("block %q", block)
 	}
@@ -246,7 +245,7 @@ func TestRunClaudeAgentGuardFiresAndSeesRequiredFields(t *testing.T) {
 		claudeHelper(map[string]string{"HOOK_SAVE": save}, []string{}),
 	}}}}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
-	r.PreToolUse(context.Background(), Payload{ToolName: "explore", ToolArgs: json.RawMessage(`{"task":"find the parser"}`)})
+	preToolUse(r, context.Background(), Payload{ToolName: "explore", ToolArgs: json.RawMessage(`{"task":"find the parser"}`)})
 	var p struct {
 		ToolName  string         `json:"tool_name"`
 		ToolInput map[string]any `json:"tool_input"`
@@ -430,7 +429,7 @@ func TestHookTimeoutBlocksAndObserverWarns(t *testing.T) {
 		"Stop":       {helperHook(block, map[string]any{"timeout": 50})},
 	}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
-	if b, n := r.PreToolUse(context.Background(), Payload{ToolName: "x"}); b != "blocked by a PreToolUse hook" || len(n) != 1 || !strings.Contains(n[0], "— block (timed out after 50ms)") {
+	if b, n := preToolUse(r, context.Background(), Payload{ToolName: "x"}); b != "blocked by a PreToolUse hook" || len(n) != 1 || !strings.Contains(n[0], "— block (timed out after 50ms)") {
 		t.Fatalf("block %q notices %q", b, n)
 	}
 	rep := r.Run(context.Background(), Stop, Payload{})
@@ -473,7 +472,7 @@ func TestHookOutputIsRedacted(t *testing.T) {
 		helperHook(map[string]string{"HOOK_EXIT": "2", "HOOK_STDERR": "token " + secret + " leaked; own=" + "s3cr3t-value-xyz", "HOOK_OWN": "s3cr3t-value-xyz", "MY_API_KEY": "s3cr3t-value-xyz"}, nil),
 	}}, nil)
 	r := load(t, Sources{Packages: []Package{pkg}})
-	block, notices := r.PreToolUse(context.Background(), Payload{ToolName: "x"})
+	block, notices := preToolUse(r, context.Background(), Payload{ToolName: "x"})
 	for _, s := range append(notices, block) {
 		if strings.Contains(s, secret) || strings.Contains(s, "s3cr3t-value-xyz") {
 			t.Fatalf("secret shown: %q", s)

@@ -104,8 +104,8 @@ const (
 const psPrologue = "$OutputEncoding=[Console]::OutputEncoding=[System.Text.Encoding]::UTF8;"
 
 // command picks the program, argv and (Windows) raw command line of a
-// hook (PLUGIN_CONTENTS §6.4, CROSS_OS §6).
-func (pl platform) command(h *Hook) (Command, error) {
+// hook (PLUGIN_CONTENTS §6.4, CROSS_OS §6) that runs in dir.
+func (pl platform) command(h *Hook, dir string) (Command, error) {
 	switch h.Form {
 	case FormExec:
 		p := h.Command
@@ -117,36 +117,46 @@ func (pl platform) command(h *Hook) (Command, error) {
 			}
 			p = lp
 		case !filepath.IsAbs(p) && !isAbsAnyOS(p):
-			p = filepath.Join(h.Dir, p)
+			p = filepath.Join(dir, p)
 		}
 		return Command{Path: p, Args: h.Args}, nil
 	case FormLegacy:
 		if pl.goos == "windows" {
-			return pl.cmdExe(h.Command), nil
+			return pl.cmdExe(h.scriptFor(cmdShell)), nil
 		}
-		return pl.sh(h.Command), nil
+		return pl.sh(h.scriptFor(posixShell)), nil
 	case FormShell:
-		return pl.shell(h.Shell, h.Command)
+		return pl.shell(h.Shell, h.scriptFor)
 	}
 	return Command{}, fmt.Errorf("hook form %q starts no process", h.Form)
 }
 
-func (pl platform) shell(shell, script string) (Command, error) {
+// scriptFor is the hook's script with the plugin root quoted for kind.
+func (h *Hook) scriptFor(kind shellKind) string {
+	if h.script == "" {
+		return h.Command
+	}
+	return expandQuoted(h.script, h.root, kind)
+}
+
+// shell picks the interpreter of a shell-form hook; script renders the
+// hook's script for the interpreter picked.
+func (pl platform) shell(shell string, render func(shellKind) string) (Command, error) {
 	switch shell {
 	case "", "auto":
 		if pl.goos != "windows" {
-			return pl.sh(script), nil
+			return pl.sh(render(posixShell)), nil
 		}
 		if b, ok := pl.gitBash(); ok {
-			return Command{Path: b, Args: []string{"-c", script}}, nil
+			return Command{Path: b, Args: []string{"-c", render(posixShell)}}, nil
 		}
 		if ps, ok := pl.powerShell(); ok {
-			return psCommand(ps, script), nil
+			return psCommand(ps, render(psShell)), nil
 		}
 		return Command{}, errors.New(errNoWindowsShell)
 	case "bash":
 		if b, ok := pl.gitBash(); ok {
-			return Command{Path: b, Args: []string{"-c", script}}, nil
+			return Command{Path: b, Args: []string{"-c", render(posixShell)}}, nil
 		}
 		if pl.goos == "windows" {
 			return Command{}, errors.New(errNoGitBash)
@@ -154,14 +164,14 @@ func (pl platform) shell(shell, script string) (Command, error) {
 		return Command{}, errors.New("hook requires bash, but bash was not found on PATH")
 	case "powershell", "pwsh":
 		if ps, ok := pl.powerShell(); ok {
-			return psCommand(ps, script), nil
+			return psCommand(ps, render(psShell)), nil
 		}
 		return Command{}, fmt.Errorf("hook requires %s, but no usable PowerShell was found", shell)
 	case "cmd":
 		if pl.goos != "windows" {
 			return Command{}, errors.New(`hook shell "cmd" is only available on Windows`)
 		}
-		return pl.cmdExe(script), nil
+		return pl.cmdExe(render(cmdShell)), nil
 	}
 	return Command{}, fmt.Errorf("unsupported hook shell %q", shell)
 }
