@@ -140,7 +140,8 @@ func walkCommands(w *walker) []Command {
 			w.warn(path, "command load: "+err.Error())
 			return
 		}
-		fm, body := ParseFrontMatter(text)
+		p := parseFrontMatter(text, r.Claude)
+		fm, body := p.fm, p.body
 		out = append(out, Command{
 			Name:        name,
 			Plugin:      r.Plugin,

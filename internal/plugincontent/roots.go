@@ -120,6 +120,17 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 	add(KindSkills, ScopeGlobal, "", under(places.ReasonixHome, []string{"."}, "skills")...)
 	inHome()
 	add(KindSkills, ScopeGlobal, "", under(places.UserHome, conventionSkillDirs, "skills")...)
+	claude := map[string]bool{}
+	for _, p := range pkgs {
+		claude[p.Name] = p.Manifest != nil && p.Manifest.Kind == manifest.KindClaude
+	}
+	for i, r := range roots {
+		if r.Plugin != "" {
+			roots[i].Claude = claude[r.Plugin]
+		} else {
+			roots[i].Claude = filepath.Base(filepath.Dir(r.Path)) == ".claude"
+		}
+	}
 	return dedupe(roots), warns
 }
 

@@ -204,7 +204,7 @@ func (sc *skillScan) flat(path, real string, level int) {
 	}
 	if sc.marker {
 		text, err := readText(real)
-		if _, keys, _ := parseFrontMatter(text); err != nil || !hasAny(keys, skillKeys) {
+		if err != nil || !hasAny(parseFrontMatter(text, sc.root.Claude).keys, skillKeys) {
 			return
 		}
 	}
@@ -218,8 +218,9 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		sc.w.warn(path, "skill load: "+err.Error())
 		return
 	}
-	fm, keys, body := parseFrontMatter(text)
-	if sc.marker && !isDir && !hasAny(keys, skillKeys) {
+	p := parseFrontMatter(text, r.Claude)
+	fm, body := p.fm, p.body
+	if sc.marker && !isDir && !hasAny(p.keys, skillKeys) {
 		return
 	}
 	s := Skill{
@@ -240,15 +241,25 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		return
 	}
 	s.Subagent = fm["runas"] == "subagent" || strings.EqualFold(fm["context"], "fork") || fm["agent"] != ""
-	tools, ok := fm["allowed-tools"]
-	if !ok {
-		tools = fm["tools"]
+	toolsKey := "allowed-tools"
+	if !p.keys[toolsKey] && !p.unreadable[toolsKey] {
+		toolsKey = "tools"
 	}
-	s.AllowedTools = splitList(tools)
+	s.AllowedTools = splitList(fm[toolsKey])
 	s.ReadOnly = truthy(fm["read-only"])
+	if p.unreadable[toolsKey] || p.unreadable["read-only"] {
+		// An allow-list (or read-only flag) that could not be read as
+		// written narrows the subagent to read-only tools (of what the
+		// list names, if anything), rather than leaving it every tool.
+		s.ReadOnly = true
+	}
 	s.Manual = strings.EqualFold(fm["invocation"], "manual")
 	s.Profiles = splitList(fm["profiles"])
 	s.Requires = splitList(fm["requires"])
+	if r.Claude {
+		// A Claude-format skill names Claude Code's tools.
+		s.AllowedTools = mapClaudeTools(s.AllowedTools)
+	}
 	if r.Kind == KindAgents {
 		s.Agent, s.Subagent, s.Manual = true, true, true
 		s.AllowedTools = mapClaudeTools(s.AllowedTools)
@@ -276,12 +287,12 @@ func hasAny(keys map[string]bool, want []string) bool {
 	return false
 }
 
-// splitList reads a comma list, optionally in [ ], items trimmed of
-// spaces and quotes.
+// splitList reads a comma list, optionally in [ ] (an unclosed "[" of a
+// list cut short too), items trimmed of spaces and quotes.
 func splitList(s string) []string {
 	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		s = s[1 : len(s)-1]
+	if strings.HasPrefix(s, "[") && (strings.HasSuffix(s, "]") || !strings.Contains(s, "]")) {
+		s = strings.TrimSuffix(s[1:], "]")
 	}
 	var out []string
 	for _, it := range strings.Split(s, ",") {

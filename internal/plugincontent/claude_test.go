@@ -1,0 +1,130 @@
+package plugincontent
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rx-bridge/rx-bridge/internal/manifest"
+)
+
+// fixture loads the package in testdata/<name> as the host does, under
+// its directory name.
+func fixture(t *testing.T, name string) Package {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Package{Name: name, Root: dir, Manifest: m}
+}
+
+// loadFixtures loads the named testdata packages, with places.
+func loadFixtures(t *testing.T, places Places, names ...string) (*Set, []Warning) {
+	t.Helper()
+	var pkgs []Package
+	for _, n := range names {
+		pkgs = append(pkgs, fixture(t, n))
+	}
+	roots, rw := Roots(pkgs, places)
+	set, lw := Load(roots, Options{})
+	return set, append(rw, lw...)
+}
+
+// parentTools stands for a session's tools: three read-only, two not.
+var parentTools = []string{"read_file", "list_files", "search_text", "apply_edit", "run_command"}
+
+// readOnlyTools are the read-only ones of parentTools.
+var readOnlyTools = map[string]bool{"read_file": true, "list_files": true, "search_text": true}
+
+// childTools is what a subagent run of sk would get of parentTools.
+func childTools(sk Skill) []string {
+	var out []string
+	for _, name := range SubagentTools(parentTools, sk.AllowedTools) {
+		if !sk.ReadOnly || readOnlyTools[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Claude Code reads front matter leniently: a published agent's
+// description full of "Context: … user: …" (": " inside a plain scalar,
+// which strict YAML rejects) keeps its description and, above all, its
+// tools allow-list. An allow-list that still cannot be read leaves the
+// agent read-only tools, never every tool.
+func TestClaudeAgentFrontMatterIsReadLeniently(t *testing.T) {
+	t.Parallel()
+	set, _ := loadFixtures(t, Places{}, "review-kit")
+	for _, tc := range []struct {
+		agent      string
+		descPrefix string
+		tools      []string
+	}{
+		{"code-reviewer", "Use this agent when a major project step has been completed", []string{"read_file", "list_files", "search_text"}},
+		{"release-notes", "Use this agent to draft release notes.", []string{"read_file", "search_text"}},
+		{"broken-tools", "An agent whose tools list is cut short: Context: a typo in the list", []string{"read_file", "search_text"}},
+		{"unclosed", "", []string{"read_file", "list_files", "search_text"}},
+		{"mapped-tools", "An agent whose tools are a mapping", []string{"read_file", "list_files", "search_text"}},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			t.Parallel()
+			sk, ok := set.ResolveSlashSkill("review-kit:agent:" + tc.agent)
+			if !ok {
+				t.Fatalf("agent %s not loaded", tc.agent)
+			}
+			if !strings.HasPrefix(sk.Description, tc.descPrefix) {
+				t.Errorf("description %q, want it to start with %q", sk.Description, tc.descPrefix)
+			}
+			got := childTools(sk)
+			equal(t, "tools", got, tc.tools)
+			if slices.Contains(got, "run_command") || slices.Contains(got, "apply_edit") {
+				t.Errorf("a read-only agent gets %v", got)
+			}
+		})
+	}
+	sk, _ := set.ResolveSlashSkill("review-kit:agent:code-reviewer")
+	for _, want := range []string{"<example>Context: The user is creating", `user: "I've finished`, "</commentary></example>"} {
+		if !strings.Contains(sk.Description, want) {
+			t.Errorf("description lost %q: %q", want, sk.Description)
+		}
+	}
+	equal(t, "model and color", []string{sk.Model, sk.Color}, []string{"", "red"})
+}
+
+// A native part keeps Reasonix's reading (front matter that is not YAML
+// is dropped), but an allow-list lost that way narrows the subagent to
+// read-only tools instead of leaving it every tool; a .claude folder of
+// the workspace is Claude-format and read leniently.
+func TestBrokenFrontMatterNeverWidensTools(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	broken := "---\ndescription: Reviews. Context: a colon\ntools: Read\nrunAs: subagent\n---\nB"
+	ws := writeTree(t, filepath.Join(base, "ws"), map[string]string{
+		".claude/skills/claude-sub/SKILL.md":   broken,
+		".reasonix/skills/native-sub/SKILL.md": broken,
+		".reasonix/skills/all-tools/SKILL.md":  "---\ndescription: d\nrunAs: subagent\n---\nB",
+	})
+	roots, _ := Roots(nil, Places{Workspace: ws})
+	set, _ := Load(roots, Options{})
+	for _, tc := range []struct {
+		name, desc string
+		subagent   bool
+		tools      []string
+	}{
+		{"claude-sub", "Reviews. Context: a colon", true, []string{"read_file"}},
+		{"native-sub", "", false, []string{"read_file", "list_files", "search_text"}},
+		{"all-tools", "d", true, parentTools},
+	} {
+		sk, ok := set.ResolveSlashSkill(tc.name)
+		if !ok {
+			t.Fatalf("%s not loaded", tc.name)
+		}
+		equal(t, tc.name, []any{sk.Description, sk.Subagent, childTools(sk)}, []any{tc.desc, tc.subagent, tc.tools})
+	}
+}
