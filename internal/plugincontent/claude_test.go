@@ -128,3 +128,37 @@ func TestBrokenFrontMatterNeverWidensTools(t *testing.T) {
 		equal(t, tc.name, []any{sk.Description, sk.Subagent, childTools(sk)}, []any{tc.desc, tc.subagent, tc.tools})
 	}
 }
+
+// disable-model-invocation: true hides a skill or command from the model
+// (index, slash_command, run_skill, read_skill); the user still types it.
+func TestDisableModelInvocationHidesFromTheModel(t *testing.T) {
+	t.Parallel()
+	set, _ := loadFixtures(t, Places{}, "review-kit")
+	env := Env{Runner: &recordingRunner{}}
+	if idx := set.SkillIndex(); strings.Contains(idx, "secret-sauce") || !strings.Contains(idx, "- pdf — ") {
+		t.Errorf("index:\n%s", idx)
+	}
+	slash := tool(t, set, env, ToolSlashCommand)
+	for _, hidden := range []string{"review-kit:secret-sauce", "review-kit:deploy"} {
+		if strings.Contains(slash.Schema.Description, hidden) {
+			t.Errorf("slash_command lists %s: %s", hidden, slash.Schema.Description)
+		}
+		if _, err := call(t, slash, map[string]string{"command": hidden}); err == nil {
+			t.Errorf("slash_command runs %s", hidden)
+		}
+	}
+	if list, _ := call(t, slash, map[string]string{"command": "list"}); strings.Contains(list, "deploy") || strings.Contains(list, "secret-sauce") || !strings.Contains(list, "/review-kit:note") {
+		t.Errorf("list:\n%s", list)
+	}
+	for _, name := range []string{ToolRunSkill, ToolReadSkill} {
+		_, err := call(t, tool(t, set, env, name), map[string]string{"name": "secret-sauce"})
+		if err == nil || !strings.Contains(err.Error(), `unknown skill "secret-sauce"`) || strings.Contains(err.Error(), "available: secret-sauce") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, line := range []string{"/review-kit:secret-sauce now", "/review-kit:deploy staging"} {
+		if inv, ok := set.ResolveSlash(line, env); !ok || inv.Text == "" {
+			t.Errorf("the user cannot type %s: %+v", line, inv)
+		}
+	}
+}

@@ -32,6 +32,10 @@ type Command struct {
 	// Hidden marks the unambiguous short alias of a plugin command: it
 	// runs when typed but is listed nowhere.
 	Hidden bool
+	// UserOnly (disable-model-invocation: true) keeps the command out of
+	// the slash_command tool: the model neither sees nor runs it; the
+	// user still types it.
+	UserOnly bool
 	// Body is the template, trimmed, that Render expands.
 	Body string
 	// Path is the file.
@@ -147,6 +151,7 @@ func walkCommands(w *walker) []Command {
 			Plugin:      r.Plugin,
 			Description: fm["description"],
 			ArgHint:     fm["argument-hint"],
+			UserOnly:    truthy(fm["disable-model-invocation"]),
 			Body:        strings.TrimSpace(body),
 			Path:        path,
 			Kind:        r.Kind,

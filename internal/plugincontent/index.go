@@ -29,12 +29,12 @@ const (
 // SkillIndex is the block to append once to the system prompt: a heading,
 // the policy paragraph and a fenced list of every skill of Skills() that
 // is not invocation: manual, one line each. It is "" when no skill is
-// listed. Its text depends only on bare names and descriptions, so it is
+// listed; a disable-model-invocation skill is never listed. Its text depends only on bare names and descriptions, so it is
 // byte-identical whichever plugin contributes a skill.
 func (s *Set) SkillIndex() string {
 	var lines []string
 	for _, sk := range s.Skills() {
-		if !sk.Manual {
+		if !sk.Manual && !sk.UserOnly {
 			lines = append(lines, indexLine(sk))
 		}
 	}

@@ -31,6 +31,11 @@ type Skill struct {
 	// Manual (invocation: manual, every agent) keeps the skill out of the
 	// model's index; it stays invocable.
 	Manual bool
+	// UserOnly (disable-model-invocation: true, Claude Code's key) hides
+	// the skill from the model altogether: not in the index, not in
+	// slash_command, not run or read by run_skill and read_skill. The user
+	// still types it.
+	UserOnly bool
 	// Profiles and Requires are kept as declared (comma lists); see
 	// Env.Ready for how Requires gates an invocation.
 	Profiles, Requires []string
@@ -75,6 +80,7 @@ var skillKeys = []string{
 	"name", "description", "runas", "context", "agent", "allowed-tools", "tools",
 	"model", "effort", "read-only", "invocation", "profiles", "requires",
 	"triggers", "negative-triggers", "auto-use", "needs-fresh-data", "cost", "color",
+	"disable-model-invocation",
 }
 
 // skippedDirs are never searched for skills (compared case-insensitively);
@@ -254,6 +260,7 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		s.ReadOnly = true
 	}
 	s.Manual = strings.EqualFold(fm["invocation"], "manual")
+	s.UserOnly = truthy(fm["disable-model-invocation"])
 	s.Profiles = splitList(fm["profiles"])
 	s.Requires = splitList(fm["requires"])
 	if r.Claude {

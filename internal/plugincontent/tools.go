@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -43,8 +44,9 @@ type slashEntry struct {
 	skill            *Skill
 }
 
-// slashEntries are every visible slash skill, then every visible command;
-// a command replaces a skill of the same name in place.
+// slashEntries are every visible slash skill, then every visible command,
+// but none the model may not invoke (disable-model-invocation); a command
+// replaces a skill of the same name in place.
 func (s *Set) slashEntries() []slashEntry {
 	var out []slashEntry
 	at := map[string]int{}
@@ -57,12 +59,21 @@ func (s *Set) slashEntries() []slashEntry {
 		out = append(out, e)
 	}
 	for _, sk := range s.SlashSkills() {
+		if sk.UserOnly {
+			continue
+		}
 		put(slashEntry{name: sk.SlashName(), desc: sk.Description, skill: &sk})
 	}
 	for _, c := range s.Commands() {
+		if c.UserOnly {
+			if i, ok := at[c.Name]; ok {
+				out[i] = slashEntry{} // the command owns the name; the model gets neither
+			}
+			continue
+		}
 		put(slashEntry{name: c.Name, hint: c.ArgHint, desc: c.Description, cmd: &c})
 	}
-	return out
+	return slices.DeleteFunc(out, func(e slashEntry) bool { return e.name == "" })
 }
 
 const slashToolIntro = "Expand one of this project's slash commands (custom commands and skills) and return its prompt text, " +
@@ -238,12 +249,14 @@ func (s *Set) skillArg(tool, raw string) (Skill, error) {
 	if name == "" {
 		return Skill{}, fmt.Errorf("%s requires a 'name' argument (got %q, which is just a marker/tag)", tool, raw)
 	}
-	if sk, ok := s.lookupSkill(name); ok {
+	if sk, ok := s.lookupSkill(name); ok && !sk.UserOnly {
 		return sk, nil
 	}
 	var names []string
 	for _, sk := range s.Skills() {
-		names = append(names, sk.Name)
+		if !sk.UserOnly {
+			names = append(names, sk.Name)
+		}
 	}
 	avail := "(none — no skills defined)"
 	if len(names) > 0 {
