@@ -162,3 +162,45 @@ func TestDisableModelInvocationHidesFromTheModel(t *testing.T) {
 		}
 	}
 }
+
+// Agents are listed to the model by their full names, and a full name
+// resolves exactly: two packages' code-reviewer are two agents.
+func TestAgentsAreListedAndResolvedByFullName(t *testing.T) {
+	t.Parallel()
+	set, _ := loadFixtures(t, Places{}, "review-kit", "other-kit")
+	idx := set.SkillIndex()
+	for _, want := range []string{agentsHeading, "- other-kit:agent:code-reviewer — Reviews code for security problems", "- review-kit:agent:code-reviewer — Use this agent when"} {
+		if !strings.Contains(idx, want) {
+			t.Errorf("index lacks %q:\n%s", want, idx)
+		}
+	}
+	if set.SkillIndex() != idx {
+		t.Error("the index is not stable")
+	}
+	runner := &recordingRunner{}
+	run := tool(t, set, Env{Runner: runner}, ToolRunSkill)
+	for _, tc := range []struct{ name, instructions, tools string }{
+		{"review-kit:agent:code-reviewer", "You are a Senior Code Reviewer", "read_file list_files search_text"},
+		{"other-kit:agent:code-reviewer", "You are the other kit's reviewer", "read_file apply_edit run_command"},
+	} {
+		if _, err := call(t, run, map[string]string{"name": tc.name, "arguments": "review main.go"}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		req := runner.got[len(runner.got)-1]
+		if req.SlashName != tc.name || !strings.HasPrefix(req.Instructions, tc.instructions) {
+			t.Errorf("%s ran %s: %q", tc.name, req.SlashName, req.Instructions)
+		}
+		equal(t, tc.name+" tools", strings.Join(SubagentTools(parentTools, req.AllowedTools), " "), tc.tools)
+	}
+	_, err := call(t, run, map[string]string{"name": "code-reviewer", "arguments": "x"})
+	if err == nil || !strings.Contains(err.Error(), "use one of: other-kit:agent:code-reviewer, review-kit:agent:code-reviewer") {
+		t.Errorf("bare ambiguous name: %v", err)
+	}
+	if _, err := call(t, run, map[string]string{"name": "release-notes", "arguments": "v2"}); err != nil {
+		t.Errorf("an unambiguous bare agent name: %v", err)
+	}
+	_, err = call(t, run, map[string]string{"name": "nope"})
+	if err == nil || !strings.Contains(err.Error(), "review-kit:agent:release-notes") {
+		t.Errorf("unknown: %v", err)
+	}
+}

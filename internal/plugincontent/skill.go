@@ -53,10 +53,14 @@ type Skill struct {
 }
 
 // SlashName is what the user types after "/": "<plugin>:<name>" for a
-// plugin skill, "<plugin>:agent:<name>" for a plugin agent, the bare name
-// otherwise.
+// plugin skill, "<plugin>:agent:<name>" for a plugin agent,
+// "agent:<name>" for the user's or project's agent, the bare name
+// otherwise. An agent's slash name is also its name in the model's
+// Agents index and what run_skill resolves exactly.
 func (s Skill) SlashName() string {
 	switch {
+	case s.Plugin == "" && s.Agent:
+		return "agent:" + s.Name
 	case s.Plugin == "":
 		return s.Name
 	case s.Agent:

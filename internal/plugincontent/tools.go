@@ -148,8 +148,8 @@ func (s *Set) slashTool(env Env) Tool {
 }
 
 var runSkillSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index."},` +
-	`"arguments":{"type":"string","description":"The task. Required for a [🧬 subagent] skill: it is all the subagent sees."},` +
+	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index, or the agent's full name, as listed in the Agents index."},` +
+	`"arguments":{"type":"string","description":"The task. Required for a [🧬 subagent] skill or an agent: it is all the subagent sees."},` +
 	`"continue_from":{"type":"string","description":"Continue an earlier run of the same subagent skill (its run id) instead of starting fresh."}},` +
 	`"required":["name"],"additionalProperties":false}`)
 
@@ -193,8 +193,9 @@ func (s *Set) runSkillTool(env Env) Tool {
 	}
 	return Tool{
 		Schema: extproto.ProviderToolSchema{Name: ToolRunSkill, Parameters: runSkillSchema,
-			Description: "Run a skill from the Skills index by its bare name. An inline skill returns its instructions, which you then follow; " +
-				"a [🧬 subagent] skill runs as an isolated subagent on `arguments` and returns its answer."},
+			Description: "Run a skill from the Skills index by its bare name, or an agent from the Agents index by its full name. " +
+				"An inline skill returns its instructions, which you then follow; " +
+				"a [🧬 subagent] skill or an agent runs as an isolated subagent on `arguments` and returns its answer."},
 		Call: call,
 	}
 }
@@ -243,19 +244,45 @@ func cleanSkillName(raw string) string {
 	return ""
 }
 
-// skillArg resolves a tool's name argument to a model-visible skill.
+// skillArg resolves a tool's name argument to a model-visible skill: a
+// full name ("review-kit:agent:code-reviewer", "p:plan") exactly, else a
+// bare name as the reference does (the first root wins it) — unless that
+// is an agent whose bare name more than one agent carries: then only the
+// full names work, and the error lists them.
 func (s *Set) skillArg(tool, raw string) (Skill, error) {
 	name := cleanSkillName(raw)
 	if name == "" {
 		return Skill{}, fmt.Errorf("%s requires a 'name' argument (got %q, which is just a marker/tag)", tool, raw)
 	}
-	if sk, ok := s.lookupSkill(name); ok && !sk.UserOnly {
+	if strings.Contains(name, ":") {
+		for _, sk := range s.skills {
+			if sk.SlashName() == name && !sk.UserOnly {
+				return sk, nil
+			}
+		}
+	} else if sk, ok := s.lookupSkill(name); ok && !sk.UserOnly {
+		if sk.Agent {
+			var full []string
+			for _, a := range s.Agents() {
+				if a.Name == name && !a.UserOnly {
+					full = append(full, a.SlashName())
+				}
+			}
+			if len(full) > 1 {
+				return Skill{}, fmt.Errorf("ambiguous agent %q; use one of: %s", name, strings.Join(full, ", "))
+			}
+		}
 		return sk, nil
 	}
 	var names []string
 	for _, sk := range s.Skills() {
-		if !sk.UserOnly {
+		if !sk.UserOnly && !sk.Agent {
 			names = append(names, sk.Name)
+		}
+	}
+	for _, sk := range s.Agents() {
+		if !sk.UserOnly {
+			names = append(names, sk.SlashName())
 		}
 	}
 	avail := "(none — no skills defined)"
