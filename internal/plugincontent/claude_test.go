@@ -204,3 +204,49 @@ func TestAgentsAreListedAndResolvedByFullName(t *testing.T) {
 		t.Errorf("unknown: %v", err)
 	}
 }
+
+// fixtureDir is testdata/<name>, absolute.
+func fixtureDir(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The project's and the user's .claude/agents are served, as Claude Code
+// serves them: listed, invocable as /agent:<name>, and a project agent
+// keeps its bare name over a plugin's.
+func TestProjectAndUserClaudeAgents(t *testing.T) {
+	t.Parallel()
+	places := Places{Workspace: fixtureDir(t, "workspace"), UserHome: fixtureDir(t, "home")}
+	set, warns := loadFixtures(t, places, "review-kit", "other-kit")
+	for _, w := range warns {
+		if strings.Contains(w.Path, "workspace") || strings.Contains(w.Path, "home") {
+			t.Errorf("warning: %v", w)
+		}
+	}
+	idx := set.SkillIndex()
+	for _, want := range []string{"- agent:planner — Use this agent to plan", "- agent:explainer — Explains code", "- agent:code-reviewer — The project's own reviewer"} {
+		if !strings.Contains(idx, want) {
+			t.Errorf("index lacks %q:\n%s", want, idx)
+		}
+	}
+	for _, tc := range []struct{ line, instructions string }{
+		{"/agent:planner plan dark mode", "You plan changes"},
+		{"/agent:explainer explain main.go", "You explain code"},
+	} {
+		inv, ok := set.ResolveSlash(tc.line, Env{})
+		if !ok || inv.Kind != InvokeSubagent || inv.Subagent == nil || !strings.HasPrefix(inv.Subagent.Instructions, tc.instructions) {
+			t.Errorf("%s: %+v", tc.line, inv)
+		}
+	}
+	planner, _ := set.ResolveSlashSkill("agent:planner")
+	equal(t, "planner", []any{planner.Scope, childTools(planner)}, []any{ScopeProject, []string{"read_file", "list_files", "search_text"}})
+	runner := &recordingRunner{}
+	if _, err := call(t, tool(t, set, Env{Runner: runner}, ToolRunSkill), map[string]string{"name": "code-reviewer", "arguments": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "bare code-reviewer", runner.got[0].SlashName, "agent:code-reviewer")
+}

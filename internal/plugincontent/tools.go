@@ -247,8 +247,10 @@ func cleanSkillName(raw string) string {
 // skillArg resolves a tool's name argument to a model-visible skill: a
 // full name ("review-kit:agent:code-reviewer", "p:plan") exactly, else a
 // bare name as the reference does (the first root wins it) — unless that
-// is an agent whose bare name more than one agent carries: then only the
-// full names work, and the error lists them.
+// is a plugin's agent whose bare name another plugin's agent carries:
+// then only the full names work, and the error lists them. (The user's
+// and project's agents come first and keep their bare names, as in
+// Claude Code.)
 func (s *Set) skillArg(tool, raw string) (Skill, error) {
 	name := cleanSkillName(raw)
 	if name == "" {
@@ -261,10 +263,10 @@ func (s *Set) skillArg(tool, raw string) (Skill, error) {
 			}
 		}
 	} else if sk, ok := s.lookupSkill(name); ok && !sk.UserOnly {
-		if sk.Agent {
+		if sk.Agent && sk.Plugin != "" {
 			var full []string
 			for _, a := range s.Agents() {
-				if a.Name == name && !a.UserOnly {
+				if a.Name == name && !a.UserOnly && a.Plugin != "" {
 					full = append(full, a.SlashName())
 				}
 			}
