@@ -1,6 +1,7 @@
 package plugincontent
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -249,4 +250,52 @@ func TestProjectAndUserClaudeAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, "bare code-reviewer", runner.got[0].SlashName, "agent:code-reviewer")
+}
+
+// read_skill reads the files beside a skill's SKILL.md (forms.md,
+// reference/*.md), which sit in the installed package, outside the
+// workspace; never a file outside the skill's own folder.
+func TestReadSkillReadsCompanionFiles(t *testing.T) {
+	t.Parallel()
+	set, _ := loadFixtures(t, Places{}, "review-kit")
+	read := tool(t, set, Env{}, ToolReadSkill)
+	for _, tc := range []struct{ file, want, err string }{
+		{"forms.md", "Dates are written YYYY-MM-DD.", ""},
+		{"reference/fields.md", "text, checkbox, radio.", ""},
+		{"./reference/../forms.md", "Dates are written", ""},
+		{"../secret-sauce/SKILL.md", "", "outside the skill's folder"},
+		{"../../.claude-plugin/plugin.json", "", "outside the skill's folder"},
+		{fixtureDir(t, "review-kit/agents/code-reviewer.md"), "", "outside the skill's folder"},
+		{"missing.md", "", "missing.md"},
+		{"reference", "", "not a regular file"},
+	} {
+		got, err := call(t, read, map[string]string{"name": "pdf", "file": tc.file})
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %q, %v; want error %q", tc.file, got, err, tc.err)
+		case tc.err == "" && (err != nil || !strings.Contains(got, tc.want)):
+			t.Errorf("%s: %q, %v", tc.file, got, err)
+		}
+	}
+	body, err := call(t, read, map[string]string{"name": "pdf"})
+	if err != nil || !strings.Contains(body, "Base directory for this skill: "+fixtureDir(t, "review-kit/skills/pdf")) {
+		t.Errorf("render: %q, %v", body, err)
+	}
+	if _, err := call(t, tool(t, set, Env{}, ToolReadSkill), map[string]string{"name": "review-kit:agent:code-reviewer", "file": "x.md"}); err == nil || !strings.Contains(err.Error(), "single file") {
+		t.Errorf("an agent's folder: %v", err)
+	}
+}
+
+func TestReadSkillFileSymlinkedOutIsRefused(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	writeTree(t, base, map[string]string{"secret.txt": "TOKEN", "skills/s/SKILL.md": "---\ndescription: d\n---\nS"})
+	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(base, "skills", "s", "forms.md")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	set := mustLoad(t, Root{Path: filepath.Join(base, "skills"), Kind: KindSkills, Scope: ScopeProject, Bound: base})
+	got, err := call(t, tool(t, set, Env{}, ToolReadSkill), map[string]string{"name": "s", "file": "forms.md"})
+	if err == nil || strings.Contains(got, "TOKEN") || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("%q, %v", got, err)
+	}
 }

@@ -65,7 +65,13 @@ func renderSkill(sk Skill, body, args string) string {
 	if sk.Description != "" {
 		b.WriteString("\n> " + sk.Description)
 	}
-	b.WriteString("\n(scope: " + string(sk.Scope) + " · " + sk.Path + ")\n\n" + body)
+	b.WriteString("\n(scope: " + string(sk.Scope) + " · " + sk.Path + ")")
+	if sk.Claude && sk.Dir != "" {
+		// Claude Code's progressive disclosure: the files beside
+		// SKILL.md are read when the instructions call for them.
+		b.WriteString("\nBase directory for this skill: " + sk.Dir + " — read the files its instructions name with read_skill({ name: \"" + sk.Name + "\", file: \"<path relative to it>\" }).")
+	}
+	b.WriteString("\n\n" + body)
 	if args != "" {
 		b.WriteString("\n\nArguments: " + args)
 	}

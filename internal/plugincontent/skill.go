@@ -50,6 +50,12 @@ type Skill struct {
 	// Agent marks an agent definition: its slash name is
 	// <plugin>:agent:<name>.
 	Agent bool
+	// Dir is a SKILL.md skill's folder, whose other files (forms.md,
+	// reference/*.md) read_skill reads on demand; "" for a flat skill.
+	Dir string
+	// Claude marks a skill or agent written in Claude Code's format (its
+	// root's Root.Claude).
+	Claude bool
 }
 
 // SlashName is what the user types after "/": "<plugin>:<name>" for a
@@ -243,6 +249,10 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		Path:        path,
 		Scope:       r.Scope,
 		Plugin:      r.Plugin,
+		Claude:      r.Claude,
+	}
+	if isDir {
+		s.Dir = filepath.Dir(path)
 	}
 	if n := fm["name"]; ValidSkillName(n) {
 		s.Name = n

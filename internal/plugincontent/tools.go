@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 )
 
 // Tool is one tool offered to the model. The agent wraps it in its own
@@ -155,7 +158,8 @@ var runSkillSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 var readSkillSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index."},` +
-	`"arguments":{"type":"string","description":"The task the instructions are for, if any."}},` +
+	`"arguments":{"type":"string","description":"The task the instructions are for, if any."},` +
+	`"file":{"type":"string","description":"A file of the skill's folder to read instead of its instructions, relative to the folder (forms.md, reference/api.md), as the instructions name it."}},` +
 	`"required":["name"],"additionalProperties":false}`)
 
 func (s *Set) runSkillTool(env Env) Tool {
@@ -205,6 +209,7 @@ func (s *Set) readSkillTool(env Env) Tool {
 		var a struct {
 			Name      string `json:"name"`
 			Arguments string `json:"arguments"`
+			File      string `json:"file"`
 		}
 		if err := decodeArgs(raw, &a); err != nil {
 			return "", fmt.Errorf("invalid args: %w", err)
@@ -212,6 +217,9 @@ func (s *Set) readSkillTool(env Env) Tool {
 		sk, err := s.skillArg(ToolReadSkill, a.Name)
 		if err != nil {
 			return "", err
+		}
+		if a.File != "" {
+			return readSkillFile(sk, a.File)
 		}
 		if sk.Subagent {
 			return "", fmt.Errorf("read_skill: skill %q is a subagent and must be executed, not read — use run_skill (or the dedicated %s tool)", sk.Name, sk.Name)
@@ -224,10 +232,36 @@ func (s *Set) readSkillTool(env Env) Tool {
 	}
 	return Tool{
 		Schema: extproto.ProviderToolSchema{Name: ToolReadSkill, Parameters: readSkillSchema,
-			Description: "Read an inline skill's instructions by its bare name without running anything. Subagent skills cannot be read; run them with run_skill."},
+			Description: "Read an inline skill's instructions by its bare name without running anything, or, with `file`, one of the files " +
+				"in the skill's folder that its instructions point to. Subagent skills' instructions cannot be read; run them with run_skill."},
 		ReadOnly: true,
 		Call:     call,
 	}
+}
+
+// MaxSkillFileBytes bounds what read_skill returns of one file of a
+// skill's folder; the rest is cut with a note.
+const MaxSkillFileBytes = 256 << 10
+
+// readSkillFile is read_skill's file mode: the file rel of sk's folder,
+// which it must resolve inside (symlinks followed; "..", an absolute path
+// elsewhere or a link out are refused), bounded.
+func readSkillFile(sk Skill, rel string) (string, error) {
+	if sk.Dir == "" {
+		return "", fmt.Errorf("read_skill: skill %q is a single file; it has no folder to read %q from", sk.Name, rel)
+	}
+	b, err := fsbound.New(sk.Dir, "the skill's folder")
+	if err != nil {
+		return "", fmt.Errorf("read_skill: skill %q: %w", sk.Name, err)
+	}
+	text, _, truncated, err := readRef(b, b.Real(), filepath.FromSlash(rel), MaxSkillFileBytes)
+	if err != nil {
+		return "", fmt.Errorf("read_skill: skill %q: %w", sk.Name, err)
+	}
+	if truncated {
+		text += "\n[truncated: the file is larger than " + strconv.Itoa(MaxSkillFileBytes) + " bytes]"
+	}
+	return text, nil
 }
 
 var bracketTag = regexp.MustCompile(`\[[^\]]*\]`)
