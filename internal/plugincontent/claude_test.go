@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -298,4 +299,142 @@ func TestReadSkillFileSymlinkedOutIsRefused(t *testing.T) {
 	if err == nil || strings.Contains(got, "TOKEN") || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("%q, %v", got, err)
 	}
+}
+
+func TestSplitShellWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"  a  b ", []string{"a", "b"}},
+		{`"fix the bug" high`, []string{"fix the bug", "high"}},
+		{`'it''s' x`, []string{"its", "x"}},
+		{`a"b c"d`, []string{"ab cd"}},
+		{`"say \"hi\"" \$x`, []string{`say "hi"`, "$x"}},
+		{`'no \escape'`, []string{`no \escape`}},
+		{`"unclosed rest`, []string{"unclosed rest"}},
+		{`"" x`, []string{"", "x"}},
+	} {
+		equal(t, tc.in, SplitShellWords(tc.in), tc.want)
+	}
+}
+
+// A Claude Code command follows Claude Code's contract: arguments given
+// to a body without a placeholder are appended, $1… are shell-style
+// words, $ARGUMENTS is the line as typed, ${CLAUDE_PLUGIN_ROOT} is the
+// plugin's root and @path attaches a workspace file. A native command
+// keeps Reasonix's rules.
+func TestClaudeCommandArguments(t *testing.T) {
+	t.Parallel()
+	ws := fixtureDir(t, "workspace")
+	set, _ := loadFixtures(t, Places{Workspace: ws}, "review-kit")
+	env := Env{Workspace: ws}
+	root := fixtureDir(t, "review-kit")
+	for _, tc := range []struct {
+		line    string
+		want    []string
+		notWant []string
+	}{
+		{"/review-kit:note keep it short", []string{"in the reviewer's voice.\n\nARGUMENTS: keep it short"}, nil},
+		{"/review-kit:note", []string{"in the reviewer's voice."}, []string{"ARGUMENTS:"}},
+		{`/review-kit:git:review-pr feature/login "error handling and logs"`, []string{
+			"Review the branch feature/login, focusing on error handling and logs.",
+			"!`git diff --stat feature/login`",
+			"Follow the checklist in " + root + "/templates/checklist.md",
+			"<file path=\"docs/style.md\">\nUse tabs. Wrap comments at 72 columns.\n</file>",
+			"<file path=\"src/main.go\">\npackage main",
+		}, []string{"ARGUMENTS:", "${CLAUDE_PLUGIN_ROOT}"}},
+		{"/review-kit:deploy 'staging eu'", []string{"Deploy to staging eu with `make deploy ENV=staging eu`"}, nil},
+	} {
+		inv, ok := set.ResolveSlash(tc.line, env)
+		if !ok || inv.Kind != InvokeCommand || !inv.Claude {
+			t.Fatalf("%s: %+v", tc.line, inv)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(inv.Text, w) {
+				t.Errorf("%s: lacks %q:\n%s", tc.line, w, inv.Text)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(inv.Text, w) {
+				t.Errorf("%s: holds %q:\n%s", tc.line, w, inv.Text)
+			}
+		}
+	}
+	// The model's slash_command expands the same way.
+	got, err := call(t, tool(t, set, env, ToolSlashCommand), map[string]string{"command": "review-kit:note", "arguments": `"a b" c`})
+	if err != nil || !strings.HasSuffix(got, `ARGUMENTS: "a b" c`) {
+		t.Errorf("slash_command: %q, %v", got, err)
+	}
+	// A native command: blank-split words, nothing appended.
+	native := mustLoad(t, Root{Path: writeTree(t, t.TempDir(), map[string]string{"n.md": "N $1|", "plain.md": "P @docs/style.md"}), Kind: KindCommands})
+	for line, want := range map[string]string{`/n "a b"`: `N "a|`, "/plain x": "P @docs/style.md"} {
+		if inv, _ := native.ResolveSlash(line, env); inv.Text != want || inv.Claude {
+			t.Errorf("%s: %q", line, inv.Text)
+		}
+	}
+}
+
+func TestInlineRefsIsBounded(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	writeTree(t, base, map[string]string{"secret.txt": "TOKEN"})
+	ws := writeTree(t, filepath.Join(base, "ws"), map[string]string{
+		"big.txt": strings.Repeat("x", MaxRefFileBytes+10), "bin.dat": "a\x00b", "ok.md": "OK",
+	})
+	for i := 0; i < MaxRefFiles+2; i++ {
+		writeTree(t, ws, map[string]string{"f" + strconv.Itoa(i) + ".md": "F"})
+	}
+	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(ws, "link.txt")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	got := InlineRefs("see @big.txt, @bin.dat and @ok.md. not `@f1.md` nor me@ok.md; @../secret.txt @link.txt @missing.md", ws)
+	for _, want := range []string{"<file path=\"big.txt\">", "[truncated]", "<file path=\"ok.md\">\nOK\n</file>", "[@../secret.txt not included: it is outside the workspace]", "[@link.txt not included: it is outside the workspace]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	for _, leak := range []string{"TOKEN", "bin.dat\">", "f1.md\">", "missing.md\">"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("holds %q", leak)
+		}
+	}
+	var many []string
+	for i := 0; i < MaxRefFiles+2; i++ {
+		many = append(many, "@f"+strconv.Itoa(i)+".md")
+	}
+	got = InlineRefs(strings.Join(many, " "), ws)
+	if n := strings.Count(got, "<file "); n != MaxRefFiles || !strings.Contains(got, "[further @ references not included") {
+		t.Errorf("%d files:\n%s", n, got)
+	}
+	if InlineRefs("@ok.md", "") != "@ok.md" {
+		t.Error("no workspace, still inlined")
+	}
+}
+
+// FuzzRenderClaude feeds a typed argument string and a body through
+// Claude Code's rendering: it must never panic, $1… are words of the
+// shell split, and arguments are never dropped.
+func FuzzRenderClaude(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"Review $1 on $2", `"a b" c`},
+		{"no placeholder", `x 'y z'`},
+		{"$ARGUMENTS $$ $0 $99", `\" \\ '`},
+		{"${CLAUDE_PLUGIN_ROOT}/x $CLAUDE_PLUGIN_ROOTS", `"unclosed`},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, body, args string) {
+		out := RenderClaude(body, args, "/root")
+		if a := strings.TrimSpace(args); a != "" && !claudeArgToken.MatchString(body) && !strings.HasSuffix(out, "ARGUMENTS: "+a) {
+			t.Fatalf("arguments dropped: %q", out)
+		}
+		for _, w := range SplitShellWords(args) {
+			if len(w) > len(args) {
+				t.Fatalf("word %q longer than %q", w, args)
+			}
+		}
+	})
 }

@@ -42,10 +42,29 @@ type Command struct {
 	Path string
 	// Kind is KindCommands or KindPrompts.
 	Kind Kind
+	// Claude marks a command written in Claude Code's format (its root's
+	// Root.Claude): Expand follows Claude Code's contract.
+	Claude bool
+	// pluginRoot is the owning plugin's root, for ${CLAUDE_PLUGIN_ROOT}.
+	pluginRoot string
 }
 
-// Render expands the command's body with args.
+// Render expands the command's body with args, by Reasonix's rules.
 func (c Command) Render(args []string) string { return Render(c.Body, args) }
+
+// Expand is the command's text for the argument string args as typed.
+// A native command is Render with args split on blanks. A Claude-format
+// command follows Claude Code: RenderClaude (shell-style $1…, $ARGUMENTS
+// as typed, "ARGUMENTS: <args>" appended when the body has no
+// placeholder, ${CLAUDE_PLUGIN_ROOT}) and then InlineRefs in env's
+// workspace ("@path" files attached). Its !`cmd` lines are left as
+// written: ShellLines finds them for the host to run.
+func (c Command) Expand(args string, env Env) string {
+	if !c.Claude {
+		return Render(c.Body, strings.Fields(args))
+	}
+	return InlineRefs(RenderClaude(c.Body, args, c.pluginRoot), env.Workspace)
+}
 
 var argToken = regexp.MustCompile(`\$(\$|ARGUMENTS|[0-9]+)`)
 
@@ -146,7 +165,13 @@ func walkCommands(w *walker) []Command {
 		}
 		p := parseFrontMatter(text, r.Claude)
 		fm, body := p.fm, p.body
+		pluginRoot := ""
+		if r.Plugin != "" {
+			pluginRoot = r.Bound
+		}
 		out = append(out, Command{
+			Claude:      r.Claude,
+			pluginRoot:  pluginRoot,
 			Name:        name,
 			Plugin:      r.Plugin,
 			Description: fm["description"],

@@ -2,6 +2,7 @@ package plugincontent
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -81,3 +82,5 @@ func readRef(bound *fsbound.Root, dir, p string, max int) (text, real string, tr
 	}
 	return strings.ReplaceAll(decodeText(b), "\r\n", "\n"), real, truncated, nil
 }
+
+func isOutside(err error) bool { return errors.Is(err, fsbound.ErrOutside) }

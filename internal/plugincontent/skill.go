@@ -290,6 +290,15 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 			}
 		}
 	}
+	if r.Claude {
+		// Claude Code's placeholders of a skill or agent body.
+		if s.Dir != "" {
+			s.Body = expandVar(s.Body, "CLAUDE_SKILL_DIR", s.Dir)
+		}
+		if r.Plugin != "" && r.Bound != "" {
+			s.Body = expandVar(s.Body, "CLAUDE_PLUGIN_ROOT", r.Bound)
+		}
+	}
 	if isDir {
 		s.Body += sc.w.dirExtras(filepath.Dir(path))
 	}

@@ -131,7 +131,7 @@ func (s *Set) slashTool(env Env) Tool {
 			args := strings.Fields(a.Arguments)
 			var text string
 			if e.cmd != nil {
-				text = e.cmd.Render(args)
+				text = e.cmd.Expand(a.Arguments, env)
 			} else {
 				if err := env.check(ToolSlashCommand, *e.skill); err != nil {
 					return "", err
