@@ -3,6 +3,7 @@ package plugincontent
 import (
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -170,4 +171,72 @@ func InlineRefs(text, workspace string) string {
 		out.WriteString("\n</file>")
 	}
 	return out.String()
+}
+
+// ShellLine is a shell command of a rendered Claude command that Claude
+// Code runs before the prompt is sent, its output taking its place: an
+// inline !`cmd`, or a ```! fenced block. Start and End are its byte
+// range in the text.
+type ShellLine struct {
+	Start, End int
+	Command    string
+}
+
+var (
+	inlineShell = regexp.MustCompile("(?:^|[\\s(])(!`([^`\\n]+)`)")
+	blockShell  = regexp.MustCompile("(?m)^```![ \\t]*\\n((?s:.*?))\\n```[ \\t]*$")
+)
+
+// ShellLines finds the shell commands of text (a rendered Claude
+// command), in order.
+func ShellLines(text string) []ShellLine {
+	var out []ShellLine
+	for _, m := range blockShell.FindAllStringSubmatchIndex(text, -1) {
+		if cmd := strings.TrimSpace(text[m[2]:m[3]]); cmd != "" {
+			out = append(out, ShellLine{Start: m[0], End: m[1], Command: cmd})
+		}
+	}
+	blocks := out
+	for _, m := range inlineShell.FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[2], m[3]
+		inside := false
+		for _, b := range blocks {
+			inside = inside || start >= b.Start && start < b.End
+		}
+		if cmd := strings.TrimSpace(text[m[4]:m[5]]); cmd != "" && !inside {
+			out = append(out, ShellLine{Start: start, End: end, Command: cmd})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// ReplaceShellLines puts outputs[i] in place of lines[i] (from
+// ShellLines of text).
+func ReplaceShellLines(text string, lines []ShellLine, outputs []string) string {
+	var b strings.Builder
+	at := 0
+	for i, l := range lines {
+		if l.Start < at || l.End > len(text) || i >= len(outputs) {
+			continue
+		}
+		b.WriteString(text[at:l.Start] + outputs[i])
+		at = l.End
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// shellMeta are the characters that need a shell to mean what they say.
+const shellMeta = "|&;<>()$`*?[]{}~\n"
+
+// ShellArgv is how a shell line runs: its words (SplitShellWords) when it
+// is a plain command, else bash -c with the line, as Claude Code runs
+// it (pipes, redirections, globs, variables, an env assignment first).
+func ShellArgv(cmd string) []string {
+	words := SplitShellWords(cmd)
+	if len(words) == 0 || strings.ContainsAny(cmd, shellMeta) || strings.Contains(words[0], "=") {
+		return []string{"bash", "-c", cmd}
+	}
+	return words
 }

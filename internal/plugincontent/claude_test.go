@@ -438,3 +438,50 @@ func FuzzRenderClaude(f *testing.F) {
 		}
 	})
 }
+
+// A Claude command's !`cmd` lines and ```! blocks are found for the host
+// to run (after argument substitution, never in an attached file), and
+// each output takes its line's place.
+func TestClaudeCommandShellLinesFound(t *testing.T) {
+	t.Parallel()
+	ws := fixtureDir(t, "workspace")
+	set, _ := loadFixtures(t, Places{Workspace: ws}, "review-kit")
+	inv, _ := set.ResolveSlash("/review-kit:git:review-pr feature/login", Env{Workspace: ws})
+	var cmds []string
+	for _, l := range inv.Shell {
+		cmds = append(cmds, l.Command)
+		if inv.Text[l.Start:l.End] != "!`"+l.Command+"`" {
+			t.Errorf("range %d:%d is %q", l.Start, l.End, inv.Text[l.Start:l.End])
+		}
+	}
+	equal(t, "commands", cmds, []string{"git branch --show-current", "git diff --stat feature/login"})
+	out := ReplaceShellLines(inv.Text, inv.Shell, []string{"main", " 2 files changed"})
+	if !strings.Contains(out, "- Current branch: main\n- Changes against the base:  2 files changed\n") || strings.Contains(out, "!`") {
+		t.Errorf("replaced:\n%s", out)
+	}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"a !`x` b!`not` (!`y`)", []string{"x", "y"}},
+		{"```!\ngit status\ngit log -1\n```\nand !`z`", []string{"git status\ngit log -1", "z"}},
+		{"```sh\n!`inside a fence runs too`\n```", []string{"inside a fence runs too"}},
+		{"no lines, !` ` nor !``", nil},
+	} {
+		var got []string
+		for _, l := range ShellLines(tc.text) {
+			got = append(got, l.Command)
+		}
+		equal(t, tc.text, got, tc.want)
+	}
+	for cmd, want := range map[string][]string{
+		"git status --porcelain":   {"git", "status", "--porcelain"},
+		`git log -1 --format="%s"`: {"git", "log", "-1", "--format=%s"},
+		"git diff | head -5":       {"bash", "-c", "git diff | head -5"},
+		"ls *.go":                  {"bash", "-c", "ls *.go"},
+		"FOO=1 make":               {"bash", "-c", "FOO=1 make"},
+		"echo $HOME":               {"bash", "-c", "echo $HOME"},
+	} {
+		equal(t, cmd, ShellArgv(cmd), want)
+	}
+}

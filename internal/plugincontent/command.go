@@ -60,10 +60,20 @@ func (c Command) Render(args []string) string { return Render(c.Body, args) }
 // workspace ("@path" files attached). Its !`cmd` lines are left as
 // written: ShellLines finds them for the host to run.
 func (c Command) Expand(args string, env Env) string {
+	text, _ := c.ExpandShell(args, env)
+	return text
+}
+
+// ExpandShell is Expand that also returns the shell lines (ShellLines)
+// of a Claude-format command, found before the "@path" files are
+// attached (an attached file's text is never run); their ranges hold in
+// text.
+func (c Command) ExpandShell(args string, env Env) (string, []ShellLine) {
 	if !c.Claude {
-		return Render(c.Body, strings.Fields(args))
+		return Render(c.Body, strings.Fields(args)), nil
 	}
-	return InlineRefs(RenderClaude(c.Body, args, c.pluginRoot), env.Workspace)
+	rendered := RenderClaude(c.Body, args, c.pluginRoot)
+	return InlineRefs(rendered, env.Workspace), ShellLines(rendered)
 }
 
 var argToken = regexp.MustCompile(`\$(\$|ARGUMENTS|[0-9]+)`)

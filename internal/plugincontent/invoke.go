@@ -114,9 +114,12 @@ type Invocation struct {
 	Subagent *SubagentRequest
 	// Notice, when set, is shown to the user and nothing is sent or run.
 	Notice string
-	// Claude marks a Claude-format command, whose !`cmd` lines
-	// (ShellLines) the host runs before sending Text.
+	// Claude marks a Claude-format command.
 	Claude bool
+	// Shell are a Claude-format command's !`cmd` lines (ShellLines),
+	// ranges of Text, which the host runs (through its approval) before
+	// sending Text, replacing each with its output (ReplaceShellLines).
+	Shell []ShellLine
 }
 
 // ResolveSlash resolves a typed line "/<name> [args...]" against the
@@ -142,7 +145,8 @@ func (s *Set) ResolveSlash(line string, env Env) (inv Invocation, ok bool) {
 	name, args := fields[0], fields[1:]
 	if c, ok := s.LookupCommand(name); ok {
 		rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line[1:]), name))
-		return Invocation{Kind: InvokeCommand, Name: c.Name, Text: c.Expand(rest, env), Claude: c.Claude}, true
+		text, shell := c.ExpandShell(rest, env)
+		return Invocation{Kind: InvokeCommand, Name: c.Name, Text: text, Claude: c.Claude, Shell: shell}, true
 	}
 	sk, ok := s.ResolveSlashSkill(name)
 	if !ok {
