@@ -60,7 +60,10 @@ func TestRelativeEditPermissionCarriesItsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"notes.txt","content":"beta"}`); done <- err }()
+	go func() {
+		_, err := e.prompt(t, sess.SessionId, `call apply_edit {"path":"notes.txt","content":"beta"}`)
+		done <- err
+	}()
 	p := <-client.asked
 	client.answer(t, false)
 	if err := <-done; err != nil {
