@@ -62,10 +62,14 @@ func (t *turn) toolSet() *tools.Set {
 }
 
 // contentEnv is what the pinned generation's skills run with: this turn
-// as the subagent runner and the MCP host's tools of a plugin's own
-// servers as its bindings.
+// as the subagent runner, the MCP host's tools of a plugin's own servers
+// as its bindings, and the session's workspace (when local) for a Claude
+// command's "@path" references.
 func (t *turn) contentEnv() plugincontent.Env {
 	env := plugincontent.Env{Runner: t}
+	if t.s.ws.Local() {
+		env.Workspace = t.s.ws.Root
+	}
 	if h := t.g.MCP(); h != nil {
 		env.MCPBindings = func(plugin string) []plugincontent.MCPBinding { return mcpBindings(h, plugin) }
 	}

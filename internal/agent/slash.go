@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -79,6 +80,9 @@ type slashed struct {
 	text string
 	args []string
 	sub  *plugincontent.SubagentRequest
+	// shell are a Claude command's !`cmd` lines, ranges of text, which
+	// the turn runs before sending it.
+	shell []plugincontent.ShellLine
 	// mcp serves the MCP prompt: the runtime's host or the session's own.
 	mcp *mcphost.Host
 	// typed is the line as typed, shown as the user's message.
@@ -109,7 +113,7 @@ func resolveSlash(g Pinned, own *mcphost.Host, line string, env plugincontent.En
 	}
 	if md := g.Markdown(); md != nil {
 		if inv, ok := md.ResolveSlash(line, env); ok {
-			sl := slashed{res: Resolution{Name: inv.Name, Notice: inv.Notice}, text: inv.Text, sub: inv.Subagent}
+			sl := slashed{res: Resolution{Name: inv.Name, Notice: inv.Notice}, text: inv.Text, sub: inv.Subagent, shell: inv.Shell}
 			switch inv.Kind {
 			case plugincontent.InvokeCommand:
 				sl.res.Kind = SlashCommand
@@ -188,9 +192,64 @@ func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded str
 		}
 	case SlashSubagent:
 		sl.text = sl.sub.Task
+	case SlashCommand:
+		if len(sl.shell) > 0 {
+			if sl.text, err = t.shellLines(ctx, sl.text, sl.shell); err != nil {
+				return slashed{}, "", err
+			}
+		}
 	}
 	sl.typed = typed
 	return sl, sl.text, nil
+}
+
+// shellLines runs a Claude command's !`cmd` lines, as Claude Code runs
+// them before the prompt is sent, and puts each one's output in its
+// place. Each runs as a run_command call of this turn through the whole
+// tool pipeline — the approval table, the session's grants, the
+// PermissionRequest and PreToolUse hooks, the user's answer showing the
+// exact command — so nothing runs that the model's own run_command could
+// not; the command's allowed-tools grants nothing. A line that did not
+// run (denied, blocked, no run_command tool) or failed is replaced by a
+// note saying so. A cancel ends the turn.
+func (t *turn) shellLines(ctx context.Context, text string, lines []plugincontent.ShellLine) (string, error) {
+	outputs := make([]string, len(lines))
+	for i, l := range lines {
+		if _, ok := t.tools.Lookup(toolRunCommand); !ok {
+			outputs[i] = "[!`" + l.Command + "` not run: this session has no run_command tool]"
+			continue
+		}
+		args, _ := json.Marshal(map[string]any{"command": plugincontent.ShellArgv(l.Command)})
+		c := extproto.ProviderToolCall{ID: "slash-" + strconv.Itoa(i+1), Name: toolRunCommand, Arguments: string(args)}
+		tc := t.describe(c, true)
+		t.emit(Update{Kind: UpdateToolCall, ToolCall: &tc})
+		t.current = tc.Key
+		result, isErr, _, err := t.execute(ctx, c, &tc)
+		t.current = ""
+		if err != nil {
+			return "", err
+		}
+		tc.Status, tc.Output = ToolCompleted, redact.String(result)
+		if isErr {
+			tc.Status = ToolFailed
+		}
+		t.emit(Update{Kind: UpdateToolCallUpdate, ToolCall: &tc})
+		if ctx.Err() != nil {
+			t.stop = StopCancelled
+			return "", errEnded
+		}
+		outputs[i] = strings.TrimRight(result, "\n")
+		if !isErr {
+			// The output alone, as Claude Code inlines it.
+			if j := strings.LastIndex(outputs[i], "[exit status 0 after "); j >= 0 && strings.HasSuffix(outputs[i], "]") {
+				outputs[i] = strings.TrimRight(outputs[i][:j], "\n")
+			}
+		}
+		if isErr {
+			outputs[i] = "[!`" + l.Command + "` did not run or failed: " + outputs[i] + "]"
+		}
+	}
+	return plugincontent.ReplaceShellLines(text, lines, outputs), nil
 }
 
 // ActionRunner is implemented by a pinned runtime whose plugins declare

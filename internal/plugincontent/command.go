@@ -32,16 +32,49 @@ type Command struct {
 	// Hidden marks the unambiguous short alias of a plugin command: it
 	// runs when typed but is listed nowhere.
 	Hidden bool
+	// UserOnly (disable-model-invocation: true) keeps the command out of
+	// the slash_command tool: the model neither sees nor runs it; the
+	// user still types it.
+	UserOnly bool
 	// Body is the template, trimmed, that Render expands.
 	Body string
 	// Path is the file.
 	Path string
 	// Kind is KindCommands or KindPrompts.
 	Kind Kind
+	// Claude marks a command written in Claude Code's format (its root's
+	// Root.Claude): Expand follows Claude Code's contract.
+	Claude bool
+	// pluginRoot is the owning plugin's root, for ${CLAUDE_PLUGIN_ROOT}.
+	pluginRoot string
 }
 
-// Render expands the command's body with args.
+// Render expands the command's body with args, by Reasonix's rules.
 func (c Command) Render(args []string) string { return Render(c.Body, args) }
+
+// Expand is the command's text for the argument string args as typed.
+// A native command is Render with args split on blanks. A Claude-format
+// command follows Claude Code: RenderClaude (shell-style $1…, $ARGUMENTS
+// as typed, "ARGUMENTS: <args>" appended when the body has no
+// placeholder, ${CLAUDE_PLUGIN_ROOT}) and then InlineRefs in env's
+// workspace ("@path" files attached). Its !`cmd` lines are left as
+// written: ShellLines finds them for the host to run.
+func (c Command) Expand(args string, env Env) string {
+	text, _ := c.ExpandShell(args, env)
+	return text
+}
+
+// ExpandShell is Expand that also returns the shell lines (ShellLines)
+// of a Claude-format command, found before the "@path" files are
+// attached (an attached file's text is never run); their ranges hold in
+// text.
+func (c Command) ExpandShell(args string, env Env) (string, []ShellLine) {
+	if !c.Claude {
+		return Render(c.Body, strings.Fields(args)), nil
+	}
+	rendered := RenderClaude(c.Body, args, c.pluginRoot)
+	return InlineRefs(rendered, env.Workspace), ShellLines(rendered)
+}
 
 var argToken = regexp.MustCompile(`\$(\$|ARGUMENTS|[0-9]+)`)
 
@@ -140,12 +173,20 @@ func walkCommands(w *walker) []Command {
 			w.warn(path, "command load: "+err.Error())
 			return
 		}
-		fm, body := ParseFrontMatter(text)
+		p := parseFrontMatter(text, r.Claude)
+		fm, body := p.fm, p.body
+		pluginRoot := ""
+		if r.Plugin != "" {
+			pluginRoot = r.Bound
+		}
 		out = append(out, Command{
+			Claude:      r.Claude,
+			pluginRoot:  pluginRoot,
 			Name:        name,
 			Plugin:      r.Plugin,
 			Description: fm["description"],
 			ArgHint:     fm["argument-hint"],
+			UserOnly:    truthy(fm["disable-model-invocation"]),
 			Body:        strings.TrimSpace(body),
 			Path:        path,
 			Kind:        r.Kind,

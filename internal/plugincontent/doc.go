@@ -56,4 +56,14 @@
 //     levels and Options.MaxWalkEntries entries per root.
 //   - Names from file names are checked (ValidCommandName, ValidSkillName);
 //     a file named otherwise is a warning, not a silent skip.
+//   - Claude-format parts (Root.Claude: Claude Code packages and the
+//     .claude folders) follow Claude Code's contract where it differs:
+//     lenient front matter (ParseClaudeFrontMatter), command arguments
+//     and expansions (RenderClaude, InlineRefs, ShellLines),
+//     ${CLAUDE_SKILL_DIR}; disable-model-invocation hides a part from
+//     the model; agents are listed in an Agents index by full name; the
+//     workspace's and user's .claude/agents are served; Memory reads
+//     CLAUDE.md and AGENTS.md; read_skill reads a skill folder's files.
+//     docs/PLUGIN_AUTHORS.md ("Claude Code packages: what differs from
+//     Reasonix") lists each.
 package plugincontent

@@ -42,8 +42,39 @@ func TestParseFrontMatter(t *testing.T) {
 	}
 }
 
+// A Claude-format part's front matter is read as Claude Code reads it:
+// what strict YAML rejects is read entry by entry, not dropped.
+func TestParseClaudeFrontMatter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, text string
+		want       FrontMatter
+		body       string
+	}{
+		{"valid yaml as ParseFrontMatter", "---\ntools: [Read, Grep]\nmeta:\n  color: red\n---\nB", FrontMatter{"tools": "Read, Grep", "color": "red"}, "B"},
+		{"invalid yaml is read entry by entry", "---\na: [\n---\nbody", FrontMatter{"a": "["}, "body"},
+		{"lenient: colons in a plain scalar", "---\nname: r\ndescription: Use it when done. Context: the user said: \"go\" <example>x</example>\ntools: Read, Grep\n---\nB",
+			FrontMatter{"name": "r", "description": `Use it when done. Context: the user said: "go" <example>x</example>`, "tools": "Read, Grep"}, "B"},
+		{"lenient: a list beside a broken key", "---\ndescription: a: b\ntools:\n  - Read\n  - Grep\n---\n",
+			FrontMatter{"description": "a: b", "tools": "Read, Grep"}, ""},
+		{"lenient: continuation lines", "---\ndescription: one: two\n  three\n\n<example>\nx: y\n---\n",
+			FrontMatter{"description": "one: two\nthree\n\n<example>", "x": "y"}, ""},
+		{"lenient: duplicate keys, the last wins", "---\na: 1\na: 2\n---\n", FrontMatter{"a": "2"}, ""},
+		{"lenient: lines before any key ignored", "---\n  stray: [\nk: v: w\n---\n", FrontMatter{"k": "v: w"}, ""},
+		{"no closing fence is all body", "---\na: b: c\nbody", FrontMatter{}, "---\na: b: c\nbody"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fm, body := ParseClaudeFrontMatter(tc.text)
+			equal(t, "front matter", fm, tc.want)
+			equal(t, "body", body, tc.body)
+		})
+	}
+}
+
 // FuzzFrontMatter feeds untrusted bytes (any file in a plugin) through
-// decoding and the front-matter parser: it must never panic, every key
+// decoding and the front-matter parser, strict and lenient: it must never
+// panic, every key
 // must be lower-cased and trimmed, every value trimmed and non-empty, and
 // the body must be a suffix of the text.
 func FuzzFrontMatter(f *testing.F) {
@@ -58,6 +89,10 @@ func FuzzFrontMatter(f *testing.F) {
 		"no front matter",
 		"\xff\xfe-\x00-\x00-\x00",
 		"---\n\x81\x30\x81\x30: v\n---\n",
+		"---\ndescription: Use this agent when done. Examples: <example>Context: x user: \"y\"</example>\ntools: Glob, Read\n---\nB",
+		"---\ndescription: a: b\n\n<example>\nContext: c\n</example>\ntools:\n  - Read\n---\n",
+		"---\nname: x\ntools: Read\nno closing fence",
+		"---\nA: b: c\n a: [\n---\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -66,16 +101,23 @@ func FuzzFrontMatter(f *testing.F) {
 		if !utf8.ValidString(text) {
 			t.Fatalf("decoded text is not UTF-8: %q", text)
 		}
-		fm, body := ParseFrontMatter(text)
-		if !strings.HasSuffix(text, body) {
-			t.Fatalf("body %q is not a suffix of %q", body, text)
-		}
-		for k, v := range fm {
-			if k != strings.ToLower(strings.TrimSpace(k)) {
-				t.Fatalf("key %q not normalised", k)
+		for _, lenient := range []bool{false, true} {
+			p := parseFrontMatter(text, lenient)
+			if !strings.HasSuffix(text, p.body) {
+				t.Fatalf("body %q is not a suffix of %q", p.body, text)
 			}
-			if v == "" || v != strings.TrimSpace(v) {
-				t.Fatalf("value %q of %q not trimmed or empty", v, k)
+			for k, v := range p.fm {
+				if k != strings.ToLower(strings.TrimSpace(k)) {
+					t.Fatalf("key %q not normalised", k)
+				}
+				if v == "" || v != strings.TrimSpace(v) {
+					t.Fatalf("value %q of %q not trimmed or empty", v, k)
+				}
+			}
+			for k := range p.unreadable {
+				if k != strings.ToLower(k) {
+					t.Fatalf("unreadable key %q not lower-cased", k)
+				}
 			}
 		}
 	})

@@ -24,28 +24,53 @@ const (
 	// not counted).
 	IndexMaxRunes      = 4000
 	missingDescription = `(no description — frontmatter is missing a "description:" line; tell the user to add one)`
+
+	agentsHeading = "# Agents — subagents you can delegate to"
+	agentsPolicy  = "Each line below names an agent: a subagent with its own instructions and tools. " +
+		"When a task matches an agent's description, delegate it with " +
+		"`run_skill({ name: \"<agent-name>\", arguments: \"<task>\" })`, passing the full name exactly as shown. " +
+		"The agent runs in isolation and sees only `arguments`, so describe the concrete task there; only its final answer comes back."
 )
 
 // SkillIndex is the block to append once to the system prompt: a heading,
 // the policy paragraph and a fenced list of every skill of Skills() that
-// is not invocation: manual, one line each. It is "" when no skill is
-// listed. Its text depends only on bare names and descriptions, so it is
+// is neither invocation: manual nor an agent, one line each; then, when
+// there are agents, the Agents block: its heading, policy and a fenced
+// list of every agent by its full name (SlashName), so the model can
+// tell two plugins' code-reviewer apart. A disable-model-invocation
+// skill or agent is never listed. It is "" when nothing is listed. The
+// skills block depends only on bare names and descriptions, so it is
 // byte-identical whichever plugin contributes a skill.
 func (s *Set) SkillIndex() string {
 	var lines []string
 	for _, sk := range s.Skills() {
-		if !sk.Manual {
+		if !sk.Manual && !sk.UserOnly && !sk.Agent {
 			lines = append(lines, indexLine(sk))
 		}
 	}
-	if len(lines) == 0 {
-		return ""
+	var agents []string
+	for _, sk := range s.Agents() {
+		if !sk.UserOnly {
+			agents = append(agents, indexLine(Skill{Name: sk.SlashName(), Description: sk.Description}))
+		}
 	}
+	var blocks []string
+	if len(lines) > 0 {
+		blocks = append(blocks, indexHeading+"\n\n"+indexPolicy+"\n\n```\n"+clipIndex(lines)+"\n```")
+	}
+	if len(agents) > 0 {
+		blocks = append(blocks, agentsHeading+"\n\n"+agentsPolicy+"\n\n```\n"+clipIndex(agents)+"\n```")
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// clipIndex joins an index's lines, clipped to IndexMaxRunes.
+func clipIndex(lines []string) string {
 	body := strings.Join(lines, "\n")
 	if n := utf8.RuneCountInString(body); n > IndexMaxRunes {
 		body = string([]rune(body)[:IndexMaxRunes]) + "\n… (truncated " + strconv.Itoa(n-IndexMaxRunes) + " chars)"
 	}
-	return indexHeading + "\n\n" + indexPolicy + "\n\n```\n" + body + "\n```"
+	return body
 }
 
 // indexLine is "- <name>[ [🧬 subagent]] — <description>", the

@@ -17,6 +17,9 @@ type Env struct {
 	// Ready reports whether a capability ID a skill requires (such as
 	// mcp-server:github) is ready; nil treats every one as ready.
 	Ready func(capability string) bool
+	// Workspace is the local workspace folder a Claude-format command's
+	// "@path" references are read from (InlineRefs); "" reads none.
+	Workspace string
 }
 
 // ErrSkillUnavailable is wrapped by the error of a skill whose required
@@ -65,7 +68,13 @@ func renderSkill(sk Skill, body, args string) string {
 	if sk.Description != "" {
 		b.WriteString("\n> " + sk.Description)
 	}
-	b.WriteString("\n(scope: " + string(sk.Scope) + " · " + sk.Path + ")\n\n" + body)
+	b.WriteString("\n(scope: " + string(sk.Scope) + " · " + sk.Path + ")")
+	if sk.Claude && sk.Dir != "" {
+		// Claude Code's progressive disclosure: the files beside
+		// SKILL.md are read when the instructions call for them.
+		b.WriteString("\nBase directory for this skill: " + sk.Dir + " — read the files its instructions name with read_skill({ name: \"" + sk.Name + "\", file: \"<path relative to it>\" }).")
+	}
+	b.WriteString("\n\n" + body)
 	if args != "" {
 		b.WriteString("\n\nArguments: " + args)
 	}
@@ -105,13 +114,20 @@ type Invocation struct {
 	Subagent *SubagentRequest
 	// Notice, when set, is shown to the user and nothing is sent or run.
 	Notice string
+	// Claude marks a Claude-format command.
+	Claude bool
+	// Shell are a Claude-format command's !`cmd` lines (ShellLines),
+	// ranges of Text, which the host runs (through its approval) before
+	// sending Text, replacing each with its output (ReplaceShellLines).
+	Shell []ShellLine
 }
 
 // ResolveSlash resolves a typed line "/<name> [args...]" against the
 // custom commands (exact name, hidden aliases included) and then the
 // skills (ResolveSlashSkill). Arguments are the whitespace-separated words
-// after the name (quotes are not honoured, as in the reference). A
-// command renders its body with them; an inline skill renders its header
+// after the name (quotes are not honoured, as in the reference), except
+// for a Claude-format command, which gets the rest of the line as typed
+// (Command.Expand). A command renders its body with them; an inline skill renders its header
 // and body with an "Arguments: <words joined by one space>" line; a
 // subagent skill asks for a run with that task, or, without one, gives
 // the notice "usage: /<name> <task>". ok is false when nothing matches
@@ -128,7 +144,9 @@ func (s *Set) ResolveSlash(line string, env Env) (inv Invocation, ok bool) {
 	}
 	name, args := fields[0], fields[1:]
 	if c, ok := s.LookupCommand(name); ok {
-		return Invocation{Kind: InvokeCommand, Name: c.Name, Text: c.Render(args)}, true
+		rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line[1:]), name))
+		text, shell := c.ExpandShell(rest, env)
+		return Invocation{Kind: InvokeCommand, Name: c.Name, Text: text, Claude: c.Claude, Shell: shell}, true
 	}
 	sk, ok := s.ResolveSlashSkill(name)
 	if !ok {

@@ -43,6 +43,12 @@ type Root struct {
 	// plugin root for a plugin's. "" bounds the root by itself (a file
 	// root by its folder).
 	Bound string
+	// Claude marks a root written in Claude Code's format: a Claude
+	// Code package's (.claude-plugin) and the user's and project's
+	// .claude folders. Its parts follow Claude Code's contract where it
+	// differs from Reasonix's (lenient front matter, command arguments
+	// and expansions); every other root keeps Reasonix's.
+	Claude bool
 	// boundName is how warnings name Bound ("the workspace", …); "" names
 	// it by its path.
 	boundName string

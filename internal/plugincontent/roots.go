@@ -49,6 +49,8 @@ var (
 //
 // skills and agents, highest priority first: the workspace's
 // .reasonix/skills, .agents/skills, .agent/skills, .claude/skills, then
+// the workspace's .claude/agents and the home's ~/.claude/agents (Claude
+// Code's project and user agents, which win over a plugin's), then
 // each package's skills then agents roots, then <ReasonixHome>/skills,
 // then ~/.reasonix/skills, ~/.agents/skills, ~/.agent/skills,
 // ~/.claude/skills.
@@ -111,6 +113,9 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 	add(KindCommands, ScopeProject, "", under(places.Workspace, conventionCmdDirs, "commands")...)
 
 	add(KindSkills, ScopeProject, "", under(places.Workspace, conventionSkillDirs, "skills")...)
+	add(KindAgents, ScopeProject, "", under(places.Workspace, []string{".claude"}, "agents")...)
+	inHome()
+	add(KindAgents, ScopeGlobal, "", under(places.UserHome, []string{".claude"}, "agents")...)
 	for i, p := range pkgs {
 		in(p.Root, "the plugin root")
 		add(KindSkills, ScopeCustom, p.Name, contents[i][KindSkills]...)
@@ -120,6 +125,17 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 	add(KindSkills, ScopeGlobal, "", under(places.ReasonixHome, []string{"."}, "skills")...)
 	inHome()
 	add(KindSkills, ScopeGlobal, "", under(places.UserHome, conventionSkillDirs, "skills")...)
+	claude := map[string]bool{}
+	for _, p := range pkgs {
+		claude[p.Name] = p.Manifest != nil && p.Manifest.Kind == manifest.KindClaude
+	}
+	for i, r := range roots {
+		if r.Plugin != "" {
+			roots[i].Claude = claude[r.Plugin]
+		} else {
+			roots[i].Claude = filepath.Base(filepath.Dir(r.Path)) == ".claude"
+		}
+	}
 	return dedupe(roots), warns
 }
 

@@ -83,6 +83,8 @@ func TestCommandDirsIncludePluginPackageCommands(t *testing.T) {
 		"skills  project " + filepath.Join(ws, ".agents/skills"),
 		"skills  project " + filepath.Join(ws, ".agent/skills"),
 		"skills  project " + filepath.Join(ws, ".claude/skills"),
+		"agents  project " + filepath.Join(ws, ".claude/agents"),
+		"agents  global " + filepath.Join(home, ".claude/agents"),
 		"skills alpha custom " + filepath.Join(a, ".claude/skills"),
 		"skills alpha custom " + filepath.Join(a, "skills"),
 		"agents alpha custom " + filepath.Join(a, "agents"),

@@ -111,6 +111,18 @@ func (s *Set) Skills() []Skill {
 	return firstBy(s.skills, func(sk Skill) string { return sk.Name })
 }
 
+// Agents returns every agent, one per full name (SlashName), sorted by
+// it: what the model's Agents index lists.
+func (s *Set) Agents() []Skill {
+	var agents []Skill
+	for _, sk := range s.skills {
+		if sk.Agent {
+			agents = append(agents, sk)
+		}
+	}
+	return firstBy(agents, Skill.SlashName)
+}
+
 // SlashSkills returns what the user sees: one skill per slash name
 // (so alpha:plan and beta:plan both), sorted by slash name.
 func (s *Set) SlashSkills() []Skill {

@@ -31,6 +31,11 @@ type Skill struct {
 	// Manual (invocation: manual, every agent) keeps the skill out of the
 	// model's index; it stays invocable.
 	Manual bool
+	// UserOnly (disable-model-invocation: true, Claude Code's key) hides
+	// the skill from the model altogether: not in the index, not in
+	// slash_command, not run or read by run_skill and read_skill. The user
+	// still types it.
+	UserOnly bool
 	// Profiles and Requires are kept as declared (comma lists); see
 	// Env.Ready for how Requires gates an invocation.
 	Profiles, Requires []string
@@ -45,13 +50,23 @@ type Skill struct {
 	// Agent marks an agent definition: its slash name is
 	// <plugin>:agent:<name>.
 	Agent bool
+	// Dir is a SKILL.md skill's folder, whose other files (forms.md,
+	// reference/*.md) read_skill reads on demand; "" for a flat skill.
+	Dir string
+	// Claude marks a skill or agent written in Claude Code's format (its
+	// root's Root.Claude).
+	Claude bool
 }
 
 // SlashName is what the user types after "/": "<plugin>:<name>" for a
-// plugin skill, "<plugin>:agent:<name>" for a plugin agent, the bare name
-// otherwise.
+// plugin skill, "<plugin>:agent:<name>" for a plugin agent,
+// "agent:<name>" for the user's or project's agent, the bare name
+// otherwise. An agent's slash name is also its name in the model's
+// Agents index and what run_skill resolves exactly.
 func (s Skill) SlashName() string {
 	switch {
+	case s.Plugin == "" && s.Agent:
+		return "agent:" + s.Name
 	case s.Plugin == "":
 		return s.Name
 	case s.Agent:
@@ -75,6 +90,7 @@ var skillKeys = []string{
 	"name", "description", "runas", "context", "agent", "allowed-tools", "tools",
 	"model", "effort", "read-only", "invocation", "profiles", "requires",
 	"triggers", "negative-triggers", "auto-use", "needs-fresh-data", "cost", "color",
+	"disable-model-invocation",
 }
 
 // skippedDirs are never searched for skills (compared case-insensitively);
@@ -204,7 +220,7 @@ func (sc *skillScan) flat(path, real string, level int) {
 	}
 	if sc.marker {
 		text, err := readText(real)
-		if _, keys, _ := parseFrontMatter(text); err != nil || !hasAny(keys, skillKeys) {
+		if err != nil || !hasAny(parseFrontMatter(text, sc.root.Claude).keys, skillKeys) {
 			return
 		}
 	}
@@ -218,8 +234,9 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		sc.w.warn(path, "skill load: "+err.Error())
 		return
 	}
-	fm, keys, body := parseFrontMatter(text)
-	if sc.marker && !isDir && !hasAny(keys, skillKeys) {
+	p := parseFrontMatter(text, r.Claude)
+	fm, body := p.fm, p.body
+	if sc.marker && !isDir && !hasAny(p.keys, skillKeys) {
 		return
 	}
 	s := Skill{
@@ -232,6 +249,10 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		Path:        path,
 		Scope:       r.Scope,
 		Plugin:      r.Plugin,
+		Claude:      r.Claude,
+	}
+	if isDir {
+		s.Dir = filepath.Dir(path)
 	}
 	if n := fm["name"]; ValidSkillName(n) {
 		s.Name = n
@@ -240,15 +261,26 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 		return
 	}
 	s.Subagent = fm["runas"] == "subagent" || strings.EqualFold(fm["context"], "fork") || fm["agent"] != ""
-	tools, ok := fm["allowed-tools"]
-	if !ok {
-		tools = fm["tools"]
+	toolsKey := "allowed-tools"
+	if !p.keys[toolsKey] && !p.unreadable[toolsKey] {
+		toolsKey = "tools"
 	}
-	s.AllowedTools = splitList(tools)
+	s.AllowedTools = splitList(fm[toolsKey])
 	s.ReadOnly = truthy(fm["read-only"])
+	if p.unreadable[toolsKey] || p.unreadable["read-only"] {
+		// An allow-list (or read-only flag) that could not be read as
+		// written narrows the subagent to read-only tools (of what the
+		// list names, if anything), rather than leaving it every tool.
+		s.ReadOnly = true
+	}
 	s.Manual = strings.EqualFold(fm["invocation"], "manual")
+	s.UserOnly = truthy(fm["disable-model-invocation"])
 	s.Profiles = splitList(fm["profiles"])
 	s.Requires = splitList(fm["requires"])
+	if r.Claude {
+		// A Claude-format skill names Claude Code's tools.
+		s.AllowedTools = mapClaudeTools(s.AllowedTools)
+	}
 	if r.Kind == KindAgents {
 		s.Agent, s.Subagent, s.Manual = true, true, true
 		s.AllowedTools = mapClaudeTools(s.AllowedTools)
@@ -256,6 +288,15 @@ func (sc *skillScan) read(path, real, dirName string, level int, isDir bool) {
 			if strings.EqualFold(s.Model, m) {
 				s.Model = ""
 			}
+		}
+	}
+	if r.Claude {
+		// Claude Code's placeholders of a skill or agent body.
+		if s.Dir != "" {
+			s.Body = expandVar(s.Body, "CLAUDE_SKILL_DIR", s.Dir)
+		}
+		if r.Plugin != "" && r.Bound != "" {
+			s.Body = expandVar(s.Body, "CLAUDE_PLUGIN_ROOT", r.Bound)
 		}
 	}
 	if isDir {
@@ -276,12 +317,12 @@ func hasAny(keys map[string]bool, want []string) bool {
 	return false
 }
 
-// splitList reads a comma list, optionally in [ ], items trimmed of
-// spaces and quotes.
+// splitList reads a comma list, optionally in [ ] (an unclosed "[" of a
+// list cut short too), items trimmed of spaces and quotes.
 func splitList(s string) []string {
 	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		s = s[1 : len(s)-1]
+	if strings.HasPrefix(s, "[") && (strings.HasSuffix(s, "]") || !strings.Contains(s, "]")) {
+		s = strings.TrimSuffix(s[1:], "]")
 	}
 	var out []string
 	for _, it := range strings.Split(s, ",") {

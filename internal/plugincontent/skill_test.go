@@ -97,7 +97,8 @@ func TestPluginClaudeAgentLoadsAsManualSubagent(t *testing.T) {
 		[]any{"reviewer", true, true, true, "", []string{"read_file", "grep", "mcp__*__search"}, "blue"})
 	keeper, _ := set.ResolveSlashSkill("legal:agent:keeper")
 	equal(t, "keeper", []any{keeper.Model, keeper.AllowedTools}, []any{"deepseek-reasoner", []string{"bash", "web_fetch"}})
-	equal(t, "index", set.SkillIndex(), "")
+	// Not in the skills block; in the Agents block by full name.
+	equal(t, "index", set.SkillIndex(), agentsHeading+"\n\n"+agentsPolicy+"\n\n```\n- legal:agent:keeper — keeps\n- legal:agent:reviewer — Reviews contracts\n```")
 	equal(t, "model list", skillNames(set.Skills()), []string{"keeper", "reviewer"})
 	if _, ok := set.ResolveSlashSkill("legal:reviewer"); ok {
 		t.Fatal("an agent answers to the skill slash name")

@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/fsbound"
 )
 
 // Tool is one tool offered to the model. The agent wraps it in its own
@@ -43,8 +47,9 @@ type slashEntry struct {
 	skill            *Skill
 }
 
-// slashEntries are every visible slash skill, then every visible command;
-// a command replaces a skill of the same name in place.
+// slashEntries are every visible slash skill, then every visible command,
+// but none the model may not invoke (disable-model-invocation); a command
+// replaces a skill of the same name in place.
 func (s *Set) slashEntries() []slashEntry {
 	var out []slashEntry
 	at := map[string]int{}
@@ -57,12 +62,21 @@ func (s *Set) slashEntries() []slashEntry {
 		out = append(out, e)
 	}
 	for _, sk := range s.SlashSkills() {
+		if sk.UserOnly {
+			continue
+		}
 		put(slashEntry{name: sk.SlashName(), desc: sk.Description, skill: &sk})
 	}
 	for _, c := range s.Commands() {
+		if c.UserOnly {
+			if i, ok := at[c.Name]; ok {
+				out[i] = slashEntry{} // the command owns the name; the model gets neither
+			}
+			continue
+		}
 		put(slashEntry{name: c.Name, hint: c.ArgHint, desc: c.Description, cmd: &c})
 	}
-	return out
+	return slices.DeleteFunc(out, func(e slashEntry) bool { return e.name == "" })
 }
 
 const slashToolIntro = "Expand one of this project's slash commands (custom commands and skills) and return its prompt text, " +
@@ -117,7 +131,7 @@ func (s *Set) slashTool(env Env) Tool {
 			args := strings.Fields(a.Arguments)
 			var text string
 			if e.cmd != nil {
-				text = e.cmd.Render(args)
+				text = e.cmd.Expand(a.Arguments, env)
 			} else {
 				if err := env.check(ToolSlashCommand, *e.skill); err != nil {
 					return "", err
@@ -137,14 +151,15 @@ func (s *Set) slashTool(env Env) Tool {
 }
 
 var runSkillSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index."},` +
-	`"arguments":{"type":"string","description":"The task. Required for a [🧬 subagent] skill: it is all the subagent sees."},` +
+	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index, or the agent's full name, as listed in the Agents index."},` +
+	`"arguments":{"type":"string","description":"The task. Required for a [🧬 subagent] skill or an agent: it is all the subagent sees."},` +
 	`"continue_from":{"type":"string","description":"Continue an earlier run of the same subagent skill (its run id) instead of starting fresh."}},` +
 	`"required":["name"],"additionalProperties":false}`)
 
 var readSkillSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"The skill's bare name, as listed in the Skills index."},` +
-	`"arguments":{"type":"string","description":"The task the instructions are for, if any."}},` +
+	`"arguments":{"type":"string","description":"The task the instructions are for, if any."},` +
+	`"file":{"type":"string","description":"A file of the skill's folder to read instead of its instructions, relative to the folder (forms.md, reference/api.md), as the instructions name it."}},` +
 	`"required":["name"],"additionalProperties":false}`)
 
 func (s *Set) runSkillTool(env Env) Tool {
@@ -182,8 +197,9 @@ func (s *Set) runSkillTool(env Env) Tool {
 	}
 	return Tool{
 		Schema: extproto.ProviderToolSchema{Name: ToolRunSkill, Parameters: runSkillSchema,
-			Description: "Run a skill from the Skills index by its bare name. An inline skill returns its instructions, which you then follow; " +
-				"a [🧬 subagent] skill runs as an isolated subagent on `arguments` and returns its answer."},
+			Description: "Run a skill from the Skills index by its bare name, or an agent from the Agents index by its full name. " +
+				"An inline skill returns its instructions, which you then follow; " +
+				"a [🧬 subagent] skill or an agent runs as an isolated subagent on `arguments` and returns its answer."},
 		Call: call,
 	}
 }
@@ -193,6 +209,7 @@ func (s *Set) readSkillTool(env Env) Tool {
 		var a struct {
 			Name      string `json:"name"`
 			Arguments string `json:"arguments"`
+			File      string `json:"file"`
 		}
 		if err := decodeArgs(raw, &a); err != nil {
 			return "", fmt.Errorf("invalid args: %w", err)
@@ -200,6 +217,9 @@ func (s *Set) readSkillTool(env Env) Tool {
 		sk, err := s.skillArg(ToolReadSkill, a.Name)
 		if err != nil {
 			return "", err
+		}
+		if a.File != "" {
+			return readSkillFile(sk, a.File)
 		}
 		if sk.Subagent {
 			return "", fmt.Errorf("read_skill: skill %q is a subagent and must be executed, not read — use run_skill (or the dedicated %s tool)", sk.Name, sk.Name)
@@ -212,10 +232,36 @@ func (s *Set) readSkillTool(env Env) Tool {
 	}
 	return Tool{
 		Schema: extproto.ProviderToolSchema{Name: ToolReadSkill, Parameters: readSkillSchema,
-			Description: "Read an inline skill's instructions by its bare name without running anything. Subagent skills cannot be read; run them with run_skill."},
+			Description: "Read an inline skill's instructions by its bare name without running anything, or, with `file`, one of the files " +
+				"in the skill's folder that its instructions point to. Subagent skills' instructions cannot be read; run them with run_skill."},
 		ReadOnly: true,
 		Call:     call,
 	}
+}
+
+// MaxSkillFileBytes bounds what read_skill returns of one file of a
+// skill's folder; the rest is cut with a note.
+const MaxSkillFileBytes = 256 << 10
+
+// readSkillFile is read_skill's file mode: the file rel of sk's folder,
+// which it must resolve inside (symlinks followed; "..", an absolute path
+// elsewhere or a link out are refused), bounded.
+func readSkillFile(sk Skill, rel string) (string, error) {
+	if sk.Dir == "" {
+		return "", fmt.Errorf("read_skill: skill %q is a single file; it has no folder to read %q from", sk.Name, rel)
+	}
+	b, err := fsbound.New(sk.Dir, "the skill's folder")
+	if err != nil {
+		return "", fmt.Errorf("read_skill: skill %q: %w", sk.Name, err)
+	}
+	text, _, truncated, err := readRef(b, b.Real(), filepath.FromSlash(rel), MaxSkillFileBytes)
+	if err != nil {
+		return "", fmt.Errorf("read_skill: skill %q: %w", sk.Name, err)
+	}
+	if truncated {
+		text += "\n[truncated: the file is larger than " + strconv.Itoa(MaxSkillFileBytes) + " bytes]"
+	}
+	return text, nil
 }
 
 var bracketTag = regexp.MustCompile(`\[[^\]]*\]`)
@@ -232,18 +278,48 @@ func cleanSkillName(raw string) string {
 	return ""
 }
 
-// skillArg resolves a tool's name argument to a model-visible skill.
+// skillArg resolves a tool's name argument to a model-visible skill: a
+// full name ("review-kit:agent:code-reviewer", "p:plan") exactly, else a
+// bare name as the reference does (the first root wins it) — unless that
+// is a plugin's agent whose bare name another plugin's agent carries:
+// then only the full names work, and the error lists them. (The user's
+// and project's agents come first and keep their bare names, as in
+// Claude Code.)
 func (s *Set) skillArg(tool, raw string) (Skill, error) {
 	name := cleanSkillName(raw)
 	if name == "" {
 		return Skill{}, fmt.Errorf("%s requires a 'name' argument (got %q, which is just a marker/tag)", tool, raw)
 	}
-	if sk, ok := s.lookupSkill(name); ok {
+	if strings.Contains(name, ":") {
+		for _, sk := range s.skills {
+			if sk.SlashName() == name && !sk.UserOnly {
+				return sk, nil
+			}
+		}
+	} else if sk, ok := s.lookupSkill(name); ok && !sk.UserOnly {
+		if sk.Agent && sk.Plugin != "" {
+			var full []string
+			for _, a := range s.Agents() {
+				if a.Name == name && !a.UserOnly && a.Plugin != "" {
+					full = append(full, a.SlashName())
+				}
+			}
+			if len(full) > 1 {
+				return Skill{}, fmt.Errorf("ambiguous agent %q; use one of: %s", name, strings.Join(full, ", "))
+			}
+		}
 		return sk, nil
 	}
 	var names []string
 	for _, sk := range s.Skills() {
-		names = append(names, sk.Name)
+		if !sk.UserOnly && !sk.Agent {
+			names = append(names, sk.Name)
+		}
+	}
+	for _, sk := range s.Agents() {
+		if !sk.UserOnly {
+			names = append(names, sk.SlashName())
+		}
 	}
 	avail := "(none — no skills defined)"
 	if len(names) > 0 {

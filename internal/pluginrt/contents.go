@@ -25,6 +25,10 @@ type Contents struct {
 	Markdown *plugincontent.Set
 	Hooks    *hookrun.Runner
 	MCP      *mcphost.Host
+	// Memory is the project and user memory block (CLAUDE.md, AGENTS.md,
+	// ~/.claude/CLAUDE.md; plugincontent.Memory), read once per build;
+	// "" for a package's own contents.
+	Memory string
 
 	// warns are the build's warnings by the plugin they name ("" for the
 	// user's and project's own files and config).
@@ -139,6 +143,14 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 	for _, w := range append(rw, lw...) {
 		warn(w.Plugin, w.String())
 	}
+	var memory string
+	if o.Settings {
+		var mw []plugincontent.Warning
+		memory, mw = plugincontent.Memory(plugincontent.Places{Workspace: places.Workspace, UserHome: places.UserHome})
+		for _, w := range mw {
+			warn("", w.String())
+		}
+	}
 	src := hookrun.Sources{Workspace: o.Workspace, Home: home.Dir, Packages: pkgs, ProjectSettings: o.ProjectHooks}
 	if o.Settings {
 		src.GlobalSettings = append(global, filepath.Join(home.Dir, "settings.json"))
@@ -167,7 +179,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 		}
 	}
 	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, CacheDir: o.CacheDir, OnNotice: o.MCPNotice})
-	c := &Contents{Markdown: md, Hooks: hooks, MCP: mcp, warns: map[string][]string{}}
+	c := &Contents{Markdown: md, Hooks: hooks, MCP: mcp, Memory: memory, warns: map[string][]string{}}
 	for i := range warns {
 		warns[i] = redact.String(warns[i])
 		c.warns[owners[i]] = append(c.warns[owners[i]], warns[i])
@@ -243,15 +255,23 @@ func (c *Contents) Package(name string) PackageContents {
 	return out
 }
 
-// withSkillIndex is the host's system prompt with the skills index of md
-// appended once (PLUGIN_CONTENTS §4.4), before system_prompt.build runs,
-// so a system_prompt owner sees and shapes the prompt turns will send.
-// The index depends only on the skills' names and descriptions, so a
-// reload that changes neither keeps the prompt byte for byte (and the
-// build skips system_prompt.build). A host without a prompt of its own
-// gets no index: the agent's default prompt stands in for an empty one.
-func withSkillIndex(prompt string, md *plugincontent.Set) string {
-	if prompt == "" || md == nil {
+// withSkillIndex is the host's system prompt with the memory block (the
+// project's and user's CLAUDE.md and AGENTS.md) and the skills index of
+// md appended once (PLUGIN_CONTENTS §4.4), before system_prompt.build
+// runs, so a system_prompt owner sees and shapes the prompt turns will
+// send. Both depend only on the files and on the skills' names and
+// descriptions, so a reload that changes none keeps the prompt byte for
+// byte (and the build skips system_prompt.build). A host without a prompt
+// of its own gets neither: the agent's default prompt stands in for an
+// empty one.
+func withSkillIndex(prompt, memory string, md *plugincontent.Set) string {
+	if prompt == "" {
+		return prompt
+	}
+	if memory != "" {
+		prompt += "\n\n" + memory
+	}
+	if md == nil {
 		return prompt
 	}
 	if idx := md.SkillIndex(); idx != "" {

@@ -292,7 +292,7 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 	// The contents come first: the skills index is part of the prompt
 	// system_prompt.build shapes.
 	contents, warns := s.loadContents(home)
-	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.opts.SystemPrompt, contents.Markdown))
+	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.opts.SystemPrompt, contents.Memory, contents.Markdown))
 	if err != nil {
 		contents.Close()
 		var re *exthost.RequiredError

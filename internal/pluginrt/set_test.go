@@ -315,3 +315,45 @@ func TestReadyWaitsForTheFirstBuild(t *testing.T) {
 		t.Fatalf("Ready of a closed set: %v", err)
 	}
 }
+
+// TestMemoryIsInTheSystemPrompt: the workspace's CLAUDE.md and AGENTS.md
+// and the user's ~/.claude/CLAUDE.md are in the prompt the build
+// settles, before the skills index, and every turn of a generation (and
+// a reload that changed neither) sends the same bytes.
+func TestMemoryIsInTheSystemPrompt(t *testing.T) {
+	t.Parallel()
+	ws, userHome := t.TempDir(), t.TempDir()
+	for p, body := range map[string]string{
+		filepath.Join(ws, "CLAUDE.md"):                  "Build with make.",
+		filepath.Join(ws, "AGENTS.md"):                  "Never commit generated files.",
+		filepath.Join(userHome, ".claude", "CLAUDE.md"): "Answer in British English.",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctxT(t), Options{Home: t.TempDir(), Workspace: ws, UserHome: userHome, SystemPrompt: "host prompt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	snap, release := s.Acquire()
+	prompt := snap.Prompt()
+	release()
+	for _, want := range []string{"host prompt\n\nCodebase and user instructions", "Answer in British English.", "Build with make.", "Never commit generated files."} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+	if _, err := s.Reload(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	snap, release = s.Acquire()
+	defer release()
+	if snap.Prompt() != prompt {
+		t.Errorf("a reload that changed nothing changed the prompt to %q", snap.Prompt())
+	}
+}
