@@ -97,6 +97,6 @@ func (c *pluginCmd) writePlan(p *manifest.Plan) {
 		fmt.Fprintf(w, "  replaces: %s at %s\n", versioned(e.Name, e.Version), e.Dir())
 	}
 	writeContributes(w, m, p.Name)
-	writeRuntime(w, m, p.Root, "")
+	writeRuntime(w, m, planPrograms(p), p.Root, "")
 	writeWarnings(w, m.Warnings)
 }
