@@ -4,15 +4,21 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 )
 
 // mcpStartWait bounds how long a turn waits for MCP servers that are
-// still starting before its first round: a server's own start is bounded
-// by the same default (mcphost.DefaultStartupTimeout), so the wait never
-// outlasts a start that follows the default.
-var mcpStartWait = mcphost.DefaultStartupTimeout
+// still starting before its first round (Options.MCPStartWait): by
+// default a server's own start bound (mcphost.DefaultStartupTimeout), so
+// the wait never outlasts a start that follows the default.
+func (t *turn) mcpStartWait() time.Duration {
+	if w := t.s.a.opts.MCPStartWait; w > 0 {
+		return w
+	}
+	return mcphost.DefaultStartupTimeout
+}
 
 // waitMCP waits, before the turn's first round, for the MCP servers that
 // are starting without known tools (a cold schema cache: the model would
@@ -39,13 +45,14 @@ func (t *turn) waitMCP(ctx context.Context) {
 		return
 	}
 	t.notice(NoticeMCP, "", "", fmt.Sprintf("waiting for MCP servers to start: %s", strings.Join(names, ", ")))
-	wctx, cancel := context.WithTimeout(ctx, mcpStartWait)
+	bound := t.mcpStartWait()
+	wctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var still []string
 	for _, h := range hosts {
 		still = append(still, h.WaitStarting(wctx)...)
 	}
 	if len(still) > 0 && ctx.Err() == nil {
-		t.notice(NoticeMCP, "", "", fmt.Sprintf("MCP servers still starting after %s: %s; their tools are offered once they are ready", mcpStartWait, strings.Join(still, ", ")))
+		t.notice(NoticeMCP, "", "", fmt.Sprintf("MCP servers still starting after %s: %s; their tools are offered once they are ready", bound, strings.Join(still, ", ")))
 	}
 }
