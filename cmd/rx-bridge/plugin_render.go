@@ -15,6 +15,9 @@ import (
 
 // manifestLabel says which manifest was read and how strictly.
 func manifestLabel(m *manifest.Manifest) string {
+	if m.Inferred != "" {
+		return m.Source()
+	}
 	if m.Legacy() {
 		return m.Kind.File() + " (legacy, no apiVersion)"
 	}

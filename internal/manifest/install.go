@@ -174,6 +174,17 @@ func (s *Store) placeCopy(p *Plan) (undo, finish func(), err error) {
 	if err := copyTree(p.Source, tmp); err != nil {
 		return fail(err)
 	}
+	if syn := p.Manifest.Synthesized; syn != nil {
+		// A package without plugin.json gets the one that stood for it,
+		// so the copy reads the same whatever its folder is called.
+		dir := filepath.Join(tmp, filepath.FromSlash(".claude-plugin"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plugin.json"), syn, 0o644); err != nil {
+			return fail(err)
+		}
+	}
 	m, err := Load(tmp)
 	if err != nil {
 		return fail(fmt.Errorf("the copy of %s does not validate: %w", p.Source, err))
