@@ -24,6 +24,10 @@ const pluginUsage = `usage: rx-bridge plugin <command> [arguments]
 commands:
   install <dir> [--dry-run | --yes] [--link] [--replace] [--name N]
                           preview, then (with --yes) install a local plugin
+  install <name>@<marketplace> [...]
+                          the same, for a plugin of an added marketplace
+  marketplace add <dir> | list | remove <name>
+                          the Claude Code marketplaces plugins install from
   list [--json]           list installed plugins
   show <name> [--json]    show one plugin, its contributions and runtime
   remove <name> --yes     uninstall a plugin (alias: uninstall)
@@ -63,6 +67,8 @@ func runPlugin(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		return c.setEnabled(rest, false)
 	case "doctor":
 		return c.doctor(rest)
+	case "marketplace":
+		return c.marketplace(rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, pluginUsage)
 		return 0

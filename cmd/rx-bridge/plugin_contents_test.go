@@ -64,7 +64,7 @@ func TestPluginShowDoctorContents(t *testing.T) {
 	}
 	// --static starts nothing.
 	stdout, _ = e.mustRun(0, "doctor", "--static", "claude-kit")
-	if strings.Contains(stdout, "MCP server everything") || !strings.Contains(stdout, "everything [stdio]") {
+	if strings.Contains(stdout, "ok    MCP server everything") || !strings.Contains(stdout, "everything [stdio]") {
 		t.Errorf("doctor --static:\n%s", stdout)
 	}
 

@@ -65,6 +65,7 @@ func (c *pluginCmd) doctor(args []string) int {
 		if d.Manifest != nil && d.LoadErr == nil {
 			pc, contents := packageContents(h, r, d.Manifest)
 			p.Contents = &pc
+			p.Programs = recordPrograms(r, d.Manifest)
 			if !*static && d.Enabled {
 				p.MCP = checkMCP(contents, r.Name)
 				for _, ch := range p.MCP {
@@ -117,7 +118,7 @@ func (c *pluginCmd) doctor(args []string) int {
 			writeMCPChecks(w, served[i].MCP)
 		}
 		if d.Manifest != nil {
-			writeRuntime(w, d.Manifest, d.Record.Dir(), "  ")
+			writeRuntime(w, d.Manifest, served[i].Programs, d.Record.Dir(), "  ")
 		}
 	}
 	writeStrays(w, out.Strays)

@@ -8,7 +8,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
-const installSynopsis = "install <dir> [--dry-run | --yes] [--link] [--replace] [--name N]"
+const installSynopsis = "install <dir> | <name>@<marketplace> [--dry-run | --yes] [--link] [--replace] [--name N]"
 
 // install is `rx-bridge plugin install`. It always validates and prints the
 // plan (with the FULL TRUST block for a runtime) first. Without --yes it
@@ -35,7 +35,15 @@ func (c *pluginCmd) install(args []string) int {
 	}
 	c.warn(h)
 	store := h.Store()
-	plan, err := store.Plan(manifest.InstallOptions{Source: pos[0], Name: *name, Link: *link, Replace: *replace})
+	opts, fromMarket, err := marketInstall(store, pos[0])
+	if err != nil {
+		return c.failf("%v", err)
+	}
+	if !fromMarket {
+		opts = manifest.InstallOptions{Source: pos[0]}
+	}
+	opts.Name, opts.Link, opts.Replace = *name, *link, *replace
+	plan, err := store.Plan(opts)
 	if errors.Is(err, manifest.ErrExists) {
 		return c.failf("%v; use --replace to replace it", err)
 	}
@@ -81,6 +89,9 @@ func (c *pluginCmd) writePlan(p *manifest.Plan) {
 		action = "Replace"
 	}
 	fmt.Fprintf(w, "%s plugin %s from %s\n", action, versioned(p.Name, m.Version), p.Source)
+	if e := p.Options.Entry; e != nil {
+		fmt.Fprintf(w, "  marketplace: %s@%s\n", e.Name, p.Options.Marketplace)
+	}
 	fmt.Fprintf(w, "  manifest: %s\n", manifestLabel(m))
 	if p.Name != m.Name {
 		fmt.Fprintf(w, "  name: %s (the manifest says %s)\n", p.Name, m.Name)
@@ -97,6 +108,6 @@ func (c *pluginCmd) writePlan(p *manifest.Plan) {
 		fmt.Fprintf(w, "  replaces: %s at %s\n", versioned(e.Name, e.Version), e.Dir())
 	}
 	writeContributes(w, m, p.Name)
-	writeRuntime(w, m, p.Root, "")
+	writeRuntime(w, m, planPrograms(p), p.Root, "")
 	writeWarnings(w, m.Warnings)
 }

@@ -59,6 +59,9 @@ type showJSON struct {
 	// Contents are what the plugin serves beside its runtime, in
 	// rx/plugins' shape.
 	Contents *rxproto.PluginContents `json:"contents,omitempty"`
+	// Programs are the programs it runs besides its runtime (hook
+	// commands, stdio MCP servers): the rest of its FULL TRUST block.
+	Programs []manifest.Program `json:"programs,omitempty"`
 }
 
 type manifestJSON struct {
@@ -141,6 +144,8 @@ type doctorPluginJSON struct {
 	// start of each of its MCP servers (absent with --static).
 	Contents *rxproto.PluginContents `json:"contents,omitempty"`
 	MCP      []mcpCheckJSON          `json:"mcp,omitempty"`
+	// Programs are the programs it runs besides its runtime, as in show.
+	Programs []manifest.Program `json:"programs,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -118,7 +118,9 @@ func (c *pluginCmd) show(args []string) int {
 	}
 	m, loadErr := manifest.Load(r.Dir())
 	var pc rxproto.PluginContents
+	var progs []manifest.Program
 	if loadErr == nil {
+		progs = recordPrograms(r, m)
 		var contents *pluginrt.Contents
 		pc, contents = packageContents(h, r, m)
 		contents.Close()
@@ -128,6 +130,7 @@ func (c *pluginCmd) show(args []string) int {
 		if loadErr == nil {
 			out.Manifest = describeManifest(m, r.Name, r.Dir())
 			out.Contents = &pc
+			out.Programs = progs
 		}
 		if err := writeJSON(c.stdout, out); err != nil {
 			return c.failf("%v", err)
@@ -163,7 +166,7 @@ func (c *pluginCmd) show(args []string) int {
 		}
 	}
 	writeContents(w, pc, "  ")
-	if err := writeRuntime(w, m, r.Dir(), ""); err != nil {
+	if err := writeRuntime(w, m, progs, r.Dir(), ""); err != nil {
 		return c.failf("%v", err)
 	}
 	writeWarnings(w, m.Warnings)

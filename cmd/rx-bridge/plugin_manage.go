@@ -144,7 +144,7 @@ func (c *pluginCmd) setEnabled(args []string, enable bool) int {
 	}
 	if enable && changed {
 		if m, err := manifest.Load(r.Dir()); err == nil {
-			writeRuntime(c.stdout, m, r.Dir(), "")
+			writeRuntime(c.stdout, m, recordPrograms(r, m), r.Dir(), "")
 		} else {
 			fmt.Fprintf(c.stdout, "Warning: its manifest does not load; run rx-bridge plugin doctor %s.\n", r.Name)
 		}

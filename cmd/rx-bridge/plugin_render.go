@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
 // manifestLabel says which manifest was read and how strictly.
 func manifestLabel(m *manifest.Manifest) string {
+	if m.Inferred != "" {
+		return m.Source()
+	}
 	if m.Legacy() {
 		return m.Kind.File() + " (legacy, no apiVersion)"
 	}
@@ -51,22 +57,39 @@ func writeContributes(w io.Writer, m *manifest.Manifest, name string) {
 	line("mcpServers", servers)
 }
 
-// writeRuntime writes the FULL TRUST block for a runtime plugin, or says
-// that a legacy manifest's runtime is ignored. prefix indents every line.
-func writeRuntime(w io.Writer, m *manifest.Manifest, root, prefix string) error {
+// writeRuntime writes the FULL TRUST block of a plugin: its runtime and
+// every other program it runs (progs: hook commands, stdio MCP servers),
+// and says that a legacy manifest's runtime is ignored. prefix indents
+// every line.
+func writeRuntime(w io.Writer, m *manifest.Manifest, progs []manifest.Program, root, prefix string) error {
 	var b bytes.Buffer
-	switch {
-	case m.Runtime != nil:
-		if err := manifest.RenderTrust(&b, m.Runtime, root); err != nil {
-			return err
-		}
-	case m.IgnoredRuntime:
+	if m.IgnoredRuntime {
 		fmt.Fprintf(&b, "runtime: IGNORED (the manifest has no apiVersion, so this runtime can never start)\n")
-	default:
-		return nil
+	}
+	if err := manifest.RenderTrust(&b, m.Runtime, root, progs...); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, indentLines(b.String(), prefix))
 	return err
+}
+
+// recordPrograms are the programs of installed plugin r besides its
+// runtime, for its FULL TRUST block; the workspace is the current
+// directory, as for packageContents.
+func recordPrograms(r manifest.Record, m *manifest.Manifest) []manifest.Program {
+	wd, _ := os.Getwd()
+	return pluginrt.Programs(manifest.PackageOf(r, m), filepath.Clean(wd))
+}
+
+// planPrograms are the programs of a planned install, read from its
+// source and shown at the root the plugin will have.
+func planPrograms(p *manifest.Plan) []manifest.Program {
+	wd, _ := os.Getwd()
+	progs := pluginrt.Programs(manifest.Package{Name: p.Name, Root: p.Source, Version: p.Manifest.Version, Manifest: p.Manifest}, filepath.Clean(wd))
+	for i := range progs {
+		progs[i] = progs[i].Relocate(p.Source, p.Root)
+	}
+	return progs
 }
 
 func indentLines(s, prefix string) string {

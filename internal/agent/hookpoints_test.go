@@ -698,7 +698,7 @@ func TestClaudeKitFixture(t *testing.T) {
 		t.Errorf("skills %q", skills)
 	}
 	servers, mw := mcphost.PackageServers(pkg, "")
-	if len(mw) > 0 || len(servers) != 1 || servers[0].Name != "everything" || servers[0].Command != "node" || servers[0].AutoStart || !servers[0].Imported ||
+	if len(mw) > 0 || len(servers) != 1 || servers[0].Name != "everything" || servers[0].Command != "node" || !servers[0].AutoStart || !servers[0].Imported ||
 		!slices.Equal(servers[0].Args, []string{"${RX_SERVER_EVERYTHING}", "stdio"}) {
 		t.Errorf("MCP servers %+v %v", servers, mw)
 	}

@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	case "mcp":
 		serveMCP()
 		return
+	case "mcp-silent":
+		// An MCP server that never answers initialize: it stays
+		// starting until its host gives up or closes (mcpwait_test.go).
+		select {}
 	}
 	// Every sidecar's supervisor is this binary: without its race-runtime
 	// sleep at exit (one second) each plugin shutdown would wait for it.

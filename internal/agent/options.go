@@ -158,6 +158,10 @@ type Options struct {
 	KeepTurns int
 	// MaxTokens caps each completion (0: the provider's default).
 	MaxTokens int
+	// MCPStartWait bounds how long a turn waits, before its first round,
+	// for MCP servers still starting on a cold schema cache (0: 30 s,
+	// mcphost.DefaultStartupTimeout).
+	MCPStartWait time.Duration
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock (tests set it).

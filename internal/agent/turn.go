@@ -140,6 +140,12 @@ func (t *turn) start(ctx context.Context, text string) error {
 		shown = sl.typed
 	}
 	t.emit(Update{Kind: UpdateUserMessage, Text: shown})
+	if t.sub == nil {
+		// Servers still starting on a cold schema cache are awaited
+		// (bounded), so the first round offers their tools.
+		t.waitMCP(ctx)
+		t.tools = t.toolSet()
+	}
 	// A block here aborts the turn before the user's message joins the
 	// history.
 	if _, err := t.hook(ctx, &extproto.AgentBeforeStartPayload{Model: model.Ref, ToolCount: t.tools.Len(), SessionID: t.s.id}); err != nil {

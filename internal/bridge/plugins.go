@@ -57,10 +57,15 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 		}
 		m, loadErr := manifest.Load(r.Dir())
 		p.Contents = PluginContents(snap.Contents.Package(r.Name), m, r.Name)
-		if loadErr == nil && m.Runtime != nil {
-			p.Runtime = describeRuntime(m.Runtime, r.Dir())
+		if loadErr == nil {
+			if m.Runtime != nil {
+				p.Runtime = describeRuntime(m.Runtime, r.Dir())
+			}
+			// The block lists the runtime and every other program the
+			// package runs (hook commands, stdio MCP servers).
 			var b strings.Builder
-			if manifest.RenderTrust(&b, m.Runtime, r.Dir()) == nil {
+			progs := pluginrt.Programs(manifest.PackageOf(r, m), s.opts.Workspace)
+			if manifest.RenderTrust(&b, m.Runtime, r.Dir(), progs...) == nil {
 				p.Trust = b.String()
 			}
 		}

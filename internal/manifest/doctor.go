@@ -80,7 +80,7 @@ func (h *Home) Diagnose(r Record) *Diagnosis {
 	if !m.Legacy() {
 		version = "apiVersion " + m.APIVersion
 	}
-	d.add(LevelOK, "manifest %s is valid (%s)", m.Kind.File(), version)
+	d.add(LevelOK, "manifest %s is valid (%s)", m.Source(), version)
 	if r.ManifestKind != "" && r.ManifestKind != m.Kind {
 		d.add(LevelWarn, "recorded as a %s plugin, but the root now has a %s manifest", r.ManifestKind, m.Kind)
 	}

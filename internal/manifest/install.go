@@ -18,6 +18,11 @@ type InstallOptions struct {
 	Link bool
 	// Replace allows replacing an installed plugin of the same name.
 	Replace bool
+	// Entry, when set, is the marketplace entry (of Marketplace) being
+	// installed: its fields stand for the manifest of a folder that has
+	// none, as Claude Code reads a "strict": false entry.
+	Entry       *MarketEntry
+	Marketplace string
 }
 
 // Plan is a validated install that has not happened yet: what a preview
@@ -42,7 +47,24 @@ func (s *Store) Plan(opts InstallOptions) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin source %s: %w", opts.Source, err)
 	}
-	m, err := Load(abs)
+	var m *Manifest
+	if e := opts.Entry; e != nil && !HasManifestFile(abs) {
+		if opts.Link {
+			return nil, fmt.Errorf("%s@%s has no plugin.json: its manifest is its marketplace entry, so it can only be copied (drop --link)", e.Name, opts.Marketplace)
+		}
+		from := fmt.Sprintf("the marketplace entry %s@%s", e.Name, opts.Marketplace)
+		if !e.Strict {
+			from += " (strict: false)"
+		}
+		m, err = LoadSynthesized(abs, "", from, e.Fields)
+		if err == nil {
+			if _, ok := e.Fields["lspServers"]; ok {
+				m.Warnings = append(m.Warnings, Problem{Path: "lspServers", Msg: "not served: rx-bridge runs no language servers of plugins (Claude Code's LSP integration); nothing of it starts"})
+			}
+		}
+	} else {
+		m, err = Load(abs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +195,17 @@ func (s *Store) placeCopy(p *Plan) (undo, finish func(), err error) {
 	}
 	if err := copyTree(p.Source, tmp); err != nil {
 		return fail(err)
+	}
+	if syn := p.Manifest.Synthesized; syn != nil {
+		// A package without plugin.json gets the one that stood for it,
+		// so the copy reads the same whatever its folder is called.
+		dir := filepath.Join(tmp, filepath.FromSlash(".claude-plugin"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plugin.json"), syn, 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	m, err := Load(tmp)
 	if err != nil {

@@ -134,7 +134,7 @@ func TestLoadLookupOrder(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		_, err := Load(dir)
-		want := "no reasonix-plugin.json, .codex-plugin/plugin.json, or .claude-plugin/plugin.json found in " + dir
+		want := "no reasonix-plugin.json, .codex-plugin/plugin.json, or .claude-plugin/plugin.json found in " + dir + ", and none of Claude Code's plugin folders (commands/, agents/, skills/, hooks/hooks.json, .mcp.json) to read one from"
 		if err == nil || err.Error() != want {
 			t.Fatalf("err = %v", err)
 		}

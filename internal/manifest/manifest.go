@@ -67,8 +67,24 @@ type Manifest struct {
 	// Digest is the SHA-256 of the manifest file, used to notice a source
 	// that changed between preview and copy.
 	Digest [32]byte
+	// Inferred says where a manifest that no file holds came from: a
+	// Claude Code package without .claude-plugin/plugin.json, read from
+	// its folder layout, or a marketplace entry with "strict": false.
+	// Synthesized is then the plugin.json that stands for it (Digest is
+	// its hash); an install writes it into the copy.
+	Inferred    string
+	Synthesized []byte
 
 	origins origins
+}
+
+// Source names where the manifest was read from: its file, or what an
+// inferred one stands for.
+func (m *Manifest) Source() string {
+	if m.Inferred != "" {
+		return "no manifest file: read from " + m.Inferred
+	}
+	return m.Kind.File()
 }
 
 // Legacy reports whether the manifest was read by the legacy reader.

@@ -18,8 +18,24 @@ const TrustRisk = "this runtime runs outside any sandbox with your full environm
 // lengths, never values: see EnvVars), and the risk sentence. Every
 // install preview, show and doctor of a runtime plugin prints it; there is
 // no second confirmation after the user accepts it.
-func RenderTrust(w io.Writer, rt *Runtime, root string) error {
+//
+// progs are the package's other programs (hook commands, stdio MCP
+// servers), listed in the same block, one line each with the variables
+// the package adds under it. Without a runtime the block is headed
+// "programs: FULL TRUST" and ends with ProgramsRisk; with neither a
+// runtime nor programs nothing is written.
+func RenderTrust(w io.Writer, rt *Runtime, root string, progs ...Program) error {
 	var b strings.Builder
+	if rt == nil {
+		if len(progs) == 0 {
+			return nil
+		}
+		b.WriteString("programs: FULL TRUST\n")
+		writePrograms(&b, progs)
+		fmt.Fprintf(&b, "  risk: %s.\n", ProgramsRisk)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	b.WriteString("runtime: FULL TRUST\n")
 	cmd, err := rt.ExpandedCommand(root)
 	if err != nil {
@@ -50,9 +66,23 @@ func RenderTrust(w io.Writer, rt *Runtime, root string) error {
 	if rt.Required {
 		b.WriteString("  required: yes (if it cannot start, no plugin runtime starts)\n")
 	}
+	writePrograms(&b, progs)
 	fmt.Fprintf(&b, "  risk: %s.\n", TrustRisk)
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+func writePrograms(b *strings.Builder, progs []Program) {
+	for _, p := range progs {
+		fmt.Fprintf(b, "  %s\n", p.line())
+		if len(p.Env) > 0 {
+			env := make([]string, len(p.Env))
+			for i, v := range p.Env {
+				env[i] = v.String()
+			}
+			fmt.Fprintf(b, "    env: %s\n", strings.Join(env, ", "))
+		}
+	}
 }
 
 // EnvVar is one variable of a runtime's env as the FULL TRUST block shows

@@ -84,6 +84,13 @@ func (s *Server) transport() (string, error) {
 	return "", fmt.Errorf("MCP server %q uses unsupported transport %q", s.Name, s.Type)
 }
 
+// Transport is s's transport (stdio, http or sse), or "" when its type is
+// not one rx-bridge supports.
+func (s *Server) Transport() string {
+	t, _ := s.transport()
+	return t
+}
+
 // check reports what keeps s from ever starting.
 func (s *Server) check() (string, error) {
 	if strings.TrimSpace(s.Name) == "" {

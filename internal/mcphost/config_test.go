@@ -128,7 +128,10 @@ func TestLoadMergesInstalledPluginMCP(t *testing.T) {
 	}
 }
 
-func TestClaudePackageMCPExpandsRootAndDoesNotAutoStart(t *testing.T) {
+// TestClaudePackageMCPExpandsRootAndStartsWithTheSession: a Claude
+// .mcp.json's servers start with the session, as Claude Code starts them
+// (Reasonix imports them stopped: TestPackageMCPAutoStartByFormat).
+func TestClaudePackageMCPExpandsRootAndStartsWithTheSession(t *testing.T) {
 	t.Parallel()
 	root, m := writePackage(t, manifest.KindClaude, `{"name":"db-tools"}`, map[string]string{
 		".mcp.json": `{"mcpServers":{
@@ -143,8 +146,8 @@ func TestClaudePackageMCPExpandsRootAndDoesNotAutoStart(t *testing.T) {
 		t.Fatalf("servers %+v, warnings %v", servers, warnings)
 	}
 	for _, s := range servers {
-		if s.AutoStart || !s.Imported {
-			t.Errorf("%s: auto_start %v imported %v; an imported server waits for connect", s.Name, s.AutoStart, s.Imported)
+		if !s.AutoStart || !s.Imported {
+			t.Errorf("%s: auto_start %v imported %v; a .mcp.json server starts with the session", s.Name, s.AutoStart, s.Imported)
 		}
 	}
 	db := servers[0]
@@ -323,5 +326,55 @@ func TestSameDefinitionIgnoresIdentityEnv(t *testing.T) {
 	b.Env["K"] = "w"
 	if sameDefinition(a, b) || !reflect.DeepEqual(a.Env["K"], "v") {
 		t.Error("a different env value compared equal")
+	}
+}
+
+// TestPackageMCPAutoStartByFormat: whether a package's server starts with
+// the session follows the format of the file that declares it: a Claude
+// .mcp.json or a Claude manifest's mcpServers start (unless the entry
+// says "auto_start": false), a Codex manifest's wait for connect as in
+// Reasonix, a native legacy manifest's keep what they declare (issue 27
+// item 12).
+func TestPackageMCPAutoStartByFormat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		kind     manifest.Kind
+		manifest string
+		files    map[string]string
+		want     map[string]bool
+	}{
+		{"claude .mcp.json", manifest.KindClaude, `{"name":"p"}`,
+			map[string]string{".mcp.json": `{"mcpServers":{"on":{"command":"a"},"off":{"command":"b","auto_start":false}}}`},
+			map[string]bool{"on": true, "off": false}},
+		{"claude manifest mcpServers", manifest.KindClaude, `{"name":"p","mcpServers":{"inline":{"command":"a"}}}`, nil,
+			map[string]bool{"inline": true}},
+		{"claude manifest mcpServers file", manifest.KindClaude, `{"name":"p","mcpServers":"./servers.json"}`,
+			map[string]string{"servers.json": `{"mcpServers":{"fromfile":{"command":"a"}}}`},
+			map[string]bool{"fromfile": true}},
+		{"codex manifest mcpServers", manifest.KindCodex, `{"name":"p","mcpServers":{"codex":{"command":"a"}}}`, nil,
+			map[string]bool{"codex": false}},
+		{"codex .mcp.json", manifest.KindCodex, `{"name":"p"}`,
+			map[string]string{".mcp.json": `{"mcpServers":{"file":{"command":"a"}}}`},
+			map[string]bool{"file": true}},
+		{"reasonix legacy", manifest.KindReasonix, `{"name":"p","mcpServers":{"dflt":{"command":"a"},"off":{"command":"b","auto_start":false}}}`, nil,
+			map[string]bool{"dflt": true, "off": false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			root, m := writePackage(t, tc.kind, tc.manifest, files)
+			servers, warnings := PackageServers(Package{Name: "p", Root: root, Manifest: m}, t.TempDir())
+			got := map[string]bool{}
+			for _, s := range servers {
+				got[s.Name] = s.AutoStart
+			}
+			if !reflect.DeepEqual(got, tc.want) || len(warnings) != 0 {
+				t.Errorf("auto_start = %v, want %v (warnings %v)", got, tc.want, warnings)
+			}
+		})
 	}
 }

@@ -396,6 +396,52 @@ func (h *Host) Connect(ctx context.Context, name string) (int, error) {
 	return len(s.tools), nil
 }
 
+// Starting names the servers whose tools are not known yet because they
+// are starting (a cold schema cache: the model sees only their connect
+// stub), in config order.
+func (h *Host) Starting() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, s := range h.servers {
+		if s.state == StateStarting && s.pinned == nil {
+			out = append(out, s.cfg.Name)
+		}
+	}
+	return out
+}
+
+// WaitStarting waits until every server Starting names now is ready or
+// has failed, or ctx ends, and returns those still starting then. A
+// session waits here before its first round so the model's first prompt
+// sees the tools, as Claude Code waits for its servers; ctx bounds the
+// wait (each start is also bounded by its startup timeout).
+func (h *Host) WaitStarting(ctx context.Context) []string {
+	h.mu.Lock()
+	var waits []*server
+	var chans []chan struct{}
+	for _, s := range h.servers {
+		if s.state == StateStarting && s.pinned == nil && s.starting != nil {
+			waits, chans = append(waits, s), append(chans, s.starting)
+		}
+	}
+	h.mu.Unlock()
+	var still []string
+	for i, s := range waits {
+		select {
+		case <-chans[i]:
+			continue
+		case <-ctx.Done():
+		}
+		select {
+		case <-chans[i]:
+		default:
+			still = append(still, s.cfg.Name)
+		}
+	}
+	return still
+}
+
 // startLocked begins one start attempt; h.mu is held.
 func (h *Host) startLocked(s *server) {
 	if h.closed {

@@ -1,6 +1,7 @@
 package mcphost
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -334,5 +335,55 @@ func TestResolveAliases(t *testing.T) {
 	}
 	if _, err := h.Resolve("gamma/echo"); !errors.Is(err, ErrUnknown) {
 		t.Errorf("unknown: %v", err)
+	}
+}
+
+// TestWaitStarting: a session can wait for the servers that are starting
+// on a cold schema cache, so its first prompt sees their tools; a server
+// that fails ends the wait too, and one that does not answer in time is
+// named as still starting when the wait's bound ends (issue 27 item 12).
+func TestWaitStarting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, mode string
+		// expired ends the wait's bound at once.
+		expired bool
+		still   []string
+		tools   bool
+	}{
+		{"ready", "ok", false, nil, true},
+		{"failed", "failstart", false, nil, false},
+		{"still starting", "silent", true, []string{"srv"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, _, _ := newHost(t, []Server{goServer(t, "srv", tc.mode)}, Options{})
+			if tc.mode == "silent" {
+				if got := h.Starting(); !slices.Equal(got, []string{"srv"}) {
+					t.Errorf("Starting = %v", got)
+				}
+			}
+			ctx := ctxT(t)
+			if tc.expired {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			if got := h.WaitStarting(ctx); !slices.Equal(got, tc.still) {
+				t.Errorf("WaitStarting = %v, want %v", got, tc.still)
+			}
+			var real []string
+			for _, tool := range h.Tools() {
+				if !tool.Placeholder {
+					real = append(real, tool.Name)
+				}
+			}
+			if tc.tools != (len(real) > 0) {
+				t.Errorf("after the wait the tools are %v", toolNames(h.Tools()))
+			}
+			if !tc.expired && len(h.Starting()) != 0 {
+				t.Errorf("Starting after the wait = %v", h.Starting())
+			}
+		})
 	}
 }

@@ -30,7 +30,8 @@ const maxMCPFileBytes = 1 << 20
 // PackageServers lists a package's MCP servers, ready for Merge: the v1
 // manifest's mcpServers (auto_start as declared, default true), a legacy
 // manifest's mcpServers (inline, or a path to a JSON file in the package),
-// then the root .mcp.json (imported: auto_start false). A name defined by
+// then the root .mcp.json (imported; it starts with the session, as
+// Claude Code starts it, unless an entry says "auto_start": false). A name defined by
 // an earlier of these sources wins; a later definition and anything
 // unreadable is a warning, never fatal.
 //
@@ -83,11 +84,18 @@ func PackageServers(p Package, workspace string) ([]Server, []string) {
 					warn("%s: %v", from, err)
 				}
 				// A native legacy manifest's servers keep their
-				// auto_start; Claude and Codex ones are imports.
+				// auto_start; Claude and Codex ones are imports. A
+				// Claude manifest's servers start with the session, as
+				// Claude Code starts an enabled plugin's servers (the
+				// install preview listed them: that was the consent);
+				// a Codex manifest's wait for connect, as in Reasonix.
 				imported := m.Kind != manifest.KindReasonix
 				for _, d := range decls {
-					if !imported {
+					switch m.Kind {
+					case manifest.KindReasonix:
 						d.decl.AutoStart, d.decl.Imported = d.autoStart, false
+					case manifest.KindClaude:
+						d.decl.AutoStart = claudeAutoStart(d.autoStart)
 					}
 					add(from, d.name, d.decl, imported)
 				}
@@ -107,7 +115,11 @@ func PackageServers(p Package, workspace string) ([]Server, []string) {
 		if err != nil {
 			warn("%s: %v", ClaudeMCPFile, err)
 		}
+		// .mcp.json is Claude Code's file, so its servers behave as
+		// Claude Code runs them: they start with the session (Reasonix
+		// imports them stopped, waiting for /mcp connect).
 		for _, d := range decls {
+			d.decl.AutoStart = claudeAutoStart(d.autoStart)
 			add(ClaudeMCPFile, d.name, d.decl, true)
 		}
 	}
@@ -131,9 +143,6 @@ func packageServer(p Package, workspace, name string, d manifest.MCPServer, impo
 		Source:      SourcePackage,
 		Owner:       p.Name,
 	}
-	if imported {
-		s.AutoStart = false
-	}
 	if c := s.Command; strings.ContainsAny(c, `/\`) && !filepath.IsAbs(c) && !strings.HasPrefix(c, "$") && !isDriveAbs(c) {
 		s.Command = filepath.Join(p.Root, filepath.FromSlash(c))
 	}
@@ -149,6 +158,13 @@ func packageServer(p Package, workspace, name string, d manifest.MCPServer, impo
 		s.Env["REASONIX_PLUGIN_VERSION"] = p.Version
 	}
 	return s
+}
+
+// claudeAutoStart is whether a server of a Claude-format file starts with
+// the session: yes, unless the entry says "auto_start": false.
+func claudeAutoStart(declared *bool) *bool {
+	on := declared == nil || *declared
+	return &on
 }
 
 func isDriveAbs(p string) bool {
@@ -240,7 +256,9 @@ var validServerName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
 // bare {"<name>": {...}} map. Types map local→stdio and
 // streamable-http→http; an invalid name becomes the stable ID
 // <sanitized>_<8 hex FNV-1a of the connection identity>; the title or
-// display name is kept; every server is auto_start false and imported.
+// display name is kept; every server is imported, its auto_start (nil
+// unless the entry declares one) returned beside it for the caller to
+// apply.
 // A bad entry is a warning and is skipped; a document that is not a JSON
 // object is an error. Servers come back in name order.
 func importClaude(data []byte) ([]claudeDecl, []string, error) {
