@@ -482,6 +482,13 @@ func init() {
 			sort.Strings(kv)
 			return "args: " + strings.Join(kv, " "), nil
 		})
+		p.Action("ask", "Ask which", func(ctx context.Context, a *extproto.UIActionParams) (string, error) {
+			got, err := sdk.HostFrom(ctx).Select(ctx, "Which one?", []string{"left", "right"})
+			if err != nil {
+				return "", err
+			}
+			return "picked " + got, nil
+		})
 		sdk.Main(p, sdk.Options{})
 	}
 	helperRoles[conformMCPRole] = func(string) {
@@ -814,4 +821,95 @@ func TestFrontEndConformanceUndo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFrontEndConformanceUIRouting: a plugin's question goes to the
+// session whose turn ran the action, not to the other open one (serve
+// and acp: chat has one session).
+func TestFrontEndConformanceUIRouting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a bridge per front end")
+	}
+	t.Parallel()
+	type asked struct{ session, title string }
+	t.Run("serve", func(t *testing.T) {
+		t.Parallel()
+		home, ws := t.TempDir(), t.TempDir()
+		conformHome(t, home, ws, "ask", false)
+		e := &serveEnv{t: t, home: home, ws: ws}
+		c := e.start()
+		var mu sync.Mutex
+		var got []asked
+		c.Handle("rx/ui/request", func(_ context.Context, raw json.RawMessage) (any, error) {
+			var r struct {
+				SessionID string `json:"agentSessionId"`
+				Title     string
+				Fields    []struct {
+					Key     string
+					Options []string
+				}
+			}
+			if err := json.Unmarshal(raw, &r); err != nil || len(r.Fields) == 0 || len(r.Fields[0].Options) == 0 {
+				return map[string]any{"cancelled": true}, nil
+			}
+			mu.Lock()
+			got = append(got, asked{r.SessionID, r.Title})
+			mu.Unlock()
+			return map[string]any{"cancelled": false, "values": map[string]string{r.Fields[0].Key: r.Fields[0].Options[0]}}, nil
+		})
+		initialized(t, c, clientCaps(fullRx(), nil))
+		a, b := newSession(t, c), newSession(t, c)
+		if r := prompt(t, c, b, "/conform:ask"); !strings.Contains(r.Text, "picked left") {
+			t.Errorf("the action's turn: %+v", r)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) != 1 || got[0].session != b {
+			t.Errorf("questions %+v, want one in session %s (not %s)", got, b, a)
+		}
+		shutdownExit(t, c)
+	})
+	t.Run("acp", func(t *testing.T) {
+		t.Parallel()
+		home, ws := t.TempDir(), t.TempDir()
+		conformHome(t, home, ws, "ask", false)
+		p := startACP(t, home, ws)
+		var mu sync.Mutex
+		var got []asked
+		p.onPermission(func(raw json.RawMessage) string {
+			var r struct {
+				SessionID string `json:"sessionId"`
+				ToolCall  struct {
+					ToolCallID string `json:"toolCallId"`
+					Title      string `json:"title"`
+				} `json:"toolCall"`
+				Options []struct {
+					OptionID string `json:"optionId"`
+				} `json:"options"`
+			}
+			_ = json.Unmarshal(raw, &r)
+			mu.Lock()
+			got = append(got, asked{r.SessionID, r.ToolCall.Title})
+			mu.Unlock()
+			if len(r.Options) == 0 {
+				return "reject_once"
+			}
+			return r.Options[0].OptionID
+		})
+		var sa, sb struct{ SessionID string }
+		p.call("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &sa)
+		p.call("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &sb)
+		from := p.updateCount()
+		var done struct{ StopReason string }
+		p.call("session/prompt", map[string]any{"sessionId": sb.SessionID, "prompt": []any{map[string]string{"type": "text", "text": "/conform:ask"}}}, &done)
+		if text := p.agentText(sb.SessionID, from); !strings.Contains(text, "picked left") {
+			t.Errorf("the action's turn: %s %q", done.StopReason, text)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) != 1 || got[0].session != sb.SessionID {
+			t.Errorf("questions %+v, want one in session %s (not %s)", got, sb.SessionID, sa.SessionID)
+		}
+		p.stop()
+	})
 }

@@ -23,7 +23,7 @@ var _ editorui.Editor = (*editorUI)(nil)
 func (e *editorUI) Supports(k editorui.Kind) bool { return e.s.client.supports(k) }
 
 func wireOrigin(o editorui.Origin) rxproto.UIOrigin {
-	return rxproto.UIOrigin{Plugin: o.Plugin, SurfaceID: o.SurfaceID, SessionID: o.SessionID, Generation: o.Generation}
+	return rxproto.UIOrigin{Plugin: o.Plugin, SurfaceID: o.SurfaceID, SessionID: o.SessionID, Generation: o.Generation, AgentSessionID: o.Session}
 }
 
 func wireFields(fields []editorui.Field) []rxproto.UIField {

@@ -261,8 +261,11 @@ export interface RuntimeInfo {
 export interface UIOrigin {
 	plugin: string;
 	surfaceId: string;
+	/** The plugin runtime's session (answers and form submissions name it). */
 	sessionId: string;
 	generation: number;
+	/** The agent session (rx/session id) whose turn, prompt or action caused this; absent for session-less traffic (a plugin's own startup, a timer). */
+	agentSessionId?: string;
 }
 
 /** rx/ui/request (§3.1). */

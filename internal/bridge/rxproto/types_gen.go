@@ -271,10 +271,13 @@ type RuntimeInfo struct {
 
 // UIOrigin: Where a UI message comes from; stale when generation is older than the newest the client knows.
 type UIOrigin struct {
-	Plugin     string `json:"plugin"`
-	SurfaceID  string `json:"surfaceId"`
+	Plugin    string `json:"plugin"`
+	SurfaceID string `json:"surfaceId"`
+	// The plugin runtime's session (answers and form submissions name it).
 	SessionID  string `json:"sessionId"`
 	Generation int64  `json:"generation"`
+	// The agent session (rx/session id) whose turn, prompt or action caused this; absent for session-less traffic (a plugin's own startup, a timer).
+	AgentSessionID string `json:"agentSessionId,omitempty"`
 }
 
 // UIRequest: rx/ui/request (§3.1).
