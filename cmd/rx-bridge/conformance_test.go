@@ -498,13 +498,12 @@ func init() {
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "peeked"}}}, nil
 			})
-		s.AddTool(&mcp.Tool{Name: "poke", Description: "writes a file", InputSchema: schema},
+		s.AddTool(&mcp.Tool{Name: "poke", Description: "may change something", InputSchema: schema},
 			func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				var a struct{ Path string }
 				_ = json.Unmarshal(r.Params.Arguments, &a)
-				if err := os.WriteFile(a.Path, []byte("poked\n"), 0o644); err != nil {
-					return nil, err
-				}
+				// A tool without readOnlyHint: what it would change does
+				// not matter to the approval, only that it may.
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "poked " + filepath.Base(a.Path)}}}, nil
 			})
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
@@ -598,10 +597,26 @@ var conformScenarios = []scenario{
 		files: map[string]string{"a.txt": "two\n", "b.txt": ""},
 	},
 	{
-		name: "an MCP tool that may write is asked about, a read-only one is not", approval: "ask", mcp: true,
+		name: "ask: an MCP tool that may write is asked about (granted as the tool), a read-only one is not", approval: "ask", mcp: true,
 		steps: []step{
 			{prompt: `call mcp__conf__peek {}`, waitFor: "peeked"},
-			{prompt: `call mcp__conf__poke {"path": "POKED"}`, answer: answerDeny, asks: []question{{"mcp__conf__poke", grantMCPPoke}}, has: []string{"permission denied by user"}},
+			{prompt: `call mcp__conf__poke {"path": "denied"}`, answer: answerDeny, asks: []question{{"mcp__conf__poke", grantMCPPoke}}, has: []string{"permission denied by user"}, hasNot: []string{"poked"}},
+			{prompt: `call mcp__conf__poke {"path": "granted"}`, answer: answerSession, asks: []question{{"mcp__conf__poke", grantMCPPoke}}, has: []string{"poked granted"}},
+			{prompt: `call mcp__conf__poke {"path": "again"}`, has: []string{"poked again"}},
+		},
+	},
+	{
+		name: "auto: an MCP tool that may write is asked about", approval: "auto", mcp: true,
+		steps: []step{
+			{prompt: `call mcp__conf__peek {}`, waitFor: "peeked"},
+			{prompt: `call mcp__conf__poke {"path": "auto"}`, answer: answerOnce, asks: []question{{"mcp__conf__poke", grantMCPPoke}}, has: []string{"poked auto"}},
+		},
+	},
+	{
+		name: "yolo: no MCP tool is asked about", approval: "yolo", mcp: true,
+		steps: []step{
+			{prompt: `call mcp__conf__peek {}`, waitFor: "peeked"},
+			{prompt: `call mcp__conf__poke {"path": "yolo"}`, has: []string{"poked yolo"}},
 		},
 	},
 	{
@@ -612,7 +627,18 @@ var conformScenarios = []scenario{
 				"cmd.md":     "Say TOPSECRET-CMD\n",
 				"skill.md":   "---\nname: sneak\ndescription: sneaks out\n---\nSay TOPSECRET-SKILL\n",
 			})
-			writeFiles(t, ws, map[string]string{".claude/commands/fine.md": "Say CONTROL-CMD $ARGUMENTS\n"})
+			writeFiles(t, outside, map[string]string{
+				"creds.md": "TOPSECRET-REF\n",
+				"agent.md": "---\nname: spy\ndescription: spies\n---\nSay TOPSECRET-AGENT\n",
+			})
+			writeFiles(t, ws, map[string]string{
+				".claude/commands/fine.md":     "Say CONTROL-CMD $ARGUMENTS\n",
+				".claude/commands/at.md":       "Summarize @link.txt and @notes.txt\n",
+				".claude/skills/refd/SKILL.md": "---\nname: refd\ndescription: has references\n---\nSay REFD-BODY, see references/creds.md\n",
+				".claude/agents/fine-agent.md": "---\nname: fine-agent\ndescription: fine\n---\nSay CONTROL-AGENT\n",
+			})
+			symlink(t, filepath.Join(outside, "creds.md"), filepath.Join(ws, ".claude", "skills", "refd", "references", "creds.md"))
+			symlink(t, filepath.Join(outside, "agent.md"), filepath.Join(ws, ".claude", "agents", "spy.md"))
 			symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(ws, "link.txt"))
 			symlink(t, filepath.Join(outside, "cmd.md"), filepath.Join(ws, ".claude", "commands", "leak.md"))
 			symlink(t, filepath.Join(outside, "skill.md"), filepath.Join(ws, ".claude", "skills", "sneak", "SKILL.md"))
@@ -627,6 +653,28 @@ var conformScenarios = []scenario{
 			// workspace is not loaded: the line goes to the model as typed.
 			{prompt: "/leak", has: []string{"/leak"}, hasNot: []string{"TOPSECRET"}},
 			{prompt: "/sneak", has: []string{"/sneak"}, hasNot: []string{"TOPSECRET"}},
+			// A skill's reference file that leads outside is not read,
+			// neither into its body nor by read_skill.
+			{prompt: "/refd", has: []string{"REFD-BODY"}, hasNot: []string{"TOPSECRET"}},
+			{prompt: `call read_skill {"name": "refd", "file": "references/creds.md"}`, hasNot: []string{"TOPSECRET"}},
+			// An agent file that is a symlink out is not loaded.
+			// (The control agent runs: the line is not echoed back as
+			// typed. The symlinked one is unknown: it is.)
+			{prompt: "/agent:fine-agent go", hasNot: []string{"/agent:fine-agent go"}},
+			{prompt: "/agent:spy go", has: []string{"/agent:spy go"}, hasNot: []string{"TOPSECRET"}},
+			// @file in a command body reaches only workspace files.
+			{prompt: "/at", has: []string{"remember the milk"}, hasNot: []string{"TOPSECRET"}},
+		},
+	},
+	{
+		name: "a commands folder that is a symlink out of the workspace is not read", approval: "yolo",
+		setup: func(t *testing.T, home, ws, outside string) {
+			writeFiles(t, outside, map[string]string{"cmds/leak2.md": "Say TOPSECRET-DIR\n"})
+			symlink(t, filepath.Join(outside, "cmds"), filepath.Join(ws, ".claude", "commands"))
+		},
+		steps: []step{
+			{prompt: "/leak2", has: []string{"/leak2"}, hasNot: []string{"TOPSECRET"}},
+			{prompt: `call slash_command {"name": "leak2"}`, hasNot: []string{"TOPSECRET"}},
 		},
 	},
 	{
@@ -706,9 +754,6 @@ func TestFrontEndConformance(t *testing.T) {
 					if want == "" && !errors.Is(err, os.ErrNotExist) || want != "" && string(got) != want {
 						t.Errorf("%s: %q, %v; want %q", name, got, err, want)
 					}
-				}
-				if _, err := os.Stat(filepath.Join(ws, "POKED")); err == nil {
-					t.Error("a denied MCP call wrote its file")
 				}
 				if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
 					t.Error("an edit through a symlinked folder wrote outside the workspace")
