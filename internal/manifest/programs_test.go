@@ -26,11 +26,11 @@ func TestRenderTrustPrograms(t *testing.T) {
 			"  MCP server db [stdio]: /usr/bin/npx -y pkg \"a b\"\n" +
 			"    env: TOKEN=<set, 16 chars>\n" +
 			"  risk: " + ProgramsRisk + ".\n"},
-		{"runtime and programs", &Runtime{Command: "/bin/x"}, []Program{mcp}, "runtime: FULL TRUST\n" +
-			"  command: /bin/x\n" +
-			"  MCP server db [stdio]: /usr/bin/npx -y pkg \"a b\"\n" +
-			"    env: TOKEN=<set, 16 chars>\n" +
-			"  risk: " + TrustRisk + ".\n"},
+		// The runtime's own lines (which say on Windows that /bin/x
+		// cannot start there), then the programs before the risk line.
+		{"runtime and programs", &Runtime{Command: "/bin/x"}, []Program{mcp}, withPrograms(t, &Runtime{Command: "/bin/x"},
+			"  MCP server db [stdio]: /usr/bin/npx -y pkg \"a b\"\n"+
+				"    env: TOKEN=<set, 16 chars>\n")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -55,4 +55,20 @@ func TestProgramRelocate(t *testing.T) {
 	if got.Command != "/home/plugins/bar/bin/x" || got.Args[1] != "/home/plugins/bar/data" || got.Args[2] != "keep" || p.Args[1] != "/src/bar/data" {
 		t.Errorf("Relocate = %+v (original %+v)", got, p)
 	}
+}
+
+// withPrograms is the block of rt alone with lines inserted before its
+// risk line.
+func withPrograms(t *testing.T, rt *Runtime, lines string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := RenderTrust(&b, rt, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	base := b.String()
+	i := strings.LastIndex(base, "  risk: ")
+	if i < 0 || !strings.HasPrefix(base, "runtime: FULL TRUST\n") || !strings.HasSuffix(base, "  risk: "+TrustRisk+".\n") {
+		t.Fatalf("the runtime's block alone:\n%s", base)
+	}
+	return base[:i] + lines + base[i:]
 }
