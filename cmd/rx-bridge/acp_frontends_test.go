@@ -177,9 +177,20 @@ func (p *acpProc) updateCount() int {
 // agentText joins the agent_message_chunk texts of session id sent
 // after the first from updates.
 func (p *acpProc) agentText(id string, from int) string {
+	return strings.Join(p.chunkTexts(id, "agent_message_chunk", from), "")
+}
+
+// userTexts is the text of every user_message_chunk sent for session id.
+func (p *acpProc) userTexts(id string) []string {
+	return p.chunkTexts(id, "user_message_chunk", 0)
+}
+
+// chunkTexts is the text of every update of kind (a *_message_chunk)
+// sent for session id after the first from updates.
+func (p *acpProc) chunkTexts(id, kind string, from int) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var b strings.Builder
+	var out []string
 	for _, raw := range p.ups[from:] {
 		var u struct {
 			SessionID string `json:"sessionId"`
@@ -188,27 +199,7 @@ func (p *acpProc) agentText(id string, from int) string {
 				Content       struct{ Text string }
 			}
 		}
-		if json.Unmarshal(raw, &u) == nil && u.SessionID == id && u.Update.SessionUpdate == "agent_message_chunk" {
-			b.WriteString(u.Update.Content.Text)
-		}
-	}
-	return b.String()
-}
-
-// userTexts is the text of every user_message_chunk sent for session id.
-func (p *acpProc) userTexts(id string) []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []string
-	for _, raw := range p.ups {
-		var u struct {
-			SessionID string `json:"sessionId"`
-			Update    struct {
-				SessionUpdate string `json:"sessionUpdate"`
-				Content       struct{ Text string }
-			}
-		}
-		if json.Unmarshal(raw, &u) == nil && u.SessionID == id && u.Update.SessionUpdate == "user_message_chunk" {
+		if json.Unmarshal(raw, &u) == nil && u.SessionID == id && u.Update.SessionUpdate == kind {
 			out = append(out, u.Update.Content.Text)
 		}
 	}

@@ -65,7 +65,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 	// What the turn left in each file it changed, however it ended: a
 	// cancelled turn's edits are undone like any other's.
 	rctx := context.WithoutCancel(ctx)
-	res.Turn, res.Edits = s.undo.end(func(path string) (string, bool, error) { return fileText(rctx, s.a.opts.Editor, path) })
+	res.Turn, res.Edits = s.undo.end(func(path string) (string, bool, error) { return FileText(rctx, s.a.opts.Editor, path) })
 	if ferr := s.finish(); err == nil && ferr != nil {
 		err = ferr
 	}

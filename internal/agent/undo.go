@@ -311,7 +311,7 @@ func (s *Session) UndoTurn(ctx context.Context, force bool) (UndoResult, error) 
 	res := UndoResult{Turn: t.n, Restored: []string{}, Skipped: []UndoSkip{}}
 	var todo []RestoreFile
 	for _, f := range t.files {
-		text, exists, err := fileText(ctx, a.opts.Editor, f.path)
+		text, exists, err := FileText(ctx, a.opts.Editor, f.path)
 		if err != nil {
 			res.Skipped = append(res.Skipped, UndoSkip{Path: f.path, Reason: "cannot read it: " + err.Error()})
 			continue
@@ -358,9 +358,9 @@ func (s *Session) restore(ctx context.Context, n int, files []RestoreFile) error
 	return errors.Join(errs...)
 }
 
-// fileText is a file's text as the tools see it: the editor's open
+// FileText is a file's text as the tools see it: the editor's open
 // buffer, else the disk; exists is false for a file that is neither.
-func fileText(ctx context.Context, ed Editor, path string) (text string, exists bool, err error) {
+func FileText(ctx context.Context, ed Editor, path string) (text string, exists bool, err error) {
 	text, open, err := ed.Document(ctx, path)
 	if err != nil {
 		return "", false, err
@@ -394,7 +394,7 @@ func (r undoRecorder) ApplyEdit(ctx context.Context, edit FileEdit) error {
 	if r.s.undo.kept(edit.Path) {
 		return r.Editor.ApplyEdit(ctx, edit)
 	}
-	before, exists, err := fileText(ctx, r.Editor, edit.Path)
+	before, exists, err := FileText(ctx, r.Editor, edit.Path)
 	if err != nil {
 		return fmt.Errorf("cannot read %s to keep its text for undo: %w", edit.Path, err)
 	}

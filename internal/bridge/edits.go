@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
@@ -48,7 +47,7 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 		return tools.WriteToDisk(edit)
 	}
 	call, _ := tools.CallOf(ctx)
-	text, exists, err := s.fileText(edit.Path)
+	text, exists, err := agent.FileText(ctx, e, edit.Path)
 	if err != nil {
 		return err
 	}
@@ -110,22 +109,6 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 		return errors.New("the editor did not apply the edit: " + reason)
 	}
 	return nil
-}
-
-// fileText is a file's text as the agent sees it: the open buffer's, else
-// the disk's; exists is false for a file that is neither.
-func (s *Server) fileText(path string) (text string, exists bool, err error) {
-	if text, _, open := s.document(path); open {
-		return text, true, nil
-	}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		return string(data), true, nil
-	case errors.Is(err, os.ErrNotExist):
-		return "", false, nil
-	}
-	return "", false, err
 }
 
 func lspRange(r agent.Range) protocol.Range {

@@ -66,7 +66,7 @@ func (e *agentEditor) RestoreFiles(ctx context.Context, n int, files []agent.Res
 			changes = append(changes, &protocol.DeleteFile{Kind: "delete", URI: u, Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: ptr(true)}})
 			continue
 		}
-		text, exists, err := s.fileText(f.Path)
+		text, exists, err := agent.FileText(ctx, e, f.Path)
 		if err != nil {
 			return err
 		}
