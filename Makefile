@@ -7,7 +7,10 @@ BIN         := $(CURDIR)/.bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
+# `make quick` is the developer loop: formatting, vet and the short Go tests
+# (go's test cache re-runs only the packages a change reaches).
+
+.PHONY: quick test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
 test: check gotest wine-test acp-test vscode-test nvim-test
 
@@ -47,8 +50,20 @@ $(STATICCHECK):
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 
+# A 30-minute budget per package instead of go test's 10: on a shared
+# 2-core machine under load the race-built cmd/rx-bridge suite has run
+# past 10 (issue 28). Tests wait for events; this only bounds a hang.
 gotest: mcp-setup
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+# The developer loop (about 1.5 minutes warm on 2 cores, most of it
+# cmd/rx-bridge's end-to-end tests when a change reaches them): gofmt,
+# vet for this machine, and `go test -short` on the whole tree, where go's
+# test cache skips every package the change does not reach. -short skips
+# whole-binary builds and the slowest scenario tables; `make test` runs
+# everything and is what CI runs.
+quick: fmt-check vet mcp-setup
+	$(GO) test -short ./...
 
 # The third-party MCP server the mcphost tests run
 # (@modelcontextprotocol/server-everything from the npm registry), installed

@@ -79,7 +79,7 @@ func TestACPExitPathsLeaveNoProcess(t *testing.T) {
 				if code := a.cmd.ProcessState.ExitCode(); tt.sig != syscall.SIGKILL && code != tt.code {
 					t.Errorf("exit status %d (%v), want %d", code, err, tt.code)
 				}
-			case <-time.After(60 * time.Second):
+			case <-time.After(scaled(60 * time.Second)):
 				t.Fatal("rx-bridge acp did not exit")
 			}
 			waitNoSurvivors(t, home, tt.sig != syscall.SIGKILL)
@@ -107,7 +107,7 @@ func installSessionEndMarker(t *testing.T, home string) string {
 // waitRoles waits until a process of each role runs for home.
 func waitRoles(t *testing.T, home string, roles ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(scaled(30 * time.Second))
 	for {
 		running := map[string]bool{}
 		for _, r := range pluginProcs(home) {

@@ -215,7 +215,7 @@ func (p *acpProc) stop() {
 		if err != nil {
 			p.t.Errorf("rx-bridge acp: %v", err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(scaled(60 * time.Second)):
 		p.t.Fatal("rx-bridge acp did not exit")
 	}
 }

@@ -45,7 +45,7 @@ func TestTerminalPluginUI(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer hub.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), scaled(10*time.Second))
 			defer cancel()
 			res, err := hub.Request(ctx, "asker", &extproto.UIRequestParams{Kind: tc.kind, Payload: json.RawMessage(tc.payload), SessionID: chatSessionID, SurfaceID: "q"})
 			if err != nil {

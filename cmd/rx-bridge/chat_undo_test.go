@@ -56,7 +56,7 @@ func TestChatUndoInteractive(t *testing.T) {
 	go func() { code <- runChat([]string{"--workspace", ws}, inR, stdout, stderr, getenv) }()
 	waitFor := func(w *syncWriter, want string) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(w.String(), want); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(scaled(30 * time.Second)); !strings.Contains(w.String(), want); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("no %q in:\n%s\nstderr:\n%s", want, w.String(), stderr.String())
 			}

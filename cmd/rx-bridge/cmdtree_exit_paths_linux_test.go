@@ -109,7 +109,7 @@ func TestServeRunCommandExitPathsLeaveNoProcess(t *testing.T) {
 			if err := c.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			c.ExitCode(30 * time.Second)
+			c.ExitCode(scaled(30 * time.Second))
 		}
 	}
 	tests := []struct {
@@ -125,7 +125,7 @@ func TestServeRunCommandExitPathsLeaveNoProcess(t *testing.T) {
 			if err := c.CloseInput(); err != nil {
 				t.Fatal(err)
 			}
-			if code := c.ExitCode(30 * time.Second); code != 1 {
+			if code := c.ExitCode(scaled(30 * time.Second)); code != 1 {
 				t.Errorf("status %d after stdin closed, want 1", code)
 			}
 		}},
@@ -247,7 +247,7 @@ func TestACPRunCommandExitPathsLeaveNoProcess(t *testing.T) {
 				if code := a.cmd.ProcessState.ExitCode(); tt.sig != syscall.SIGKILL && code != 0 {
 					t.Errorf("exit status %d (%v), want 0", code, err)
 				}
-			case <-time.After(60 * time.Second):
+			case <-time.After(scaled(60 * time.Second)):
 				t.Fatal("rx-bridge acp did not exit")
 			}
 			waitNoSurvivors(t, e.home, tt.sig != syscall.SIGKILL)

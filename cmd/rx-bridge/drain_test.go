@@ -145,7 +145,7 @@ func TestStreamEndingsEveryFrontEnd(t *testing.T) {
 		marker := func(name string) string { return filepath.Join(t.TempDir(), name) }
 		cancelled := func(front, file string) {
 			t.Helper()
-			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(scaled(20 * time.Second)); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 				if _, err := os.Stat(file); err == nil {
 					return
 				}

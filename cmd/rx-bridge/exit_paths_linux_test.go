@@ -43,7 +43,7 @@ func waitForkyTree(t *testing.T, home string) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(scaled(30 * time.Second))
 	for {
 		var roles []string
 		for _, r := range pluginProcs(home) {
@@ -70,7 +70,7 @@ func waitNoSurvivors(t *testing.T, home string, atExit bool) {
 	if left := pluginProcs(home); atExit && len(left) > 0 {
 		t.Errorf("processes still running when the bridge exited (pid: role): %v", left)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(scaled(20 * time.Second))
 	for {
 		left := pluginProcs(home)
 		if len(left) == 0 {
@@ -94,7 +94,7 @@ func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 			if err := c.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			c.ExitCode(30 * time.Second)
+			c.ExitCode(scaled(30 * time.Second))
 		}
 	}
 	tests := []struct {
@@ -106,7 +106,7 @@ func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 			if err := c.CloseInput(); err != nil {
 				t.Fatal(err)
 			}
-			if code := c.ExitCode(30 * time.Second); code != 1 {
+			if code := c.ExitCode(scaled(30 * time.Second)); code != 1 {
 				t.Errorf("status %d after stdin closed, want 1", code)
 			}
 		}},
@@ -119,7 +119,7 @@ func TestServeExitPathsLeaveNoProcess(t *testing.T) {
 			if err := c.CloseInput(); err != nil {
 				t.Fatal(err)
 			}
-			if code := c.ExitCode(30 * time.Second); code != 1 {
+			if code := c.ExitCode(scaled(30 * time.Second)); code != 1 {
 				t.Errorf("status %d after stderr and stdin closed, want 1", code)
 			}
 		}},

@@ -235,13 +235,13 @@ func shutdownExit(t *testing.T, c *lspclient.Client) {
 	if err := c.Notify(ctxT(t), "exit", nil); err != nil {
 		t.Fatal(err)
 	}
-	if code := c.ExitCode(10 * time.Second); code != 0 {
+	if code := c.ExitCode(scaled(10 * time.Second)); code != 0 {
 		t.Fatalf("exit status %d, want 0", code)
 	}
 }
 
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), scaled(60*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -93,7 +93,7 @@ func TestServeBadWorkspaceURI(t *testing.T) {
 	// The server is alive and may be initialized again.
 	initialized(t, c, clientCaps(nil, nil))
 	shutdownExit(t, c)
-	if code := c.ExitCode(time.Second); code != 0 {
+	if code := c.ExitCode(scaled(time.Second)); code != 0 {
 		t.Fatalf("status %d", code)
 	}
 }

@@ -318,7 +318,7 @@ func TestServeReload(t *testing.T) {
 	select {
 	case r := <-pending:
 		out.Raw, out.Err = r.Raw, r.Err
-	case <-time.After(20 * time.Second):
+	case <-time.After(scaled(20 * time.Second)):
 		t.Fatal("the old generation's question was not withdrawn")
 	}
 	if out.Err != nil || !strings.Contains(string(out.Raw), `publish accepted=false`) || !strings.Contains(string(out.Raw), `dismissed`) {

@@ -197,6 +197,9 @@ func TestParseTargets(t *testing.T) {
 // version and commit it was built for.
 func TestDistTwice(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the whole binary twice (-short skips it)")
+	}
 	i := slices.IndexFunc(allTargets, func(t target) bool { return t.goos == runtime.GOOS && t.goarch == runtime.GOARCH })
 	if i < 0 {
 		t.Skipf("%s/%s is not a release target", runtime.GOOS, runtime.GOARCH)
