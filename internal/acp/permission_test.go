@@ -173,7 +173,8 @@ func TestNewSessionWithMissingCwd(t *testing.T) {
 
 // TestMalformedLinesAreAnswered (issue 29 item 5): a line that is not
 // JSON is answered -32700, a batch or a bare value -32600, each with a
-// null id (JSON-RPC 2.0), and the connection goes on.
+// null id (JSON-RPC 2.0), and the connection goes on. So is a request
+// whose id is null.
 func TestMalformedLinesAreAnswered(t *testing.T) {
 	t.Parallel()
 	e := serveOn(t, t.TempDir(), t.TempDir(), "", "plugin/echo-provider/echo/small", nil)
@@ -185,6 +186,10 @@ func TestMalformedLinesAreAnswered(t *testing.T) {
 		{`not json at all`, -32700},
 		{`[{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}]`, -32600},
 		{`42`, -32600},
+		// id null is a request JSON-RPC 2.0 discourages, not a notification:
+		// answered, not run silently.
+		{`{"jsonrpc":"2.0","id":null,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`, -32600},
+		{`{"jsonrpc":"2.0","ID":null,"method":"session/set_model","params":{}}`, -32600},
 	} {
 		if _, err := e.in.Write([]byte(tc.line + "\n")); err != nil {
 			t.Fatal(err)

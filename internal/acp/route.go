@@ -159,8 +159,34 @@ func malformed(line []byte) (code int, msg string) {
 		return codeInvalidRequest, "invalid request: batches are not supported; send one JSON-RPC object per line"
 	case t[0] != '{':
 		return codeInvalidRequest, "invalid request: a frame must be a JSON-RPC object"
+	case nullIDRequest(t):
+		return codeInvalidRequest, "invalid request: a request's id must be a string or a number (null would make the answer impossible to match)"
 	}
 	return 0, ""
+}
+
+// nullIDRequest reports a request whose id is present and null. JSON-RPC
+// 2.0 makes it a request (discouraged), not a notification, but the SDK
+// would run it as a notification and never answer; it is answered
+// -32600 with a null id instead, and not run.
+func nullIDRequest(t []byte) bool {
+	if !bytes.Contains(t, []byte("null")) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(t, &m) != nil {
+		return false
+	}
+	var method, nullID bool
+	for k, v := range m { // encoding/json matches member names case-insensitively
+		switch {
+		case strings.EqualFold(k, "method"):
+			method = true
+		case strings.EqualFold(k, "id"):
+			nullID = string(bytes.TrimSpace(v)) == "null"
+		}
+	}
+	return method && nullID
 }
 
 // collect adds b to the long line being read.

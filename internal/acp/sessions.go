@@ -110,6 +110,24 @@ func (ss *session) noteUsage(u extproto.ProviderUsage) {
 	ss.lastUsage = &u
 }
 
+// usageUpdatesWanted reads whether the client asked for usage_update:
+// clientCapabilities._meta["rx-bridge"].usageUpdate is true. The update
+// is UNSTABLE in ACP (not part of the spec, no capability announces it),
+// and clients built on a schema before it (the TypeScript SDK up to 0.13,
+// Zed's @zed-industries/agent-client-protocol 0.4.5) reject every one
+// as "Invalid params"; the reference sends none. So it is sent only to
+// a client that says it reads it; every client gets the turn's tokens in
+// the session/prompt result's usage.
+func usageUpdatesWanted(caps acpsdk.ClientCapabilities) bool {
+	ns, _ := caps.Meta[usageMetaNamespace].(map[string]any)
+	on, _ := ns["usageUpdate"].(bool)
+	return on
+}
+
+// usageMetaNamespace is the _meta key under which a client opts in to
+// usage_update.
+const usageMetaNamespace = "rx-bridge"
+
 // reportUsage sends usage_update at the end of a turn whose provider
 // reported usage: used is the tokens in the context after the turn (the
 // last round's prompt and completion), size the model's context window.
@@ -130,7 +148,7 @@ func (s *server) reportUsage(ss *session) {
 		used = u.TotalTokens
 	}
 	size := s.contextWindow(ss.s.Model())
-	if used <= 0 || size <= 0 {
+	if used <= 0 || size <= 0 || !usageUpdatesWanted(s.clientCaps()) {
 		return
 	}
 	s.send(ss.s.ID(), acpsdk.SessionUpdate{UsageUpdate: &acpsdk.SessionUsageUpdate{Used: used, Size: size}})

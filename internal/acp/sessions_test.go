@@ -849,13 +849,32 @@ func TestE2ESessionModes(t *testing.T) {
 // TestServeUsageUpdateAfterTurn: after a turn whose provider reported
 // usage, usage_update says the tokens in context (the last round's
 // prompt and completion) of the model's window; a model whose window is
-// unknown gets none.
+// unknown gets none. Only a client that asked for it
+// (_meta["rx-bridge"].usageUpdate) gets it: older ACP clients reject the
+// unstable update (issue 29 item 5).
 func TestServeUsageUpdateAfterTurn(t *testing.T) {
 	t.Parallel()
 	srv := newModelServer(t)
 	e := serveOn(t, t.TempDir(), t.TempDir(), modelConfig(srv, "yolo"), "local/think", nil)
 	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.prompt(t, sess.SessionId, "call list_files {}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range e.client.seen() {
+		if u.UsageUpdate != nil {
+			t.Fatalf("usage_update sent to a client that did not ask for it: %+v", *u.UsageUpdate)
+		}
+	}
+	if res.Usage == nil || res.Usage.TotalTokens == 0 {
+		t.Errorf("the prompt result carries no usage: %+v", res.Usage)
+	}
+	if _, err := e.conn.Initialize(ctxT(t), acpsdk.InitializeRequest{ProtocolVersion: ProtocolVersion, ClientCapabilities: acpsdk.ClientCapabilities{
+		Meta: map[string]any{"rx-bridge": map[string]any{"usageUpdate": true}},
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	usages := func() []acpsdk.SessionUsageUpdate {
