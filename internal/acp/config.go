@@ -127,6 +127,11 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 			efforts = m.Descriptor.Efforts
 		}
 	}
+	if model == "" {
+		// A fresh home: the option says so, and the first prompt answers
+		// "authentication required" with the fix (rx-bridge setup).
+		choices = append(acpsdk.SessionConfigSelectOptionsUngrouped{{Value: "", Name: noModelName}}, choices...)
+	}
 	modelCat, effortCat := acpsdk.SessionConfigOptionCategoryModel, acpsdk.SessionConfigOptionCategoryThoughtLevel
 	opts := []acpsdk.SessionConfigOption{selectOption(optModel, "Model", &modelCat, model, choices)}
 	if len(efforts) > 0 {
@@ -150,6 +155,10 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 	opts = append(opts, selectOption(optMode, "Mode", &modeCat, string(as.Mode()), modes))
 	return state, opts
 }
+
+// noModelName is the model option's current choice in a session without
+// a model.
+const noModelName = "No model configured: run rx-bridge setup"
 
 func selectOption(id, name string, cat *acpsdk.SessionConfigOptionCategory, cur string, choices acpsdk.SessionConfigSelectOptionsUngrouped) acpsdk.SessionConfigOption {
 	return acpsdk.SessionConfigOption{Select: &acpsdk.SessionConfigOptionSelect{

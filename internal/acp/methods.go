@@ -41,14 +41,34 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 			Meta:               agentMeta(),
 		},
 		AgentInfo:   &acpsdk.Implementation{Name: "rx-bridge", Version: s.opts.Version},
-		AuthMethods: []acpsdk.AuthMethod{},
+		AuthMethods: []acpsdk.AuthMethod{setupAuthMethod()},
 	}, nil
 }
 
-// Authenticate has nothing to do: providers are configured in the home's
-// config.toml. No method is advertised, so every id is unknown.
-func (s *server) Authenticate(_ context.Context, p acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
-	return acpsdk.AuthenticateResponse{}, rpcError(codeInvalidParams, "authenticate: unknown methodId %s", p.MethodId)
+// authSetup is the one auth method: the client runs `rx-bridge setup` in
+// a terminal (as the reference advertises `reasonix setup`), which
+// configures a provider, its key and the default model.
+const authSetup = "rx-bridge-setup"
+
+func setupAuthMethod() acpsdk.AuthMethod {
+	desc := "Choose a model provider, store its key and pick the default model, in a terminal"
+	return acpsdk.AuthMethod{Terminal: &acpsdk.AuthMethodTerminalInline{
+		Id: authSetup, Name: "rx-bridge setup", Description: &desc, Type: "terminal", Args: []string{"setup"},
+	}}
+}
+
+// Authenticate is called after the client ran the terminal method: the
+// plugins and config.toml are read again, so the provider and model
+// setup wrote serve the next prompt (a session opened before takes the
+// new default model then). Any other method id is unknown.
+func (s *server) Authenticate(ctx context.Context, p acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
+	if p.MethodId != authSetup {
+		return acpsdk.AuthenticateResponse{}, rpcError(codeInvalidParams, "authenticate: unknown methodId %s", p.MethodId)
+	}
+	if _, err := s.rt.Reload(ctx); err != nil {
+		return acpsdk.AuthenticateResponse{}, rpcError(codeInternal, "authenticate: reading the configuration again: %v", redact.Err(err))
+	}
+	return acpsdk.AuthenticateResponse{}, nil
 }
 
 // cwd is a session's workspace: the client's cwd (absolute, an existing

@@ -395,6 +395,7 @@ const (
 	codeInvalidRequest = -32600
 	codeInvalidParams  = -32602
 	codeInternal       = -32603
+	codeAuthRequired   = -32000
 )
 
 // agentError maps an agent error of method to a JSON-RPC error.
@@ -404,6 +405,10 @@ func agentError(method string, err error) *acpsdk.RequestError {
 		return rpcError(codeInvalidRequest, "%s: session already has an active prompt", method)
 	case errors.Is(err, agent.ErrNoSession):
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
+	case errors.Is(err, agent.ErrNoModel):
+		// ACP's "authentication required": a client offers the auth
+		// method (the terminal running `rx-bridge setup`).
+		return &acpsdk.RequestError{Code: codeAuthRequired, Message: fmt.Sprintf("%s: %v", method, err), Data: map[string]any{"authMethods": []string{authSetup}}}
 	case errors.Is(err, transcript.ErrLocked):
 		// Not the agent's failure: the user has the session open
 		// elsewhere (an editor's `rx-bridge serve`, another ACP agent).

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -922,5 +923,59 @@ func TestServeDeleteKeepsOtherSessions(t *testing.T) {
 	}
 	if l := e.listed(t); contains(l, ids[0]) || !contains(l, ids[1]) {
 		t.Errorf("listed %v", l)
+	}
+}
+
+// TestFreshHomeSessionAndSetup (issue 29 item 8): in a home that
+// configures no model, initialize advertises the terminal auth method
+// running `rx-bridge setup`; session/new succeeds with the model option
+// saying no model is configured; the first prompt answers ACP's
+// "authentication required" (-32000) naming the fix; once config.toml
+// names a model, authenticate reads it and the same session answers.
+func TestFreshHomeSessionAndSetup(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	e := serveOn(t, home, t.TempDir(), "", "", nil)
+	init, err := e.conn.Initialize(ctxT(t), acpsdk.InitializeRequest{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(init.AuthMethods) != 1 || init.AuthMethods[0].Terminal == nil ||
+		init.AuthMethods[0].Terminal.Id != authSetup || !slices.Equal(init.AuthMethods[0].Terminal.Args, []string{"setup"}) {
+		t.Fatalf("authMethods = %+v, want the terminal method running setup", init.AuthMethods)
+	}
+	sess, err := e.conn.NewSession(ctxT(t), acpsdk.NewSessionRequest{Cwd: e.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new in a home without a model: %v", err)
+	}
+	var modelOpt *acpsdk.SessionConfigOptionSelect
+	for _, o := range sess.ConfigOptions {
+		if o.Select != nil && o.Select.Id == optModel {
+			modelOpt = o.Select
+		}
+	}
+	if modelOpt == nil || modelOpt.CurrentValue != "" || modelOpt.Options.Ungrouped == nil || (*modelOpt.Options.Ungrouped)[0].Name != noModelName {
+		t.Fatalf("model option of a session without a model: %+v", modelOpt)
+	}
+	res := e.raw(t, "session/prompt", map[string]any{"sessionId": sess.SessionId, "prompt": []map[string]any{{"type": "text", "text": "hi"}}})
+	var rpcErr struct {
+		Code    int
+		Message string
+	}
+	if json.Unmarshal(res["error"], &rpcErr) != nil || rpcErr.Code != codeAuthRequired || !strings.Contains(rpcErr.Message, "rx-bridge setup") {
+		t.Fatalf("first prompt without a model answered %s %s, want -32000 naming rx-bridge setup", res["result"], res["error"])
+	}
+	// What setup leaves behind: a default model in config.toml.
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("model = \"plugin/echo-provider/echo/small\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.conn.Authenticate(ctxT(t), acpsdk.AuthenticateRequest{MethodId: authSetup}); err != nil {
+		t.Fatalf("authenticate after setup: %v", err)
+	}
+	if _, err := e.prompt(t, sess.SessionId, "hello after setup"); err != nil {
+		t.Fatalf("prompt after setup: %v", err)
+	}
+	if _, err := e.conn.Authenticate(ctxT(t), acpsdk.AuthenticateRequest{MethodId: "nope"}); err == nil {
+		t.Error("authenticate with an unknown method id succeeded")
 	}
 }

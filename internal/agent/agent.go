@@ -64,6 +64,10 @@ var (
 	ErrNoSession   = errors.New("agent: no such session")
 	// ErrInvalid is a request the registry refuses as malformed.
 	ErrInvalid = errors.New("agent: invalid request")
+	// ErrNoModel is a prompt in a session without a model when the home
+	// configures none (a fresh home): the session exists, the first
+	// prompt says the one step that fixes it.
+	ErrNoModel = errors.New("no model is configured: run `rx-bridge setup` in a terminal to pick a provider and model (or set model in config.toml)")
 )
 
 // NewAgent returns an agent with no session open.
@@ -93,20 +97,25 @@ func (a *Agent) Hold() (release func()) {
 }
 
 // New starts a session in workspace with model (a catalog ref). An empty
-// model means the workspace's .rx-bridge.toml model, else the config's.
-// session.start runs before New returns; a block refuses the session.
+// model means the workspace's .rx-bridge.toml model, else the config's;
+// when neither names one (a fresh home) the session starts without a
+// model and its first prompt fails with ErrNoModel, unless a model has
+// been configured by then. session.start runs before New returns; a
+// block refuses the session.
 func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, error) {
 	ws, err := tools.NewWorkspace(workspace)
 	if err != nil {
 		return nil, err
 	}
 	if model == "" {
-		if model, err = a.defaultModel(ws); err != nil {
+		if model, err = a.defaultModel(ws); err != nil && !errors.Is(err, ErrNoModel) {
 			return nil, err
 		}
 	}
-	if err := a.checkModel(model); err != nil {
-		return nil, err
+	if model != "" {
+		if err := a.checkModel(model); err != nil {
+			return nil, err
+		}
 	}
 	id, err := newID(a.opts.Now())
 	if err != nil {
@@ -158,7 +167,12 @@ func (a *Agent) defaultModel(ws *tools.Workspace) (string, error) {
 	if a.opts.Settings.Model != "" {
 		return a.opts.Settings.Model, nil
 	}
-	return "", errors.New("agent: no model given and none configured (set model in config.toml or pass one)")
+	if a.opts.ConfigModel != nil {
+		if m := a.opts.ConfigModel(); m != "" {
+			return m, nil
+		}
+	}
+	return "", ErrNoModel
 }
 
 // checkModel resolves ref in the current generation's catalog; a ref

@@ -204,17 +204,27 @@ func TestListAndDelete(t *testing.T) {
 
 func TestNewRefusesUnknownModel(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, newScripted())
+	h := newHarness(t, newScripted(answer("hello")))
 	if _, err := h.agent.New(ctx(t), h.ws, "test/nope"); err == nil || !strings.Contains(err.Error(), "available: test/m1, test/m2") {
 		t.Errorf("New with an unknown model: %v", err)
 	}
-	if _, err := h.agent.New(ctx(t), h.ws, ""); err == nil || !strings.Contains(err.Error(), "no model") {
-		t.Errorf("New without a model: %v", err)
+	// A fresh home (issue 29 item 8): the session starts without a
+	// model; its prompt says the one step that fixes it, and once a model
+	// is configured the same session takes it.
+	bare, err := h.agent.New(ctx(t), h.ws, "")
+	if err != nil || bare.Model() != "" {
+		t.Fatalf("New without a model anywhere: %v, model %q", err, bare.Model())
+	}
+	if _, err := bare.Prompt(ctx(t), "hi"); !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "rx-bridge setup") {
+		t.Errorf("a prompt without a model: %v", err)
 	}
 	h.write(".rx-bridge.toml", "model = \"test/m2\"\n")
 	s, err := h.agent.New(ctx(t), h.ws, "")
 	if err != nil || s.Model() != "test/m2" {
 		t.Errorf("workspace default model: %v", err)
+	}
+	if _, err := bare.Prompt(ctx(t), "hi"); err != nil || bare.Model() != "test/m2" {
+		t.Errorf("the model-less session once a model is configured: %v, model %q", err, bare.Model())
 	}
 	s1 := h.session()
 	if err := s1.SetModel("test/zzz"); err == nil {

@@ -131,6 +131,11 @@ type Options struct {
 	// Settings supply the approval mode, step budget, tool timeout and
 	// default model.
 	Settings Settings
+	// ConfigModel returns the home config's model as it is now ("" for
+	// none), after Settings.Model: a home set up while the agent runs
+	// (rx-bridge setup, then a reload) gives sessions started without a
+	// model their model. nil means Settings.Model only.
+	ConfigModel func() string
 	// WorkspaceModel returns the default model a workspace names ("" for
 	// none), for local workspaces; nil means none does.
 	WorkspaceModel func(root string) (string, error)

@@ -52,6 +52,9 @@ type turn struct {
 // The model never changes mid-turn, and a failed provider is never
 // replaced by another.
 func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	if err := s.adoptModel(); err != nil {
+		return Result{}, err
+	}
 	// An undo running now finishes before the turn starts (UndoTurn).
 	s.a.undoGate.RLock()
 	defer s.a.undoGate.RUnlock()
@@ -70,6 +73,19 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 		err = ferr
 	}
 	return res, redact.Err(err)
+}
+
+// adoptModel gives a session started without a model (a fresh home) the
+// default model once one is configured, else fails with ErrNoModel.
+func (s *Session) adoptModel() error {
+	if s.Model() != "" {
+		return nil
+	}
+	def, err := s.a.defaultModel(s.ws)
+	if err != nil {
+		return err
+	}
+	return s.SetModel(def)
 }
 
 func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, error) {

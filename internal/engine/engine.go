@@ -149,6 +149,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		Home:           snap.Home.Dir,
 		Settings:       settings,
 		WorkspaceModel: manifest.WorkspaceModel,
+		ConfigModel:    e.configModel,
 		Runtime:        agent.Pinning(e.Runtime.Acquire),
 		Editor:         opts.Editor,
 		OnUpdate:       opts.OnUpdate,
@@ -162,6 +163,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Agent = a
 	e.agent.Store(a)
 	return e, nil
+}
+
+// configModel is the model the running generation's config.toml names
+// ("" for none, or before the first build of a deferred runtime).
+func (e *Engine) configModel() string {
+	if snap := e.Runtime.Current(); snap != nil && snap.Home != nil {
+		return snap.Home.Config.Model
+	}
+	return ""
 }
 
 // services hands the sidecars' UI traffic to the hub, naming the session
