@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,47 +125,133 @@ type choice struct {
 	value json.RawMessage
 }
 
-// ask asks one field as a permission request: each choice an allow_once
-// option "<key>:<n>", then "<key>:cancel". Any outcome but a choice
-// cancels the prompt.
+// Clients that render permission options by their kind alone (codecompanion
+// shows every allow_once as "Accept") cannot tell answers apart that
+// share a kind, so without elicitation no question offers two options of
+// one kind: a confirm is Yes (allow_once) / No (reject_once); a question
+// with one answer (a select of one, an input's default) is that answer
+// (allow_once) / Cancel (reject_once); a select of several asks its
+// answers one at a time, each named in the request's title ("Choose X" /
+// "Next option"), and a multi-select asks each answer in turn
+// ("Include X" / "Skip"). Dismissing any request (outcome cancelled)
+// cancels the question.
+
+// permit asks one permission request for field f of p (step is the
+// request's place in a sequence, "" for a single one) and returns the
+// option the user picked ("" when dismissed).
+func (u *clientUI) permit(ctx context.Context, id string, p editorui.Prompt, title, step string, detail string, opts []acpsdk.PermissionOption) (string, error) {
+	f := p.Fields[0]
+	kind, status := acpsdk.ToolKindOther, acpsdk.ToolCallStatusPending
+	callID := "ask-" + p.Plugin + "-" + p.SurfaceID + "-" + f.Key
+	if step != "" {
+		callID += "-" + step
+	}
+	call := acpsdk.ToolCallUpdate{
+		ToolCallId: acpsdk.ToolCallId(callID),
+		Title:      &title, Kind: &kind, Status: &status,
+		RawInput: map[string]any{"plugin": p.Plugin, "question": orDefault(f.Label, orDefault(p.Title, "Question")), "kind": string(f.Kind), "options": f.Options},
+	}
+	var text []string
+	if p.Title != "" && !strings.HasPrefix(title, p.Title) {
+		text = append(text, p.Title)
+	}
+	if detail != "" {
+		text = append(text, detail)
+	}
+	if len(text) > 0 {
+		call.Content = []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(strings.Join(text, "\n\n")))}
+	}
+	res, err := u.s.client().RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(id), ToolCall: call, Options: opts})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", nil
+	}
+	if res.Outcome.Selected == nil {
+		return "", nil
+	}
+	return string(res.Outcome.Selected.OptionId), nil
+}
+
+// ask asks one field whose answers are choices (at most two with
+// distinct kinds: see above): the first allow_once, then, for a confirm,
+// the second reject_once, else Cancel.
 func (u *clientUI) ask(ctx context.Context, p editorui.Prompt, choices []choice) (editorui.Answer, error) {
+	id := u.s.askIn(p.Origin)
+	if id == "" || len(p.Fields) != 1 || len(choices) == 0 {
+		return editorui.Answer{Cancelled: true}, nil
+	}
+	f := p.Fields[0]
+	title := orDefault(f.Label, orDefault(p.Title, "Question"))
+	opts := []acpsdk.PermissionOption{{OptionId: acpsdk.PermissionOptionId(f.Key + ":1"), Name: choices[0].name, Kind: acpsdk.PermissionOptionKindAllowOnce}}
+	if len(choices) == 2 {
+		opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":2"), Name: choices[1].name, Kind: acpsdk.PermissionOptionKindRejectOnce})
+	} else {
+		opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":cancel"), Name: "Cancel", Kind: acpsdk.PermissionOptionKindRejectOnce})
+	}
+	picked, err := u.permit(ctx, id, p, title, "", "", opts)
+	if err != nil {
+		return editorui.Answer{}, err
+	}
+	return pickedAnswer(f.Key, picked, choices), nil
+}
+
+// askEach asks a select or multi-select of several options one option at
+// a time. A select ends at the first option chosen ("Next option" on the
+// last one cancels); a multi-select asks every option and answers the
+// ones included.
+func (u *clientUI) askEach(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
 	id := u.s.askIn(p.Origin)
 	if id == "" || len(p.Fields) != 1 {
 		return editorui.Answer{Cancelled: true}, nil
 	}
 	f := p.Fields[0]
-	title := orDefault(f.Label, orDefault(p.Title, "Question"))
-	opts := make([]acpsdk.PermissionOption, 0, len(choices)+1)
-	for i, c := range choices {
-		opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":" + strconv.Itoa(i+1)), Name: c.name, Kind: acpsdk.PermissionOptionKindAllowOnce})
-	}
-	opts = append(opts, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(f.Key + ":cancel"), Name: "Cancel", Kind: acpsdk.PermissionOptionKindRejectOnce})
-	kind, status := acpsdk.ToolKindOther, acpsdk.ToolCallStatusPending
-	call := acpsdk.ToolCallUpdate{
-		ToolCallId: acpsdk.ToolCallId("ask-" + p.Plugin + "-" + p.SurfaceID + "-" + f.Key),
-		Title:      &title, Kind: &kind, Status: &status,
-		RawInput: map[string]any{"plugin": p.Plugin, "question": title, "kind": string(f.Kind), "options": f.Options},
-	}
-	if p.Title != "" && p.Title != title {
-		call.Content = []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(p.Title))}
-	}
-	res, err := u.s.client().RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(id), ToolCall: call, Options: opts})
-	if err != nil {
-		if ctx.Err() != nil {
-			return editorui.Answer{}, ctx.Err()
+	question := orDefault(f.Label, orDefault(p.Title, "Question"))
+	multi := f.Kind == extproto.FieldMultiselect
+	var included []string
+	for i, o := range f.Options {
+		var list []string
+		for j, other := range f.Options {
+			mark := "  "
+			if j == i {
+				mark = "→ "
+			}
+			list = append(list, mark+other)
 		}
+		title := fmt.Sprintf("%s — %s? (%d of %d)", question, o, i+1, len(f.Options))
+		yes, no := "Choose "+o, "Next option"
+		if multi {
+			yes, no = "Include "+o, "Skip "+o
+		} else if i == len(f.Options)-1 {
+			no = "None of these"
+		}
+		opts := []acpsdk.PermissionOption{
+			{OptionId: acpsdk.PermissionOptionId(f.Key + ":yes"), Name: yes, Kind: acpsdk.PermissionOptionKindAllowOnce},
+			{OptionId: acpsdk.PermissionOptionId(f.Key + ":no"), Name: no, Kind: acpsdk.PermissionOptionKindRejectOnce},
+		}
+		picked, err := u.permit(ctx, id, p, title, strconv.Itoa(i+1), strings.Join(list, "\n"), opts)
+		switch {
+		case err != nil:
+			return editorui.Answer{}, err
+		case picked == "":
+			return editorui.Answer{Cancelled: true}, nil
+		case picked == f.Key+":yes" && !multi:
+			return editorui.Answer{Values: map[string]json.RawMessage{f.Key: jsonString(o)}}, nil
+		case picked == f.Key+":yes":
+			included = append(included, o)
+		}
+	}
+	if !multi {
 		return editorui.Answer{Cancelled: true}, nil
 	}
-	return pickedAnswer(f.Key, res.Outcome, choices), nil
+	b, _ := json.Marshal(append([]string{}, included...))
+	return editorui.Answer{Values: map[string]json.RawMessage{f.Key: b}}, nil
 }
 
-// pickedAnswer maps a permission outcome to the answer of field key: the
-// value of the choice its option names; anything else cancels.
-func pickedAnswer(key string, out acpsdk.RequestPermissionOutcome, choices []choice) editorui.Answer {
-	if out.Selected == nil {
-		return editorui.Answer{Cancelled: true}
-	}
-	picked := string(out.Selected.OptionId)
+// pickedAnswer maps the picked option id to the answer of field key: the
+// value of the choice it names; anything else cancels.
+func pickedAnswer(key, picked string, choices []choice) editorui.Answer {
 	n, err := strconv.Atoi(strings.TrimPrefix(picked, key+":"))
 	if !strings.HasPrefix(picked, key+":") || err != nil || n < 1 || n > len(choices) {
 		return editorui.Answer{Cancelled: true}
@@ -202,33 +289,36 @@ func (u *clientUI) one(ctx context.Context, p editorui.Prompt) (editorui.Answer,
 	return u.askField(ctx, p)
 }
 
-// askField asks p's one field as a permission request, the reference's
-// mapping: a select's options, Yes/No for a confirm, a multi-select's
-// options one at a time (one answer), an input only its default (a
-// permission request has no text field; without one it can only be
-// cancelled).
+// askField asks p's one field as permission requests (see above): Yes /
+// No for a confirm, a select's or multi-select's options (one at a time
+// when there are several), an input only its default — a permission
+// request has no text field, so an input without one cannot be asked:
+// the user is told which question this client cannot answer and the
+// question is cancelled.
 func (u *clientUI) askField(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
 	f := p.Fields[0]
-	var cs []choice
 	switch f.Kind {
 	case extproto.FieldConfirm:
-		cs = []choice{{"Yes", json.RawMessage("true")}, {"No", json.RawMessage("false")}}
-	case extproto.FieldSelect:
-		for _, o := range f.Options {
-			cs = append(cs, choice{name: o, value: jsonString(o)})
+		return u.ask(ctx, p, []choice{{"Yes", json.RawMessage("true")}, {"No", json.RawMessage("false")}})
+	case extproto.FieldSelect, extproto.FieldMultiselect:
+		if len(f.Options) == 1 && f.Kind == extproto.FieldSelect {
+			return u.ask(ctx, p, []choice{{f.Options[0], jsonString(f.Options[0])}})
 		}
-	case extproto.FieldMultiselect:
-		for _, o := range f.Options {
-			b, _ := json.Marshal([]string{o})
-			cs = append(cs, choice{name: o, value: b})
+		if len(f.Options) > 0 {
+			return u.askEach(ctx, p)
 		}
 	case extproto.FieldInput:
 		var def string
 		if d := f.Default; d != nil && json.Unmarshal(d, &def) == nil && def != "" {
-			cs = append(cs, choice{name: "Use " + strconv.Quote(def), value: jsonString(def)})
+			return u.ask(ctx, p, []choice{{"Use " + strconv.Quote(def), jsonString(def)}})
+		}
+		question := orDefault(f.Label, orDefault(p.Title, f.Key))
+		msg := fmt.Sprintf("%s asked %q, which needs typed text; this client offers no elicitation form, so it cannot be answered here (the question was cancelled)", p.Plugin, question)
+		if id := u.s.askIn(p.Origin); id != "" {
+			u.s.send(id, acpsdk.UpdateAgentMessageText(chunkPrefix(editorui.SeverityWarn)+redact.String(msg)))
 		}
 	}
-	return u.ask(ctx, p, cs)
+	return editorui.Answer{Cancelled: true}, nil
 }
 
 // Form asks every field of a request at once: one elicitation, or
@@ -278,20 +368,19 @@ func chunkPrefix(sev editorui.Severity) string {
 	return "\n\n"
 }
 
-// ShowMessageRequest offers the choices as a permission request.
+// ShowMessageRequest offers the choices as a select's permission
+// requests (one at a time when there are several: see askField).
 func (u *clientUI) ShowMessageRequest(ctx context.Context, _ editorui.Severity, text string, choices []string) (int, bool, error) {
-	cs := make([]choice, len(choices))
-	for i, c := range choices {
-		cs[i] = choice{name: c, value: jsonString(strconv.Itoa(i))}
-	}
-	a, err := u.ask(ctx, editorui.Prompt{Title: text, Fields: []editorui.Field{{Key: "choice", Label: text}}}, cs)
+	a, err := u.askField(ctx, editorui.Prompt{Title: text, Fields: []editorui.Field{{Key: "choice", Label: text, Kind: extproto.FieldSelect, Options: choices}}})
 	if err != nil || a.Cancelled {
 		return 0, false, err
 	}
 	var v string
 	_ = json.Unmarshal(a.Values["choice"], &v)
-	n, _ := strconv.Atoi(v)
-	return n, true, nil
+	if n := slices.Index(choices, v); n >= 0 {
+		return n, true, nil
+	}
+	return 0, false, nil
 }
 
 func (u *clientUI) LogMessage(_ context.Context, sev editorui.Severity, text string) error {

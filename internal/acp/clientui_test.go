@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,16 +18,21 @@ import (
 )
 
 // TestUpdateSinkAskRequestUsesPermissionChoices: without elicitation a
-// plugin's select is a permission request whose options are its answers
-// and Cancel; the chosen option is the answer (hello's greet: style 2 is
-// formal, its input offers its default).
+// plugin's select of several answers asks them one at a time, each
+// request naming its answer in its title and offering options of two
+// kinds (issue 29 item 7: a client that renders options by kind alone
+// must tell them apart); the chosen one is the answer (hello's greet:
+// formal is the second style; its input offers its default).
 func TestUpdateSinkAskRequestUsesPermissionChoices(t *testing.T) {
 	t.Parallel()
 	e := startIO(t, acpsdk.ClientCapabilities{}, "hello")
 	id := e.newSession(t)
 	e.c.permit = func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionOutcome {
-		if *p.ToolCall.Title == "How should I greet you?" {
-			return acpsdk.NewRequestPermissionOutcomeSelected("value:2")
+		switch title := *p.ToolCall.Title; {
+		case strings.Contains(title, "— formal?"):
+			return acpsdk.NewRequestPermissionOutcomeSelected("value:yes")
+		case strings.HasPrefix(title, "How should I greet you?"):
+			return acpsdk.NewRequestPermissionOutcomeSelected("value:no")
 		}
 		return acpsdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
 	}
@@ -34,22 +40,30 @@ func TestUpdateSinkAskRequestUsesPermissionChoices(t *testing.T) {
 	e.c.mu.Lock()
 	perms := append([]acpsdk.RequestPermissionRequest(nil), e.c.perms...)
 	e.c.mu.Unlock()
-	if len(perms) != 2 {
-		t.Fatalf("%d permission requests", len(perms))
+	if len(perms) != 3 {
+		t.Fatalf("%d permission requests, want friendly, formal, then the name", len(perms))
 	}
-	first := perms[0]
-	if !strings.HasPrefix(string(first.ToolCall.ToolCallId), "ask-hello-") || !strings.HasSuffix(string(first.ToolCall.ToolCallId), "-value") {
-		t.Errorf("toolCallId %q", first.ToolCall.ToolCallId)
+	for i, want := range []string{"How should I greet you? — friendly? (1 of 3)", "How should I greet you? — formal? (2 of 3)"} {
+		p := perms[i]
+		if *p.ToolCall.Title != want {
+			t.Errorf("request %d title %q, want %q", i+1, *p.ToolCall.Title, want)
+		}
+		if !strings.HasPrefix(string(p.ToolCall.ToolCallId), "ask-hello-") || !strings.HasSuffix(string(p.ToolCall.ToolCallId), "-value-"+strconv.Itoa(i+1)) {
+			t.Errorf("toolCallId %q", p.ToolCall.ToolCallId)
+		}
+		kinds := map[acpsdk.PermissionOptionKind]bool{}
+		for _, o := range p.Options {
+			kinds[o.Kind] = true
+		}
+		if len(kinds) != len(p.Options) {
+			t.Errorf("request %d offers options of one kind: %+v", i+1, p.Options)
+		}
 	}
-	var names []string
-	for _, o := range first.Options {
-		names = append(names, string(o.OptionId)+"="+o.Name+"/"+string(o.Kind))
+	if got := perms[1].Options[0].Name; got != "Choose formal" {
+		t.Errorf("select option %q", got)
 	}
-	if got := strings.Join(names, " "); got != "value:1=friendly/allow_once value:2=formal/allow_once value:3=pirate/allow_once value:cancel=Cancel/reject_once" {
-		t.Errorf("options %s", got)
-	}
-	if got := perms[1].Options[0].Name; got != `Use "Ada"` {
-		t.Errorf("input option %q", got)
+	if got := perms[2].Options[0].Name; got != `Use "Ada"` || perms[2].Options[1].Kind != acpsdk.PermissionOptionKindRejectOnce {
+		t.Errorf("input options %+v", perms[2].Options)
 	}
 	if text := messages(e.c.testClient); !strings.Contains(text, "Good day, Ada.") {
 		t.Errorf("the answers did not reach the plugin: %q", text)

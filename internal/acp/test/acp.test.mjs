@@ -172,10 +172,15 @@ test('a plugin action runs as a slash command, its questions answered through re
 	const asked = [];
 	onPermission = (p) => {
 		asked.push(p.toolCall.title);
-		if (p.toolCall.title === 'How should I greet you?') {
-			const pirate = p.options.find((o) => o.name === 'pirate');
-			assert.ok(pirate, JSON.stringify(p.options));
-			return { outcome: { outcome: 'selected', optionId: pirate.optionId } };
+		// A select of several answers is asked one answer at a time, with
+		// options of distinct kinds (clients that render options by kind
+		// alone must tell them apart).
+		assert.equal(new Set(p.options.map((o) => o.kind)).size, p.options.length, JSON.stringify(p.options));
+		if (p.toolCall.title.startsWith('How should I greet you?')) {
+			const want = p.toolCall.title.includes('— pirate?') ? 'Choose pirate' : 'Next option';
+			const o = p.options.find((o) => o.name === want);
+			assert.ok(o, JSON.stringify(p.options));
+			return { outcome: { outcome: 'selected', optionId: o.optionId } };
 		}
 		const use = p.options.find((o) => o.name === 'Use "Ada"');
 		assert.ok(use, JSON.stringify(p.options));
@@ -183,7 +188,12 @@ test('a plugin action runs as a slash command, its questions answered through re
 	};
 	const res = await agent().request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/hello:greet name=Ada' }] });
 	assert.equal(res.stopReason, 'end_turn');
-	assert.deepEqual(asked, ['How should I greet you?', 'Your name']);
+	assert.deepEqual(asked, [
+		'How should I greet you? — friendly? (1 of 3)',
+		'How should I greet you? — formal? (2 of 3)',
+		'How should I greet you? — pirate? (3 of 3)',
+		'Your name',
+	]);
 	// The action's message is the turn's text; the echo model repeats it.
 	assert.match(textOf(sessionId, 'agent_message_chunk', from), /Ahoy, Ada!/);
 });
