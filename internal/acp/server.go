@@ -279,6 +279,22 @@ func (s *server) onUpdate(id string, u agent.Update) {
 		s.send(id, up)
 	}
 	s.observeUsage(id, u, replay)
+	if !replay && u.Subagent == nil && u.Kind == agent.UpdateNotice && u.Notice != nil && u.Notice.Kind == agent.NoticeMode {
+		s.modeChanged(id)
+	}
+}
+
+// modeChanged tells the client a session's mode changed on its own (an
+// approved plan left plan mode): current_mode_update, and
+// config_option_update for clients that show the mode as an option.
+func (s *server) modeChanged(id string) {
+	ss, ok := s.session(acpsdk.SessionId(id))
+	if !ok {
+		return
+	}
+	_, opts := s.configState(ss.s)
+	s.send(id, acpsdk.SessionUpdate{ConfigOptionUpdate: &acpsdk.SessionConfigOptionUpdate{ConfigOptions: opts}})
+	s.send(id, acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: acpsdk.SessionModeId(ss.s.Mode())}})
 }
 
 func (s *server) send(id string, up acpsdk.SessionUpdate) {

@@ -25,10 +25,27 @@ const kindOther tools.Kind = "other"
 // shows here). A tool of a package never hides a host
 // tool of the same name.
 func (t *turn) toolSet() *tools.Set {
-	host := t.s.a.opts.Tools
 	if t.sub != nil {
 		return t.sub.tools
 	}
+	set := t.baseToolSet()
+	if t.s.Mode() != ModePlan {
+		return set
+	}
+	// Plan mode offers exit_plan_mode (plan.go) beside the others.
+	if _, taken := set.Lookup(ToolExitPlanMode); taken {
+		return set
+	}
+	var list []tools.Tool
+	for _, sc := range set.Schemas() {
+		tool, _ := set.Lookup(sc.Name)
+		list = append(list, tool)
+	}
+	return tools.NewSet(append(list, planTool{})...)
+}
+
+func (t *turn) baseToolSet() *tools.Set {
+	host := t.s.a.opts.Tools
 	md, mcp := t.g.Markdown(), t.g.MCP()
 	if md == nil && mcp == nil && t.mcp == nil {
 		return host

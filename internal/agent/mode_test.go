@@ -3,9 +3,11 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
 )
@@ -202,5 +204,76 @@ func TestLoadFallsBackFromStaleModel(t *testing.T) {
 	}
 	if _, torn, err := transcript.Read(filepath.Join(h.home, SessionsDir), s.ID()); err != nil || torn != nil {
 		t.Fatal(err, torn)
+	}
+}
+
+// TestPlanApprovalLeavesPlanMode (issue 29 item 6): in plan mode the
+// model presents its plan with exit_plan_mode; the user is asked even in
+// yolo (approving a plan needs a person); a rejected plan keeps the
+// session in plan mode and refuses the edit, an approved one switches
+// it to normal and the same turn carries the plan out.
+func TestPlanApprovalLeavesPlanMode(t *testing.T) {
+	t.Parallel()
+	plan := map[string]any{"plan": "1. Change a.txt to \"changed\"."}
+	prov := newScripted(
+		calls(call("p1", ToolExitPlanMode, plan)),
+		calls(call("e1", "apply_edit", map[string]any{"path": "a.txt", "content": "changed"})),
+		answer("Kept planning."),
+		calls(call("p2", ToolExitPlanMode, plan)),
+		calls(call("e2", "apply_edit", map[string]any{"path": "a.txt", "content": "changed"})),
+		answer("Done."),
+	)
+	h := newHarness(t, prov, withApproval(ApproveYolo))
+	h.write("a.txt", "alpha")
+	s := h.session()
+	if err := s.SetMode(ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	approve := PermissionDeny
+	h.editor.answers = func(req PermissionRequest) PermissionOutcome {
+		if req.ToolCall.Name != ToolExitPlanMode {
+			t.Errorf("asked about %s in yolo", req.ToolCall.Name)
+			return PermissionDeny
+		}
+		return approve
+	}
+	if _, err := s.Prompt(ctx(t), "plan it"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode() != ModePlan {
+		t.Errorf("a rejected plan left plan mode: %s", s.Mode())
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "alpha" {
+		t.Fatalf("a rejected plan changed a.txt: %q", b)
+	}
+	approve = PermissionAllow
+	if _, err := s.Prompt(ctx(t), "plan it again"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode() != ModeNormal {
+		t.Errorf("an approved plan left the session in %s", s.Mode())
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "changed" {
+		t.Errorf("the approved plan was not carried out in its turn: a.txt %q", b)
+	}
+	if q := h.editor.questions(); len(q) != 2 {
+		t.Errorf("%d questions, want the two plan approvals", len(q))
+	}
+	var noticed bool
+	for _, u := range h.updates.of(s.ID()) {
+		noticed = noticed || (u.Kind == UpdateNotice && u.Notice.Kind == NoticeMode)
+	}
+	if !noticed {
+		t.Error("no mode notice after the approval")
+	}
+	// Offered in plan mode only.
+	prov.mu.Lock()
+	reqs := prov.reqs
+	prov.mu.Unlock()
+	offered := func(r providers.Request) bool {
+		return slices.ContainsFunc(r.Body.Tools, func(sc extproto.ProviderToolSchema) bool { return sc.Name == ToolExitPlanMode })
+	}
+	if len(reqs) != 6 || !offered(reqs[0]) || !offered(reqs[3]) {
+		t.Errorf("exit_plan_mode not offered in plan mode (%d requests)", len(reqs))
 	}
 }

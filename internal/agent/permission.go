@@ -18,6 +18,10 @@ import (
 // reports that the user is asked by reviewing the call's edit in the
 // editor instead (EditReviewer).
 func (t *turn) permit(ctx context.Context, tc *ToolCall, args string, tool tools.Tool) (allowed, review bool, refusal string, err error) {
+	if _, ok := tool.(planTool); ok {
+		allowed, refusal, err := t.approvePlan(ctx, tc, args)
+		return allowed, false, refusal, err
+	}
 	if refusal := t.s.planRefusal(tc.Name, tool); refusal != "" {
 		return false, false, refusal, nil
 	}

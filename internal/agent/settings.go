@@ -99,7 +99,7 @@ func (s *Session) planRefusal(name string, tool tools.Tool) string {
 	}
 	return fmt.Sprintf("plan mode: %s is refused because it may change files or run commands; "+
 		"while the session is in plan mode only tools that read or search run (and todo_write records the plan) — "+
-		"present the plan, and the user switches the session back to normal mode to carry it out", name)
+		"present the plan with exit_plan_mode: once the user approves it the session leaves plan mode and you carry it out", name)
 }
 
 // restore takes a loaded session's stored settings. A model the catalog

@@ -170,6 +170,9 @@ const (
 	NoticeReplaced    NoticeKind = "replaced"
 	NoticeInterrupted NoticeKind = "interrupted"
 	NoticeTranscript  NoticeKind = "transcript"
+	// NoticeMode: the session's mode changed on its own (a plan the user
+	// approved left plan mode).
+	NoticeMode NoticeKind = "mode"
 	// NoticeMCP is about an MCP server: it failed, stopped, or its tools
 	// changed (Notice.Plugin names the server).
 	NoticeMCP NoticeKind = "mcp"
