@@ -243,6 +243,16 @@ func (c *chat) interactive() int {
 		case line == "/help" || line == "/commands":
 			c.help()
 			continue
+		case line == "/mode" || strings.HasPrefix(line, "/mode "):
+			m := strings.TrimSpace(strings.TrimPrefix(line, "/mode"))
+			if m == "" {
+				fmt.Fprintf(c.stderr, "mode: %s\n", c.s.Mode())
+			} else if err := c.s.SetMode(agent.Mode(m)); err != nil {
+				fmt.Fprintf(c.stderr, "rx-bridge chat: %v\n", err)
+			} else {
+				fmt.Fprintf(c.stderr, "mode: %s\n", c.s.Mode())
+			}
+			continue
 		case strings.HasPrefix(line, "/model"):
 			ref := strings.TrimSpace(strings.TrimPrefix(line, "/model"))
 			if ref == "" {
@@ -313,7 +323,7 @@ func (c *chat) rel(path string) string {
 func (c *chat) help() {
 	w := c.stderr
 	fmt.Fprintln(w, "commands:")
-	for _, b := range [][2]string{{"/help", "this list"}, {"/model [REF]", "show or change the model"}, {"/undo [force]", "undo the file changes of the last turn not undone yet"}, {"/exit", "end the chat"}} {
+	for _, b := range [][2]string{{"/help", "this list"}, {"/model [REF]", "show or change the model"}, {"/mode [normal|plan]", "show or change the mode (plan: read and plan, edits wait for your approval of the plan)"}, {"/undo [force]", "undo the file changes of the last turn not undone yet"}, {"/exit", "end the chat"}} {
 		fmt.Fprintf(w, "  %s - %s\n", b[0], b[1])
 	}
 	snap, release := c.rt.Acquire()

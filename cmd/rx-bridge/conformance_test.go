@@ -59,6 +59,8 @@ type conformFE interface {
 	asked() []question
 	// undo undoes the session's last turn that changed files.
 	undo(force bool) undoOut
+	// setMode sets the session's mode (normal or plan).
+	setMode(mode string)
 }
 
 // undoOut is what an undo did: workspace-relative paths restored and
@@ -190,6 +192,12 @@ func (f *serveFE) undo(force bool) undoOut {
 	return r.out(f.ws)
 }
 
+func (f *serveFE) setMode(mode string) {
+	if err := f.c.Call(ctxT(f.t), "rx/session/setMode", map[string]any{"sessionId": f.sid, "mode": mode}, nil); err != nil {
+		f.t.Fatalf("rx/session/setMode %s: %v", mode, err)
+	}
+}
+
 func (f *serveFE) reload() error {
 	return f.c.Call(ctxT(f.t), "workspace/executeCommand", map[string]any{"command": "rx.reload"}, nil)
 }
@@ -257,6 +265,12 @@ func (f *acpFE) undo(force bool) undoOut {
 		return undoOut{Err: err.Error()}
 	}
 	return r.out(f.ws)
+}
+
+func (f *acpFE) setMode(mode string) {
+	if err := f.p.try("session/set_mode", map[string]any{"sessionId": f.sid, "modeId": mode}, nil); err != nil {
+		f.p.t.Fatalf("session/set_mode %s: %v", mode, err)
+	}
 }
 
 func (f *acpFE) reload() error {
@@ -405,6 +419,8 @@ func (f *chatFE) promptAsync(text string) <-chan turnOut {
 
 func (f *chatFE) reload() error { return errNoReload }
 
+func (f *chatFE) setMode(mode string) { f.write("/mode " + mode) }
+
 // undo types /undo (or /undo force) and then /model, whose "model: …"
 // line on stderr marks that every line of the undo was written.
 func (f *chatFE) undo(force bool) undoOut {
@@ -451,6 +467,7 @@ func (f *chatFE) undo(force bool) undoOut {
 // asks, the questions it must ask (exactly), and what the turn's text
 // must and must not hold.
 type step struct {
+	mode    string // set the session's mode before the prompt
 	prompt  string
 	answer  string
 	asks    []question
@@ -678,6 +695,17 @@ var conformScenarios = []scenario{
 		},
 	},
 	{
+		name: "plan mode refuses an edit, then an approved plan leaves it and the edit runs", approval: "yolo",
+		steps: []step{
+			{mode: "plan", prompt: editCall("a.txt", "one\n"), has: []string{"plan mode: apply_edit is refused"}},
+			{prompt: `call exit_plan_mode {"plan": "write a.txt"}`, answer: answerDeny, asks: []question{{"Leave plan mode and carry out this plan?", ""}}, has: []string{"did not approve the plan"}},
+			{prompt: editCall("a.txt", "two\n"), has: []string{"plan mode: apply_edit is refused"}},
+			{prompt: `call exit_plan_mode {"plan": "write a.txt"}`, answer: answerOnce, asks: []question{{"Leave plan mode and carry out this plan?", ""}}, has: []string{"approved the plan"}},
+			{prompt: editCall("a.txt", "three\n")},
+		},
+		files: map[string]string{"a.txt": "three\n"},
+	},
+	{
 		name: "a typed action runs with its arguments and its message is the turn's text", approval: "ask",
 		steps: []step{
 			{prompt: "/conform:args name=Ada extra", has: []string{"args: arg1=extra name=Ada"}},
@@ -715,6 +743,9 @@ func TestFrontEndConformance(t *testing.T) {
 						cur = answerDeny
 					}
 					mu.Unlock()
+					if st.mode != "" {
+						f.setMode(st.mode)
+					}
 					before := len(f.asked())
 					out := f.prompt(st.prompt)
 					if os.Getenv("CONFORM_DEBUG") != "" { // what each turn said, for whoever adds a scenario
