@@ -80,6 +80,14 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 // reasoning as they arrive. The caller's cancel reaches the provider
 // through ctx (for a plugin provider, as stream/cancel).
 func (t *turn) stream(ctx context.Context, req extproto.ProviderRequest, show bool) (providers.Response, error) {
+	left, err := fitRequest(t.model.Origin, &req)
+	if err != nil {
+		return providers.Response{}, err
+	}
+	if left > 0 {
+		t.notice(NoticeWarning, "", "", fmt.Sprintf("%.1f MiB of earlier messages were left out of this request to %s: a plugin provider takes at most %d MiB per request (the session's transcript keeps them)",
+			float64(left)/(1<<20), t.model.Ref, extproto.FrameBytes>>20))
+	}
 	t.s.j.checkpoint()
 	st, err := t.models.Open(ctx, t.model.Ref, t.effort, req)
 	if err != nil {
