@@ -65,7 +65,11 @@ function M.capabilities()
       workDoneProgress = true,
       showMessage = { messageActionItem = { additionalPropertiesSupport = false } },
     },
-    workspace = { applyEdit = true, executeCommand = { dynamicRegistration = true } },
+    -- No dynamic registration for workspace/executeCommand: Neovim runs a
+    -- code action's command only when the server lists it in its static
+    -- executeCommandProvider (exec_cmd checks nothing else), and the
+    -- bridge's command list never changes.
+    workspace = { applyEdit = true, executeCommand = { dynamicRegistration = false } },
     experimental = { rxBridge = rx },
   })
 end

@@ -61,6 +61,23 @@ T.test("/hello:greet asks through vim.ui and notifies the greeting", function()
   T.contains(note.msg, "Greeted by the hello example plugin.")
 end)
 
+T.test("a code action runs through the plugin (vim.lsp.buf.code_action)", function()
+  -- Neovim runs a code action's command only if the server lists it in
+  -- its static executeCommandProvider (issue 30 item 4).
+  vim.cmd.edit(st.root .. "/code-action.txt")
+  vim.lsp.buf_attach_client(0, client.id)
+  T.answers.select = { "pirate" }
+  T.answers.input = { "Bo" }
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(a)
+      return a.command ~= nil and a.command.command == "rx.runAction" and a.command.arguments[1] == "/hello:greet"
+    end,
+  })
+  T.wait(function() return T.find_note("Ahoy, Bo!") ~= nil end, "the greeting from the code action", 15000)
+  T.ok(T.find_note("does not support command") == nil, "Neovim refused the command")
+end)
+
 T.test("with trace = verbose, plugin frames land in :Rx log", function()
   local log = table.concat(require("rx_bridge.log").lines(), "\n")
   T.contains(log, "trace bridge: hello -> extension/ui/action")
