@@ -117,24 +117,36 @@ function M.check()
     if #plugins == 0 then
       health.info("no plugins installed")
     end
+    -- JSON null arrives as vim.NIL: every field is read through str/tbl,
+    -- so a package without a runtime (runtime null) is listed like any
+    -- other (issue 30 item 7).
+    local function str(v)
+      return type(v) == "string" and v or nil
+    end
+    local function tbl(v)
+      return type(v) == "table" and v or nil
+    end
     for _, p in ipairs(plugins) do
-      local line = ("%s %s: %s, %s (%s)"):format(text.line(p.name), text.line(p.version or "-"), text.line(p.state),
-        runtime_words[p.runtime] or text.line(p.runtime), text.line(p.install))
-      local r = running and running[p.name]
+      local runtime = str(p.runtime)
+      local line = ("%s %s: %s, %s (%s)"):format(text.line(str(p.name) or "?"), text.line(str(p.version) or "-"),
+        text.line(str(p.state) or "-"), runtime and (runtime_words[runtime] or text.line(runtime)) or "no runtime",
+        text.line(str(p.install) or "-"))
+      local r = running and tbl(running[p.name])
       if r then
-        local rs = type(r.state) == "string" and r.state ~= "" and r.state or (r.running and "running" or "not running")
+        local rs = str(r.state) ~= nil and r.state ~= "" and r.state or (r.running == true and "running" or "not running")
         line = line .. ", " .. text.line(rs)
-        if r.runtime and type(r.runtime.command) == "string" then
-          line = line .. "; command " .. text.line(r.runtime.command)
+        local rt = tbl(r.runtime)
+        if rt and str(rt.command) then
+          line = line .. "; command " .. text.line(rt.command)
         end
       end
-      if p.error and p.error ~= "" then
+      if str(p.error) and p.error ~= "" then
         health.error(line .. " — " .. text.line(p.error))
       elseif r and r.state == "crashed" then
-        health.error(line .. " — " .. text.line(r.reason), { ":Rx reload starts it again; :Rx plugins shows its stderr tail" })
-      elseif r and r.error and r.error ~= "" then
+        health.error(line .. " — " .. text.line(str(r.reason) or "crashed"), { ":Rx reload starts it again; :Rx plugins shows its stderr tail" })
+      elseif r and str(r.error) and r.error ~= "" then
         health.warn(line .. " — start failed: " .. text.line(r.error))
-      elseif p.runtime == "full-trust" then
+      elseif runtime == "full-trust" then
         health.ok(line .. " — runs outside any sandbox with your environment; :Rx plugins shows its FULL TRUST block")
       else
         health.ok(line)

@@ -133,6 +133,18 @@ T.test(":Rx plugins lists each package's contents", function()
   dump(text)
   T.contains(text, "  commands:\n    /kit:review <file> - Review a file")
   T.match("everything %[stdio%] %- [^\n]*node[^\n]* %(ready, %d+ tools, %d+ prompts%)", text)
+  vim.cmd("close")
+end)
+
+T.test(":checkhealth rx_bridge lists packages that have no runtime", function()
+  -- kit and tools run no sidecar: their runtime is null (issue 30 item 7).
+  vim.cmd("checkhealth rx_bridge")
+  local health = T.buf_text(0)
+  dump(health)
+  T.ok(health:find("Error executing", 1, true) == nil and health:find("attempt to index", 1, true) == nil, health)
+  T.match("kit 1%.0%.0: [^\n]*", health)
+  T.match("tools 1%.0%.0: [^\n]*", health)
+  vim.cmd("bwipeout")
 end)
 
 T.run()
