@@ -35,6 +35,10 @@ const (
 	streamBufferBytes = 8 << 20
 	// chunkOverhead is what chunkCost charges a chunk beyond its strings.
 	chunkOverhead = 128
+	// streamMergeBytes caps the text of a merged chunk: a consumer that
+	// forwards chunks (rx/lm/chunk, an ACP update) gets frames of a sane
+	// size, and a merge copies at most this much.
+	streamMergeBytes = 64 << 10
 )
 
 // chunkCost is what a chunk counts against streamBufferBytes: its
@@ -375,7 +379,7 @@ func (ps *ProviderStream) chunkLocked(p *extproto.StreamChunkParams) {
 // fails the stream when the consumer is streamBufferBytes behind.
 func (ps *ProviderStream) enqueueLocked(c *extproto.ProviderChunk) bool {
 	n := len(ps.queue)
-	merge := ps.tailOpen && ps.queue[n-1].Type == c.Type &&
+	merge := ps.tailOpen && ps.queue[n-1].Type == c.Type && len(ps.tail)+len(c.Text) <= streamMergeBytes &&
 		c.ArgChars == 0 && c.ToolCall == nil && c.Usage == nil && c.Error == nil &&
 		(c.Signature == "" || c.Type == extproto.ChunkReasoning)
 	cost := chunkCost(c)
@@ -420,11 +424,7 @@ func (ps *ProviderStream) closeTailLocked() {
 	}
 	ps.tailOpen = false
 	ps.queue[len(ps.queue)-1].Text = string(ps.tail)
-	if cap(ps.tail) > 64<<10 {
-		ps.tail = nil // do not keep a long run's buffer for the stream's life
-	} else {
-		ps.tail = ps.tail[:0]
-	}
+	ps.tail = ps.tail[:0]
 }
 
 // flushLocked delivers the contiguous run from next, then settles.

@@ -325,6 +325,7 @@ func TestStreamBatchBounds(t *testing.T) {
 			{Type: extproto.ChunkReasoning, Text: "r3"},
 			{Type: extproto.ChunkToolCallArgsDelta, ArgChars: 1, Text: "{"}, {Type: extproto.ChunkToolCallArgsDelta, ArgChars: 2, Text: "}"},
 			{Type: extproto.ChunkText, Text: "c"}, {Type: extproto.ChunkText, Text: "d", Signature: "x"}, {Type: extproto.ChunkText, Text: "e"},
+			{Type: extproto.ChunkText, Text: strings.Repeat("x", streamMergeBytes-1)}, {Type: extproto.ChunkText, Text: "y"}, {Type: extproto.ChunkText, Text: "z"},
 			{Type: extproto.ChunkUsage, Usage: &extproto.ProviderUsage{TotalTokens: 1}}, {Type: extproto.ChunkDone},
 		} {
 			send(c)
@@ -339,9 +340,9 @@ func TestStreamBatchBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, fmt.Sprintf("%s:%s:%s:%d", c.Type, c.Text, c.Signature, c.ArgChars))
+			got = append(got, fmt.Sprintf("%s:%s:%s:%d", c.Type, strings.ReplaceAll(c.Text, strings.Repeat("x", streamMergeBytes-1), "X"), c.Signature, c.ArgChars))
 		}
-		want := "text:ab::0 reasoning:r1r2:sig:0 reasoning:r3::0 tool_call_args_delta:{::1 tool_call_args_delta:}::2 text:c::0 text:d:x:0 text:e::0 usage:::0 done:::0"
+		want := "text:ab::0 reasoning:r1r2:sig:0 reasoning:r3::0 tool_call_args_delta:{::1 tool_call_args_delta:}::2 text:c::0 text:d:x:0 text:eX::0 text:yz::0 usage:::0 done:::0"
 		if strings.Join(got, " ") != want {
 			t.Fatalf("chunks\n%s\nwant\n%s", strings.Join(got, " "), want)
 		}
