@@ -108,13 +108,13 @@ type ProviderStream struct {
 	queueBytes int  // chunkCost of the queue
 	maxBuffer  int  // most bytes ever held (queueBytes + outBytes): a test hook
 	waiting    bool // the consumer waits on wake
-	end     *extproto.StreamEndParams
-	gap     *time.Timer
-	err     error // terminal; io.EOF for a clean end
+	end        *extproto.StreamEndParams
+	gap        *time.Timer
+	err        error // terminal; io.EOF for a clean end
 	// overflowed is set when the consumer fell streamBufferBytes behind.
 	overflowed bool
-	wake    chan struct{}
-	closed  bool
+	wake       chan struct{}
+	closed     bool
 
 	// The consumer's batch, owned by the goroutine calling Next; out is
 	// swapped with queue under mu. outI is the next chunk of out to hand
