@@ -113,6 +113,8 @@ func fakeSidecar(mode string) int {
 		return fakeReasonixSDK()
 	case "sdk-text":
 		return fakeSDKText()
+	case "sdk-flood":
+		return fakeSDKFlood()
 	}
 	if mode == "sleeper" || mode == "setsid-sleeper" {
 		// A grandchild that ignores SIGTERM and EOF: only SIGKILL ends it.
@@ -415,8 +417,11 @@ func waitFile(t *testing.T, file string) {
 // ../shared/PERFORMANCE.md describes it: every frame decoded with
 // encoding/json (the envelope, then the params again), each request
 // answered from a goroutine of its own, answers encoded with
-// encoding/json and written under a mutex. It answers initialize,
-// intercept (continue) and shutdown.
+// encoding/json and written under a mutex. It answers initialize (with
+// RX_FAKE_INIT's providers), intercept (continue), shutdown and
+// stream/open: after the ack, the stream's goroutine writes the flood
+// of stream_flood_test.go as fast as it can, one encoding/json frame
+// per chunk.
 func fakeReasonixSDK() int {
 	type envelope struct {
 		JSONRPC string           `json:"jsonrpc"`
@@ -450,7 +455,22 @@ func fakeReasonixSDK() int {
 			r := envelope{JSONRPC: "2.0", ID: e.ID}
 			switch e.Method {
 			case extproto.MethodInitialize:
-				r.Result = extproto.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
+				init := extproto.InitializeResult{Name: os.Getenv(EnvPluginName), Version: "1.0.0", ProtocolVersion: "1"}
+				if raw := os.Getenv(envFakeInit); raw != "" {
+					_ = json.Unmarshal([]byte(raw), &init)
+				}
+				r.Result = init
+			case extproto.MethodStreamOpen:
+				var open extproto.StreamOpenParams
+				_ = json.Unmarshal(e.Params, &open)
+				r.Result = extproto.StreamOpenResult{Accepted: true}
+				reply(r)
+				n := floodCount(open.Request)
+				for i := 1; i <= n+2; i++ {
+					reply(envelope{JSONRPC: "2.0", Method: extproto.MethodStreamChunk, Params: mustJSON(extproto.StreamChunkParams{StreamID: open.StreamID, Seq: int64(i), Chunk: floodChunk(i, n)})})
+				}
+				reply(envelope{JSONRPC: "2.0", Method: extproto.MethodStreamEnd, Params: mustJSON(extproto.StreamEndParams{StreamID: open.StreamID, LastSeq: int64(n + 2)})})
+				return
 			case extproto.MethodIntercept:
 				r.Result = extproto.InterceptResult{Decision: extproto.DecisionContinue}
 			case extproto.MethodShutdown:
@@ -462,4 +482,12 @@ func fakeReasonixSDK() int {
 		}(e)
 	}
 	return 0
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -139,6 +139,7 @@ func StartSidecar(ctx context.Context, p *Plugin, opts StartOptions) (*Sidecar, 
 	}
 	wopts.Handler = s.handleRequest
 	wopts.NotifyHandler = s.handleNotification
+	wopts.Skip = s.skip
 	wopts.Gate = s.gate
 	wopts.Logger = s.log
 	if opts.Trace != nil {
@@ -320,6 +321,23 @@ func (s *Sidecar) handleNotification(_ context.Context, method string, raw json.
 	case *extproto.StreamEndParams:
 		s.routeEnd(p)
 	}
+}
+
+// skip routes stream/chunk and stream/end on the reading goroutine,
+// before the connection's notification queue (bounded at 256, and fatal
+// when full: issue 28). A provider streams thousands of small chunks
+// faster than one worker would take them from that queue, and
+// routing a chunk never waits (ProviderStream.onChunk), so a provider
+// sending as fast as it can is never cut off: it is only held to the
+// pace the host reads its output. Both stay in arrival order, the end
+// behind its chunks. Other notifications still go through the queue.
+func (s *Sidecar) skip(method string, raw json.RawMessage) bool {
+	switch method {
+	case extproto.MethodStreamChunk, extproto.MethodStreamEnd:
+		s.handleNotification(context.Background(), method, raw)
+		return true
+	}
+	return false
 }
 
 // watch turns the end of the connection or of the process, outside

@@ -20,10 +20,52 @@ import (
 // Bounds of one provider stream (PROTOCOL_DETAILS §6.6).
 const (
 	streamPendingWindow = 256 // out-of-order chunks held ahead of the next seq
-	streamQueue         = 256 // delivered chunks waiting for the consumer
 	streamGapTimeout    = time.Second
 	streamBatch         = 64 // initial room of the queue and of the consumer's batch
+	// streamBufferBytes bounds, in bytes (chunkCost), what one stream
+	// holds for its consumer: chunks in order not yet handed out, queued
+	// or in the consumer's batch. It is a byte bound, not a chunk count
+	// (issue 28): a provider may send thousands of tiny deltas faster than
+	// an editor takes them, and adjacent text or reasoning deltas are
+	// merged as they queue, so a slow consumer costs bytes, not chunks.
+	// Only a consumer this far behind fails its stream, alone, with
+	// "output overflow" (never a silent drop, never the sidecar). It is
+	// one frame (extproto.FrameBytes): a chunk that fits a frame fits an
+	// empty buffer.
+	streamBufferBytes = 8 << 20
+	// chunkOverhead is what chunkCost charges a chunk beyond its strings.
+	chunkOverhead = 128
+	// streamMergeBytes caps the text of a merged chunk: a consumer that
+	// forwards chunks (rx/lm/chunk, an ACP update) gets frames of a sane
+	// size, and a merge copies at most this much.
+	streamMergeBytes = 64 << 10
 )
+
+// chunkCost is what a chunk counts against streamBufferBytes: its
+// strings plus a fixed overhead. Merging a delta into the chunk before it
+// adds only the delta's strings, so the cost of a merged chunk is the sum
+// its parts added.
+func chunkCost(c *extproto.ProviderChunk) int {
+	n := chunkOverhead + len(c.Text) + len(c.Signature)
+	if tc := c.ToolCall; tc != nil {
+		n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + len(tc.ThoughtSignature)
+	}
+	if c.Error != nil {
+		n += len(c.Error.Message)
+	}
+	if c.Usage != nil {
+		n += len(c.Usage.FinishReason)
+	}
+	return n
+}
+
+// openDelta reports whether c may take the deltas that follow it: a text
+// or reasoning chunk with nothing but its text. A signed reasoning chunk
+// closes its run (the signature covers what came before it).
+func openDelta(c *extproto.ProviderChunk) bool {
+	return (c.Type == extproto.ChunkText || c.Type == extproto.ChunkReasoning) &&
+		c.Signature == "" && c.ArgChars == 0 && c.ToolCall == nil && c.Usage == nil && c.Error == nil
+}
 
 // ProviderStream is one extension provider stream seen from the host: it
 // reorders chunks by seq, drops duplicates, detects gaps once stream/end
@@ -34,6 +76,14 @@ const (
 // at once and hands them out from its own batch without the lock, and
 // the producer wakes it only when it waits, so a run of chunks costs one
 // wake-up instead of one each.
+//
+// Chunks are fed by the sidecar's reading goroutine itself (Sidecar.skip),
+// never through the connection's bounded notification queue, and feeding
+// never waits for the consumer: while it is behind, adjacent text deltas
+// (or reasoning deltas) merge into one chunk, in order, so a consumer sees
+// every byte of every chunk, possibly in fewer chunks. Chunks of other
+// types (tool calls, usage, done, error) are never merged, and a merge
+// never crosses one. What waits is bounded by streamBufferBytes.
 type ProviderStream struct {
 	s   *Sidecar
 	id  string
@@ -50,19 +100,30 @@ type ProviderStream struct {
 	next    int64                            // next seq to deliver
 	pending map[int64]extproto.ProviderChunk // ahead of next; made on the first reordered chunk
 	queue   []extproto.ProviderChunk         // in order, not yet taken by the consumer
-	taken   int                              // size of the consumer's current batch
-	waiting bool                             // the consumer waits on wake
-	end     *extproto.StreamEndParams
-	gap     *time.Timer
-	err     error // terminal; io.EOF for a clean end
-	wake    chan struct{}
-	closed  bool
+	// tail, when open, holds the text of the queue's last chunk (whose
+	// Text is stale until the consumer takes the queue): deltas merge by
+	// appending here, not by copying a growing string.
+	tail       []byte
+	tailOpen   bool
+	queueBytes int  // chunkCost of the queue
+	maxBuffer  int  // most bytes ever held (queueBytes + outBytes): a test hook
+	waiting    bool // the consumer waits on wake
+	end        *extproto.StreamEndParams
+	gap        *time.Timer
+	err        error // terminal; io.EOF for a clean end
+	// overflowed is set when the consumer fell streamBufferBytes behind.
+	overflowed bool
+	wake       chan struct{}
+	closed     bool
 
 	// The consumer's batch, owned by the goroutine calling Next; out is
 	// swapped with queue under mu. outI is the next chunk of out to hand
 	// out (atomic: the producer reads it to bound what is undelivered).
 	out  []extproto.ProviderChunk
 	outI atomic.Int32
+	// outBytes is the chunkCost of the batch's chunks not handed out yet
+	// (the producer reads it to bound what is undelivered).
+	outBytes atomic.Int64
 	// dropped is set when the stream failed discarding what was queued
 	// (a cancel): the consumer's batch is then not delivered either.
 	dropped atomic.Bool
@@ -165,6 +226,7 @@ func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 		if i := ps.outI.Load(); int(i) < len(ps.out) && !ps.dropped.Load() {
 			c := ps.out[i]
 			ps.outI.Store(i + 1)
+			ps.outBytes.Add(-int64(chunkCost(&c)))
 			if c.Type == extproto.ChunkError && c.Error != nil {
 				err := extproto.Errorf(c.Error.Code.Reason(), "extension %s provider %q: %s", ps.s.Plugin.ID, ps.ref, redact.String(c.Error.Message))
 				ps.fail(err)
@@ -176,9 +238,11 @@ func (ps *ProviderStream) Next() (extproto.ProviderChunk, error) {
 		ps.mu.Lock()
 		if len(ps.queue) > 0 {
 			// Take the whole run; the producer appends to our old batch.
+			ps.closeTailLocked()
 			clear(ps.out)
 			ps.out, ps.queue = ps.queue, ps.out[:0]
-			ps.taken = len(ps.out)
+			ps.outBytes.Store(int64(ps.queueBytes))
+			ps.queueBytes = 0
 			ps.outI.Store(0)
 			ps.mu.Unlock()
 			continue
@@ -242,7 +306,7 @@ func (ps *ProviderStream) failLocked(err error, discard bool) {
 	}
 	ps.err = err
 	if discard {
-		ps.queue = nil
+		ps.queue, ps.tail, ps.tailOpen, ps.queueBytes = nil, nil, false, 0
 		ps.dropped.Store(true)
 	}
 	ps.pending = nil
@@ -271,10 +335,21 @@ func (ps *ProviderStream) interrupted(format string, args ...any) error {
 	return extproto.Errorf(extproto.ReasonProviderInterrupted, "extension %s provider %q: "+format, append([]any{ps.s.Plugin.ID, ps.ref}, args...)...)
 }
 
-// onChunk is called in arrival order by the sidecar's notification worker.
+// onChunk is called in arrival order by the sidecar's reading goroutine
+// (Sidecar.skip); it never waits for the consumer. A stream whose
+// consumer fell streamBufferBytes behind is failed and cancelled on the
+// sidecar, alone.
 func (ps *ProviderStream) onChunk(p *extproto.StreamChunkParams) {
 	ps.mu.Lock()
-	defer ps.mu.Unlock()
+	ps.chunkLocked(p)
+	overflowed := ps.overflowed
+	ps.mu.Unlock()
+	if overflowed {
+		ps.cancelRemote()
+	}
+}
+
+func (ps *ProviderStream) chunkLocked(p *extproto.StreamChunkParams) {
 	switch {
 	case ps.err != nil || p.Seq < ps.next:
 		return // finished, or a duplicate / stale copy
@@ -287,7 +362,7 @@ func (ps *ProviderStream) onChunk(p *extproto.StreamChunkParams) {
 	}
 	if p.Seq == ps.next && len(ps.pending) == 0 {
 		// In order, the common case: no detour through pending.
-		if ps.enqueueLocked(p.Chunk) {
+		if ps.enqueueLocked(&p.Chunk) {
 			ps.settleLocked()
 		}
 		return
@@ -299,24 +374,57 @@ func (ps *ProviderStream) onChunk(p *extproto.StreamChunkParams) {
 	ps.flushLocked()
 }
 
-// enqueueLocked queues the chunk of seq next for the consumer, or fails
-// the stream when the consumer is streamQueue chunks behind.
-func (ps *ProviderStream) enqueueLocked(c extproto.ProviderChunk) bool {
-	if behind := len(ps.queue) + ps.taken; behind >= streamQueue {
-		// ps.taken counts the consumer's whole batch; count only what it
-		// has not handed out yet.
-		if behind -= int(ps.outI.Load()); behind >= streamQueue {
-			ps.failLocked(ps.interrupted("output overflow: the consumer fell %d chunks behind", streamQueue), false)
-			return false
+// enqueueLocked queues the chunk of seq next for the consumer, merged
+// into the queue's last chunk when it is a delta of the same kind, or
+// fails the stream when the consumer is streamBufferBytes behind.
+func (ps *ProviderStream) enqueueLocked(c *extproto.ProviderChunk) bool {
+	n := len(ps.queue)
+	merge := ps.tailOpen && ps.queue[n-1].Type == c.Type && len(ps.tail)+len(c.Text) <= streamMergeBytes &&
+		c.ArgChars == 0 && c.ToolCall == nil && c.Usage == nil && c.Error == nil &&
+		(c.Signature == "" || c.Type == extproto.ChunkReasoning)
+	cost := chunkCost(c)
+	if merge {
+		cost -= chunkOverhead
+	}
+	held := ps.queueBytes + int(ps.outBytes.Load())
+	if held > 0 && held+cost > streamBufferBytes {
+		ps.overflowed = true
+		ps.failLocked(ps.interrupted("output overflow: the consumer fell %d MiB behind (the bound of one stream)", streamBufferBytes>>20), false)
+		return false
+	}
+	switch {
+	case merge:
+		ps.tail = append(ps.tail, c.Text...)
+		if c.Signature != "" {
+			ps.queue[n-1].Signature = c.Signature
+			ps.closeTailLocked()
+		}
+	default:
+		ps.closeTailLocked()
+		if ps.queue == nil {
+			ps.queue = make([]extproto.ProviderChunk, 0, streamBatch)
+		}
+		ps.queue = append(ps.queue, *c)
+		if openDelta(c) {
+			ps.tail = append(ps.tail[:0], c.Text...)
+			ps.tailOpen = true
 		}
 	}
-	if ps.queue == nil {
-		ps.queue = make([]extproto.ProviderChunk, 0, streamBatch)
-	}
-	ps.queue = append(ps.queue, c)
+	ps.queueBytes += cost
+	ps.maxBuffer = max(ps.maxBuffer, held+cost)
 	ps.next++
 	ps.wakeLocked()
 	return true
+}
+
+// closeTailLocked gives the queue's last chunk its merged text.
+func (ps *ProviderStream) closeTailLocked() {
+	if !ps.tailOpen {
+		return
+	}
+	ps.tailOpen = false
+	ps.queue[len(ps.queue)-1].Text = string(ps.tail)
+	ps.tail = ps.tail[:0]
 }
 
 // flushLocked delivers the contiguous run from next, then settles.
@@ -327,7 +435,7 @@ func (ps *ProviderStream) flushLocked() {
 			break
 		}
 		delete(ps.pending, ps.next)
-		if !ps.enqueueLocked(c) {
+		if !ps.enqueueLocked(&c) {
 			return
 		}
 	}

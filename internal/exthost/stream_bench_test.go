@@ -67,7 +67,7 @@ func reorderOnce(b *testing.B, s *Sidecar, params []extproto.StreamChunkParams) 
 // relayOnce is the floor: the same chunks over a bare buffered channel
 // between the same two goroutines, concatenated.
 func relayOnce(b *testing.B, params []extproto.StreamChunkParams) {
-	ch := make(chan extproto.ProviderChunk, streamQueue)
+	ch := make(chan extproto.ProviderChunk, 256)
 	go func() {
 		for j := range params {
 			ch <- params[j].Chunk

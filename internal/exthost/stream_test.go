@@ -42,13 +42,22 @@ func startProvider(t *testing.T, frames []fakeFrame) (*Sidecar, func() []string)
 var emptyRequest = extproto.ProviderRequest{Messages: []extproto.ProviderMessage{{Role: "user", Content: "hi"}}, Tools: []extproto.ProviderToolSchema{}}
 
 // drain reads the stream to its end and returns the texts and the error.
+// Adjacent text deltas (or reasoning deltas) are joined as the stream may
+// have merged them (ProviderStream), so what a test sees does not depend
+// on how fast it read.
 func drain(ps *ProviderStream) ([]string, error) {
 	var texts []string
+	var last extproto.ProviderChunkType
 	for {
 		c, err := ps.Next()
 		if err != nil {
 			return texts, err
 		}
+		if n := len(texts); n > 0 && c.Type == last && (c.Type == extproto.ChunkText || c.Type == extproto.ChunkReasoning) {
+			texts[n-1] += c.Text
+			continue
+		}
+		last = c.Type
 		texts = append(texts, string(c.Type)+":"+c.Text)
 	}
 }
@@ -69,7 +78,7 @@ func TestProviderStreams(t *testing.T) {
 				{Seq: 3, Chunk: &extproto.ProviderChunk{Type: extproto.ChunkUsage, Usage: &extproto.ProviderUsage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}},
 				{Seq: 4, Chunk: chunk(extproto.ChunkDone, "")}, {End: &extproto.StreamEndParams{LastSeq: 4}},
 			},
-			want: "text:hello ,text:world,usage:,done:",
+			want: "text:hello world,usage:,done:",
 		},
 		{
 			name: "reordered with duplicates",
@@ -78,7 +87,7 @@ func TestProviderStreams(t *testing.T) {
 				{Seq: 1, Chunk: chunk(extproto.ChunkText, "a-dup")}, {Seq: 2, Chunk: chunk(extproto.ChunkText, "b")},
 				{Seq: 2, Chunk: chunk(extproto.ChunkText, "b-dup")}, {End: &extproto.StreamEndParams{LastSeq: 3}},
 			},
-			want: "text:a,text:b,text:c",
+			want: "text:abc",
 		},
 		{
 			name:   "a persisting gap names the missing seq",
@@ -167,7 +176,7 @@ func TestProviderStreamCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ps.Close()
-	if c, err := ps.Next(); err != nil || c.Text != "a" {
+	if c, err := ps.Next(); err != nil || !strings.HasPrefix(c.Text, "a") {
 		t.Fatalf("first chunk %+v %v", c, err)
 	}
 	cancel()
@@ -240,43 +249,102 @@ func TestConcurrentStreamsStaySeparate(t *testing.T) {
 			results <- strings.Join(got, ",")
 		}()
 	}
-	var want []string
+	want := "text:"
 	for i := 1; i <= 50; i++ {
-		want = append(want, fmt.Sprintf("text:%d", i))
+		want += fmt.Sprint(i)
 	}
 	for range streams {
-		if got := <-results; got != strings.Join(want, ",") {
+		if got := <-results; got != want {
 			t.Fatalf("a stream saw %q", got)
 		}
 	}
 }
 
 // TestStreamBatchBounds: the consumer takes queued chunks as a batch, and
-// the bound of §6.6 still counts every chunk it has not been handed yet,
-// whether queued or in its batch; a cancel drops its batch too.
+// the byte bound (streamBufferBytes) still counts every chunk it has not
+// been handed yet, whether queued or in its batch; a cancel drops its
+// batch too; adjacent deltas merge within their kind only.
 func TestStreamBatchBounds(t *testing.T) {
 	t.Parallel()
 	s := &Sidecar{Plugin: &Plugin{ID: "b"}}
+	// push sends text and reasoning chunks by turns, so that none merges.
 	push := func(ps *ProviderStream, from, to int) {
 		for seq := from; seq <= to; seq++ {
-			ps.onChunk(&extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(seq), Chunk: *chunk(extproto.ChunkText, fmt.Sprint(seq))})
+			typ := extproto.ChunkText
+			if seq%2 == 0 {
+				typ = extproto.ChunkReasoning
+			}
+			ps.onChunk(&extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(seq), Chunk: *chunk(typ, fmt.Sprint(seq))})
 		}
 	}
 	t.Run("overflow counts the batch", func(t *testing.T) {
 		t.Parallel()
 		ps := newProviderStream(s, "es_b", "r", context.Background())
-		push(ps, 1, streamQueue)
-		if c, err := ps.Next(); err != nil || c.Text != "1" {
-			t.Fatalf("first chunk %q, %v", c.Text, err)
+		ps.closed = true // no sidecar to tell
+		// Chunks of 1 MiB each (chunkCost), alternating text and
+		// reasoning so that none merges.
+		mib := func(seq int) *extproto.StreamChunkParams {
+			typ := extproto.ChunkText
+			if seq%2 == 0 {
+				typ = extproto.ChunkReasoning
+			}
+			return &extproto.StreamChunkParams{StreamID: "es_b", Seq: int64(seq), Chunk: extproto.ProviderChunk{Type: typ, Text: strings.Repeat(string(rune('a'+seq)), 1<<20-chunkOverhead)}}
 		}
-		push(ps, streamQueue+1, streamQueue+1) // 256 undelivered: at the bound
-		push(ps, streamQueue+2, streamQueue+2) // 257: over it
+		bound := streamBufferBytes >> 20
+		for seq := 1; seq <= bound; seq++ {
+			ps.onChunk(mib(seq))
+		}
+		if c, err := ps.Next(); err != nil || c.Text[0] != 'b' {
+			t.Fatalf("first chunk %.1q, %v", c.Text, err)
+		}
+		ps.onChunk(mib(bound + 1)) // bound MiB undelivered: at the bound
+		ps.onChunk(mib(bound + 2)) // over it
 		texts, err := drain(ps)
-		if len(texts) != streamQueue || texts[len(texts)-1] != "text:257" {
-			t.Fatalf("delivered %d chunks before the error, last %q", len(texts), texts[len(texts)-1])
+		if len(texts) != bound || texts[len(texts)-1][len("reasoning:")] != byte('a'+bound+1) {
+			t.Fatalf("delivered %d chunks before the error", len(texts))
 		}
 		if err == nil || !strings.Contains(err.Error(), "output overflow") {
 			t.Fatalf("err = %v, want output overflow", err)
+		}
+		if ps.maxBuffer > streamBufferBytes {
+			t.Fatalf("held %d bytes, bound %d", ps.maxBuffer, streamBufferBytes)
+		}
+	})
+	t.Run("deltas merge within a kind", func(t *testing.T) {
+		t.Parallel()
+		ps := newProviderStream(s, "es_b", "r", context.Background())
+		ps.closed = true
+		seq := int64(0)
+		send := func(c extproto.ProviderChunk) {
+			seq++
+			ps.onChunk(&extproto.StreamChunkParams{StreamID: "es_b", Seq: seq, Chunk: c})
+		}
+		for _, c := range []extproto.ProviderChunk{
+			{Type: extproto.ChunkText, Text: "a"}, {Type: extproto.ChunkText, Text: "b"},
+			{Type: extproto.ChunkReasoning, Text: "r1"}, {Type: extproto.ChunkReasoning, Text: "r2", Signature: "sig"},
+			{Type: extproto.ChunkReasoning, Text: "r3"},
+			{Type: extproto.ChunkToolCallArgsDelta, ArgChars: 1, Text: "{"}, {Type: extproto.ChunkToolCallArgsDelta, ArgChars: 2, Text: "}"},
+			{Type: extproto.ChunkText, Text: "c"}, {Type: extproto.ChunkText, Text: "d", Signature: "x"}, {Type: extproto.ChunkText, Text: "e"},
+			{Type: extproto.ChunkText, Text: strings.Repeat("x", streamMergeBytes-1)}, {Type: extproto.ChunkText, Text: "y"}, {Type: extproto.ChunkText, Text: "z"},
+			{Type: extproto.ChunkUsage, Usage: &extproto.ProviderUsage{TotalTokens: 1}}, {Type: extproto.ChunkDone},
+		} {
+			send(c)
+		}
+		ps.onEnd(&extproto.StreamEndParams{StreamID: "es_b", LastSeq: seq})
+		var got []string
+		for {
+			c, err := ps.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%s:%s:%s:%d", c.Type, strings.ReplaceAll(c.Text, strings.Repeat("x", streamMergeBytes-1), "X"), c.Signature, c.ArgChars))
+		}
+		want := "text:ab::0 reasoning:r1r2:sig:0 reasoning:r3::0 tool_call_args_delta:{::1 tool_call_args_delta:}::2 text:c::0 text:d:x:0 text:eX::0 text:yz::0 usage:::0 done:::0"
+		if strings.Join(got, " ") != want {
+			t.Fatalf("chunks\n%s\nwant\n%s", strings.Join(got, " "), want)
 		}
 	})
 	t.Run("cancel drops the batch", func(t *testing.T) {
