@@ -35,6 +35,10 @@ type ioClient struct {
 	terms   map[string]*clientTerm
 	next    int
 	created chan string // every terminalId created
+	waited  chan string // every terminalId waited for
+	// released terminals; a request naming one after its release is
+	// recorded in calls as "<method> <id> after release".
+	released map[string]bool
 
 	elicited []acpsdk.UnstableCreateElicitationRequest
 	elicit   func(acpsdk.UnstableCreateElicitationRequest) acpsdk.UnstableCreateElicitationResponse
@@ -67,13 +71,27 @@ func (l *lockedBuffer) String() string {
 }
 
 func newIOClient() *ioClient {
-	return &ioClient{testClient: &testClient{}, terms: map[string]*clientTerm{}, created: make(chan string, 16)}
+	return &ioClient{testClient: &testClient{}, terms: map[string]*clientTerm{}, created: make(chan string, 16),
+		waited: make(chan string, 16), released: map[string]bool{}}
 }
 
 func (c *ioClient) record(method, id string) {
 	c.mu.Lock()
-	c.calls = append(c.calls, method+" "+id)
+	call := method + " " + id
+	if c.released[id] {
+		call += " after release"
+	}
+	c.calls = append(c.calls, call)
+	if method == "release" {
+		c.released[id] = true
+	}
 	c.mu.Unlock()
+	if method == "wait" {
+		select {
+		case c.waited <- id:
+		default:
+		}
+	}
 }
 
 func (c *ioClient) callLog() []string {
@@ -409,12 +427,13 @@ func TestClientIORunCommandCancelReleasesTerminal(t *testing.T) {
 		t.Fatal("no terminal created")
 	}
 	// Cancel once the agent waits for the exit.
-	for ctx := ctxT(t); !strings.Contains(strings.Join(e.c.callLog(), ","), "wait "+term); {
-		select {
-		case <-ctx.Done():
-			t.Fatal("the agent never waited for the terminal")
-		case <-time.After(5 * time.Millisecond):
+	select {
+	case w := <-e.c.waited:
+		if w != term {
+			t.Fatalf("waited for %s, created %s", w, term)
 		}
+	case <-ctxT(t).Done():
+		t.Fatal("the agent never waited for the terminal")
 	}
 	if err := e.conn.Cancel(ctxT(t), acpsdk.CancelNotification{SessionId: id}); err != nil {
 		t.Fatal(err)

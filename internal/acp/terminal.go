@@ -15,9 +15,9 @@ import (
 
 var _ agent.Terminal = (*clientEditor)(nil)
 
-// terminalCleanup bounds the kill, output and release requests sent after
-// the call's context ended (a client that never answers must not hold
-// the turn).
+// terminalCleanup bounds each of the kill, output and release requests
+// sent after the call's context ended (a client that never answers must
+// not hold the turn).
 const terminalCleanup = 5 * time.Second
 
 // terminalRequest is terminal/create for c: the whole command as one
@@ -71,21 +71,39 @@ func (e *clientEditor) RunCommand(ctx context.Context, c tools.Command) (tools.C
 		return tools.CommandResult{}, false, nil
 	}
 	sid, term := acpsdk.SessionId(id), created.TerminalId
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminalCleanup)
-	defer cancel()
+	// Each cleanup request gets its own bound and is sent only after the
+	// one before it was answered or its bound ended. With one shared
+	// bound, a slow kill used it up and the SDK still sent output and
+	// release on the ended context without waiting for either: the client
+	// could handle release first and then output on a released id.
+	cleanup := func(send func(context.Context) error) error {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminalCleanup)
+		defer cancel()
+		return send(cctx)
+	}
 	defer func() {
-		if _, err := conn.ReleaseTerminal(cctx, acpsdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: term}); err != nil {
+		if err := cleanup(func(cctx context.Context) error {
+			_, err := conn.ReleaseTerminal(cctx, acpsdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: term})
+			return err
+		}); err != nil {
 			e.s.log.Debug("terminal/release failed", "terminal", term, "err", redact.String(err.Error()))
 		}
 	}()
 	exit, waitErr := conn.WaitForTerminalExit(ctx, acpsdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: term})
 	if ctx.Err() != nil {
 		waitErr = ctx.Err()
-		if _, err := conn.KillTerminal(cctx, acpsdk.KillTerminalRequest{SessionId: sid, TerminalId: term}); err != nil {
+		if err := cleanup(func(cctx context.Context) error {
+			_, err := conn.KillTerminal(cctx, acpsdk.KillTerminalRequest{SessionId: sid, TerminalId: term})
+			return err
+		}); err != nil {
 			e.s.log.Debug("terminal/kill failed", "terminal", term, "err", redact.String(err.Error()))
 		}
 	}
-	out, outErr := conn.TerminalOutput(cctx, acpsdk.TerminalOutputRequest{SessionId: sid, TerminalId: term})
+	var out acpsdk.TerminalOutputResponse
+	outErr := cleanup(func(cctx context.Context) (err error) {
+		out, err = conn.TerminalOutput(cctx, acpsdk.TerminalOutputRequest{SessionId: sid, TerminalId: term})
+		return err
+	})
 	res := tools.CommandResult{Output: out.Output, Truncated: out.Truncated}
 	if waitErr != nil {
 		return res, true, waitErr

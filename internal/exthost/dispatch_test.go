@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // scripted describes one fake plugin of a dispatch test.
@@ -53,7 +54,7 @@ func startScripted(t *testing.T, plugins ...scripted) (*Generation, func() []str
 		p.Env[envFakeLog] = logFile
 		ps = append(ps, p)
 	}
-	m := newTestManager(20 * time.Second)
+	m := newWaitingManager(t)
 	t.Cleanup(m.Close)
 	g, err := m.Load(context.Background(), ps)
 	if err != nil {
@@ -322,7 +323,7 @@ func TestEventsReachChainAndOwnerOnce(t *testing.T) {
 	if w := g.Event(extproto.SessionStart, &extproto.SessionStartPayload{Phase: "start", SessionPath: "/s"}); len(w) != 0 {
 		t.Fatal(w)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for {
 		got := calls(log(), "event")
 		if len(got) == 2 {
@@ -467,7 +468,7 @@ func TestEventReachesTheToolSlotOwner(t *testing.T) {
 		t.Fatal(w)
 	}
 	g.Event(extproto.ToolBefore, &extproto.ToolBeforePayload{Name: "list_files"})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for {
 		got := calls(log(), "event")
 		if len(got) == 1 && got[0] == "reader tool.before" {
@@ -527,7 +528,7 @@ func TestStrategyPointsHaveNoChain(t *testing.T) {
 				if tc.point == extproto.SystemPromptBuild {
 					want *= 2 // the build's own, then this one
 				}
-				deadline := time.Now().Add(10 * time.Second)
+				deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 				for n := 0; n != want; n = len(slices.DeleteFunc(calls(log(), "event"), func(e string) bool { return !strings.HasSuffix(e, " "+string(tc.point)) })) {
 					if time.Now().After(deadline) {
 						t.Fatalf("events %v, want %d of %s", calls(log(), "event"), want, tc.point)

@@ -20,6 +20,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/extproto/wire"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // The test binary doubles as a scripted sidecar: with envFakeMode set it
@@ -69,7 +70,7 @@ func fakeLog(line string) {
 		return
 	}
 	lock := f + ".lock"
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Scale(10 * time.Second)); ; time.Sleep(time.Millisecond) {
 		if os.Mkdir(lock, 0o755) == nil {
 			defer os.Remove(lock)
 			break
@@ -403,7 +404,7 @@ func alive(t *testing.T, file string) bool {
 
 func waitFile(t *testing.T, file string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for time.Now().Before(deadline) {
 		if st, err := os.Stat(file); err == nil && st.Size() > 0 {
 			return

@@ -15,10 +15,21 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
+// newTestManager is a manager whose start budget is budget, scaled for
+// the machine: for a test that exercises the budget.
 func newTestManager(budget time.Duration) *Manager {
-	return NewManager(ManagerOptions{SessionID: "sess-test", WorkspaceRoot: "/ws", StartBudget: budget, ShutdownTimeout: time.Second})
+	return NewManager(ManagerOptions{SessionID: "sess-test", WorkspaceRoot: "/ws", StartBudget: testenv.Scale(budget), ShutdownTimeout: testenv.Scale(time.Second)})
+}
+
+// newWaitingManager is a manager for a test that does not exercise the
+// start budget: its starts are bounded by the test's own deadline
+// (issue 28 item 3: a 30 s budget shared by 16 starts left a 5.6 s
+// handshake under a load average of 20–30).
+func newWaitingManager(t *testing.T) *Manager {
+	return NewManager(ManagerOptions{SessionID: "sess-test", WorkspaceRoot: "/ws", StartBudget: testenv.UntilDeadline(t, 30*time.Second), ShutdownTimeout: testenv.Scale(time.Second)})
 }
 
 func TestGenerationStartsInWavesOfFour(t *testing.T) {
@@ -30,7 +41,7 @@ func TestGenerationStartsInWavesOfFour(t *testing.T) {
 		plugins = append(plugins, p)
 		pidFiles = append(pidFiles, pid)
 	}
-	m := newTestManager(30 * time.Second)
+	m := newWaitingManager(t)
 	defer m.Close()
 	g, err := m.Load(context.Background(), plugins)
 	if err != nil {
@@ -111,7 +122,7 @@ func TestStalledOptionalRuntimeIsBoundedByTheBudget(t *testing.T) {
 func TestRequiredFailureKeepsThePreviousGeneration(t *testing.T) {
 	t.Parallel()
 	good, _ := fakePlugin(t, "good", "ok", nil)
-	m := newTestManager(10 * time.Second)
+	m := newWaitingManager(t)
 	defer m.Close()
 	g1, err := m.Load(context.Background(), []*Plugin{good})
 	if err != nil {
@@ -148,7 +159,7 @@ func TestSlotConflictNamesBothPlugins(t *testing.T) {
 	for _, p := range []*Plugin{a, b} {
 		p.Replaces = []extproto.Slot{{Kind: extproto.SlotSystemPrompt}}
 	}
-	m := newTestManager(10 * time.Second)
+	m := newWaitingManager(t)
 	defer m.Close()
 	_, err := m.Load(context.Background(), []*Plugin{b, a})
 	if err == nil || err.Error() != `extension: replacement slot "system_prompt" claimed by [plugin alpha plugin beta]` {
@@ -161,7 +172,7 @@ func TestSlotConflictNamesBothPlugins(t *testing.T) {
 func TestReloadRetiresOldGenerationAfterLastPin(t *testing.T) {
 	t.Parallel()
 	p1, pid1 := fakePlugin(t, "p", "ok", nil)
-	m := newTestManager(10 * time.Second)
+	m := newWaitingManager(t)
 	defer m.Close()
 	g1, err := m.Load(context.Background(), []*Plugin{p1})
 	if err != nil {
@@ -279,7 +290,7 @@ func TestKillEndsAStuckClose(t *testing.T) {
 
 func waitGone(t *testing.T, pidFile string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for alive(t, pidFile) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process of %s still alive", pidFile)

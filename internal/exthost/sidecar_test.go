@@ -15,6 +15,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 var testSession = extproto.SessionContext{SessionID: "sess-test", WorkspaceRoot: "/ws", Generation: 1}
@@ -368,7 +369,7 @@ func TestShutdownKillsStubbornTree(t *testing.T) {
 		t.Fatal("Shutdown hung")
 	}
 	for _, f := range []string{pidFile, pidFile + ".grandchild", pidFile + ".setsid"} {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 		for alive(t, f) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}

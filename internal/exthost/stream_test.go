@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 const echoRef = "plugin/prov/echo/m"
@@ -189,7 +190,7 @@ func TestProviderStreamCancel(t *testing.T) {
 	if _, err2 := ps.Next(); err2 != err {
 		t.Fatalf("delivered after cancel: %v", err2)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 	for !containsPrefix(log(), "prov cancel es_") {
 		if time.Now().After(deadline) {
 			t.Fatalf("stream/cancel never reached the sidecar: %q", log())

@@ -1,6 +1,7 @@
 package mcphost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +42,15 @@ type conn struct {
 	shutOnce sync.Once
 	lostOnce sync.Once
 	reason   string
+
+	// list_changed handling (listChanged), guarded by Host.mu.
+	relisting, relistQueued bool
+	window                  time.Time
+	changes                 int
+	flooded                 bool
+	// why, when set, is why the host stopped the connection: the
+	// reason lost reports instead of how it ended.
+	why string
 }
 
 // shutdown ends the connection and, for stdio, the process: stdin closed,
@@ -138,9 +149,10 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
-		Capabilities:             caps,
-		ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { h.refresh(s) },
-		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { h.refresh(s) },
+		Capabilities:               caps,
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { h.listChanged(s, c, true) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { h.listChanged(s, c, true) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { h.listChanged(s, c, false) },
 	})
 	if h.opts.Workspace != "" {
 		//lint:ignore SA1019 as above
@@ -218,39 +230,115 @@ func discover(ctx context.Context, cs *mcp.ClientSession, server string) ([]Tool
 	return tools, prompts, nil
 }
 
-// refresh re-lists a ready server's tools and prompts after it announced
-// a change of either.
-// A pinned (cached) set stays what the model sees.
-func (h *Host) refresh(s *server) {
+// listChanged handles a server's notifications/{tools,prompts,resources}/
+// list_changed on connection c. It runs on the SDK's handler goroutine,
+// so it only records the change: at most one re-list runs per connection
+// and at most one more is queued behind it (any number of notifications
+// while one runs make one more re-list, after it). A server that sends
+// more than the limit within listChangedWindow is flooding: it is stopped
+// and reported once. The host lists no resources, so
+// resources/list_changed only counts toward the limit.
+func (h *Host) listChanged(s *server, c *conn, relist bool) {
 	h.mu.Lock()
-	c := s.conn
-	if c == nil || h.closed {
-		h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.closed || c.flooded {
 		return
 	}
+	if limit := h.listChangedLimit(); limit > 0 {
+		now := time.Now()
+		if c.changes == 0 || now.Sub(c.window) > listChangedWindow {
+			c.window, c.changes = now, 0
+		}
+		c.changes++
+		if c.changes > limit {
+			c.flooded = true
+			c.why = fmt.Sprintf("mcp server %q sent more than %d list_changed notifications within %s; it was stopped (/mcp connect restarts it)",
+				s.cfg.Name, limit, listChangedWindow)
+			if s.conn == c {
+				h.wg.Add(1)
+				go func() {
+					defer h.wg.Done()
+					h.lost(s, c)
+				}()
+			}
+			// Else start sees it once discovery ends.
+			return
+		}
+	}
+	if !relist {
+		return
+	}
+	if c.relisting || s.conn != c {
+		// Running, or discovery has not published yet: one re-list
+		// after it.
+		c.relistQueued = true
+		return
+	}
+	h.startRelistLocked(s, c)
+}
+
+func (h *Host) listChangedLimit() int {
+	if h.opts.listChangedLimit != 0 {
+		return h.opts.listChangedLimit
+	}
+	return defaultListChangedLimit
+}
+
+// startRelistLocked starts connection c's one re-list worker; h.mu is
+// held.
+func (h *Host) startRelistLocked(s *server, c *conn) {
+	c.relisting, c.relistQueued = true, false
 	// Added under the lock, before Close can start waiting.
 	h.wg.Add(1)
-	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
-		ctx, cancel := context.WithTimeout(c.ctx, h.startupTimeout(s.cfg))
-		defer cancel()
-		tools, prompts, err := discover(ctx, c.cs, s.cfg.Name)
-		if err != nil {
-			return
-		}
-		h.mu.Lock()
-		if s.conn != c {
-			h.mu.Unlock()
-			return
-		}
-		s.tools, s.prompts = tools, prompts
-		pinned := s.pinned != nil
-		h.mu.Unlock()
-		if !pinned {
-			h.notify(Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d tools", s.cfg.Name, len(tools)), ToolsChanged: true})
-		}
+		h.relist(s, c)
 	}()
+}
+
+// relist re-lists a ready server's tools and prompts after it announced
+// a change of either, again while another change was announced during
+// the last re-list, and tells the user only when what the model sees
+// changed. A pinned (cached) tool set stays what the model sees. Each
+// list is bounded by the startup timeout and ends with the connection.
+func (h *Host) relist(s *server, c *conn) {
+	for {
+		ctx, cancel := context.WithTimeout(c.ctx, h.startupTimeout(s.cfg))
+		tools, prompts, err := discover(ctx, c.cs, s.cfg.Name)
+		cancel()
+		h.mu.Lock()
+		var notice *Notice
+		if err == nil && s.conn == c {
+			toolsChanged := !slices.EqualFunc(s.tools, tools, sameTool)
+			promptsChanged := !slices.EqualFunc(s.prompts, prompts, samePrompt)
+			s.tools, s.prompts = tools, prompts
+			switch {
+			case toolsChanged && s.pinned == nil:
+				notice = &Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d tools", s.cfg.Name, len(tools)), ToolsChanged: true}
+			case promptsChanged:
+				notice = &Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d prompts", s.cfg.Name, len(prompts)), ToolsChanged: true}
+			}
+		}
+		again := c.relistQueued && s.conn == c && c.ctx.Err() == nil && !h.closed
+		c.relistQueued = false
+		c.relisting = again
+		h.mu.Unlock()
+		if notice != nil {
+			h.notify(*notice)
+		}
+		if !again {
+			return
+		}
+	}
+}
+
+func sameTool(a, b Tool) bool {
+	return a.Name == b.Name && a.RawName == b.RawName && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) &&
+		a.ReadOnly == b.ReadOnly && a.Destructive == b.Destructive
+}
+
+func samePrompt(a, b Prompt) bool {
+	return a.Name == b.Name && a.RawName == b.RawName && a.Description == b.Description && slices.Equal(a.Arguments, b.Arguments)
 }
 
 // spawn starts a stdio server through the Spawner on pipes the host owns.

@@ -62,6 +62,16 @@
 // its stdin, grants 750 ms, then kills it and waits up to 5 s for the
 // reap. Its stderr's last 16 KiB are kept, redacted, for the failure text.
 //
+// A server's tools/list_changed and prompts/list_changed re-list its tools
+// and prompts: at most one re-list runs per connection and at most one is
+// queued behind it (notifications during a re-list coalesce into that
+// one), and the "<server> now has <n> tools" notice (ToolsChanged) comes
+// only when the tools or prompts differ from the last list. More than
+// 1000 list_changed notifications (resources/list_changed counted too)
+// within 10 s stop the server with one failure notice saying so, as if it
+// had exited. Close cancels a re-list in flight; it never waits for its
+// timeout.
+//
 // Stdio servers are started through Options.Spawn (default TreeSpawner:
 // proctree owns the server's whole process tree, like a sidecar's).
 package mcphost

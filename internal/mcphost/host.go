@@ -70,7 +70,19 @@ type Options struct {
 	// OnNotice receives notices; it may be called from any goroutine,
 	// concurrently, and must not call back into the Host synchronously.
 	OnNotice func(Notice)
+
+	// listChangedLimit overrides defaultListChangedLimit; negative: no
+	// limit (tests of the coalescing bounds).
+	listChangedLimit int
 }
+
+// A server that sends more than defaultListChangedLimit list_changed
+// notifications (tools, prompts and resources together) within
+// listChangedWindow is flooding: it is stopped and reported once.
+const (
+	defaultListChangedLimit = 1000
+	listChangedWindow       = 10 * time.Second
+)
 
 // Notice is something the user should see, about one server.
 type Notice struct {
@@ -491,8 +503,21 @@ func (h *Host) start(s *server) {
 		h.notify(Notice{Server: s.cfg.Name, Text: msg, Error: true, ToolsChanged: true})
 		return
 	}
+	if c.flooded {
+		// It flooded list_changed during the discovery.
+		msg := redact.String(c.why)
+		s.state, s.err, s.stub, s.pinned, s.pinnedPrompts = StateFailed, msg, false, nil, nil
+		h.mu.Unlock()
+		c.shutdown()
+		h.notify(Notice{Server: s.cfg.Name, Text: msg, Error: true, ToolsChanged: true})
+		return
+	}
 	changed := s.pinned == nil
 	s.state, s.conn, s.tools, s.prompts, s.stub = StateReady, c, tools, prompts, false
+	if c.relistQueued {
+		// A list changed during the discovery.
+		h.startRelistLocked(s, c)
+	}
 	h.wg.Add(1)
 	h.mu.Unlock()
 	go func() {
@@ -543,6 +568,15 @@ func (h *Host) lost(s *server, c *conn) string {
 		}
 		s.conn, s.state, s.err = nil, StateFailed, fmt.Sprintf("mcp server %q stopped", s.cfg.Name)
 		s.pinned, s.pinnedPrompts, s.tools, s.prompts = nil, nil, nil, nil
+		if c.why != "" {
+			// The host stopped it, and says why.
+			s.err = redact.String(c.why)
+			c.reason = s.err
+			h.mu.Unlock()
+			c.shutdown()
+			h.notify(Notice{Server: s.cfg.Name, Text: c.reason, Error: true, ToolsChanged: true})
+			return
+		}
 		h.mu.Unlock()
 		c.shutdown()
 		reason := "the connection closed"

@@ -20,6 +20,10 @@ import (
 // lazy-start tests: with MCPHOST_TEST_SERVER set it runs that server on
 // stdin/stdout instead of the tests (real process, real pipes).
 func TestMain(m *testing.M) {
+	if mode := os.Getenv("MCPHOST_TEST_SERVER"); strings.HasPrefix(mode, "flood-") {
+		runFloodServer(mode)
+		return
+	}
 	if mode := os.Getenv("MCPHOST_TEST_SERVER"); mode != "" {
 		runTestServer(mode)
 		return
@@ -34,6 +38,8 @@ func TestMain(m *testing.M) {
 //	wedged      like ok, but keeps running after stdin EOF
 //	silent      reads nothing, answers nothing, ignores stdin EOF
 //	failstart   writes to stderr and exits 2 before the handshake
+//
+// and flood-answer and flood-mute (runFloodServer, flood_test.go).
 func runTestServer(mode string) {
 	if f := os.Getenv("MCPHOST_TEST_STARTS"); f != "" {
 		fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
