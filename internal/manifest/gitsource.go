@@ -46,6 +46,9 @@ type GitSource struct {
 // same source: <url>[#<ref>[:<subdir>]]. It never carries a password.
 func (g GitSource) String() string {
 	s := RedactURL(g.URL)
+	if !looksGit(s) {
+		s = "git:" + s // a local path given as git:<path>
+	}
 	switch {
 	case g.TreePath != "":
 		if strings.EqualFold(g.Host(), "github.com") {
@@ -103,11 +106,17 @@ func ParseGitSource(s string) (g GitSource, ok bool, err error) {
 	bad := func(format string, args ...any) (GitSource, bool, error) {
 		return GitSource{}, true, fmt.Errorf("git source %s: %s", RedactURL(s), fmt.Sprintf(format, args...))
 	}
+	if strings.HasPrefix(s, "-") {
+		return bad("may not begin with - (git would read it as an option)")
+	}
 	body, frag, hasFrag := strings.Cut(s, "#")
-	if rest, ok := strings.CutPrefix(body, "git:"); ok {
+	body = strings.TrimSpace(body)
+	if rest, ok := strings.CutPrefix(body, "git:"); ok && !strings.HasPrefix(body, "git://") {
 		switch {
 		case rest == "":
 			return bad("want git:<host>/<owner>/<repo>")
+		case strings.HasPrefix(rest, "-"):
+			return bad("may not begin with - (git would read it as an option)")
 		case strings.Contains(rest, "://"), strings.HasPrefix(rest, "/"), isDriveAbs(rest):
 			body = rest
 		default:
@@ -118,8 +127,8 @@ func ParseGitSource(s string) (g GitSource, ok bool, err error) {
 			body = "https://" + rest
 		}
 	}
-	body = strings.TrimRight(body, "/")
 	if u, err := url.Parse(body); err == nil && u.Scheme != "" && strings.Contains(body, "://") {
+		u.Path = strings.TrimRight(u.Path, "/")
 		switch u.Scheme {
 		case "https", "http", "file", "ssh", "git":
 		default:
@@ -128,7 +137,7 @@ func ParseGitSource(s string) (g GitSource, ok bool, err error) {
 		if u.Scheme != "file" && u.Host == "" {
 			return bad("no host")
 		}
-		if u.RawQuery != "" {
+		if u.RawQuery != "" || u.ForceQuery {
 			return bad("a query (?...) is not part of a git source")
 		}
 		if repo, tree, ok := splitTree(u); ok {
@@ -137,6 +146,9 @@ func ParseGitSource(s string) (g GitSource, ok bool, err error) {
 			}
 			u.Path = repo
 			g.TreePath = tree
+			if strings.ContainsAny(tree, " \t") || strings.Contains(tree, "//") {
+				return bad("a /tree/ path with spaces or empty parts: give it as <url>#<ref>:<folder>")
+			}
 			if err := checkRelPath(tree); err != nil {
 				return bad("%v", err)
 			}
@@ -154,18 +166,33 @@ func ParseGitSource(s string) (g GitSource, ok bool, err error) {
 		}
 		u.RawPath, u.Fragment, u.RawFragment = "", "", ""
 		g.URL = u.String()
+	} else if strings.Contains(body, "://") {
+		return bad("not a URL")
 	} else {
-		g.URL = body // a local path or scp-like user@host:path
+		// A local path or scp-like user@host:path.
+		if t := strings.TrimRight(body, "/\\ \t"); t != "" && !strings.HasSuffix(t, ":") {
+			body = t
+		}
+		g.URL = body
 	}
 	if hasFrag {
 		ref, sub, _ := strings.Cut(frag, ":")
+		sub = strings.Trim(sub, "/ \t")
 		if err := checkRef(ref); err != nil {
 			return bad("%v", err)
 		}
 		if err := checkRelPath(sub); err != nil {
 			return bad("%v", err)
 		}
-		g.Ref, g.Subdir = ref, strings.Trim(sub, "/")
+		g.Ref, g.Subdir = ref, sub
+	}
+	for _, part := range []string{g.URL, g.Ref, g.Subdir, g.TreePath} {
+		if strings.ContainsFunc(part, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return bad("contains a control character")
+		}
+	}
+	if strings.ContainsAny(g.TreePath+g.Subdir, "#?%") {
+		return bad("the folder or ref contains #, ? or %%")
 	}
 	return g, true, nil
 }
@@ -178,7 +205,7 @@ func looksGit(s string) bool {
 		}
 	}
 	body, _, _ := strings.Cut(s, "#")
-	body = strings.TrimRight(body, `/\`)
+	body = strings.TrimRight(strings.TrimSpace(body), "/\\ \t")
 	if strings.HasSuffix(body, ".git") {
 		return true
 	}
@@ -203,7 +230,7 @@ func splitTree(u *url.URL) (repo, tree string, ok bool) {
 		if segs[i-1] == "-" {
 			end = i - 1
 		}
-		if end == 0 {
+		if end == 0 || segs[end-1] == "-" {
 			continue
 		}
 		if u.Scheme == "file" && !strings.HasSuffix(segs[end-1], ".git") {
