@@ -37,7 +37,7 @@ func TestLoadMarketplace(t *testing.T) {
 			{"name":"sub","source":{"source":"git-subdir","url":"git.example/g/r","path":"a/b"}},
 			{"name":"ghbad","source":{"source":"github","repo":"nope"}},
 			{"name":"upward","source":{"source":"url","url":"https://git.example/r.git","path":"../x"}}]}`,
-			dirs:   map[string]string{"rel": "plugins/rel", "short": "plugins/short", "loose": "plugins/loose"},
+			dirs: map[string]string{"rel": "plugins/rel", "short": "plugins/short", "loose": "plugins/loose"},
 			remote: map[string]string{"gh": "https://github.com/o/r.git", "url": "https://git.example/r.git", "giturl": "https://git.example/x.git",
 				"pinned": "https://github.com/o/r.git#0123abcd:p", "sub": "https://git.example/g/r#:a/b"},
 			warn: []string{`plugins[6]: source "../outside" leaves the marketplace`, "plugins[7]: source: required",
