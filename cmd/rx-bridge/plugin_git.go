@@ -4,15 +4,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"os/signal"
 
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
 // fetchGit checks a git source out (see manifest.FetchGit), saying so
-// first: a fetch can take a while.
+// first: a fetch can take a while. An interrupt (Ctrl-C) during it stops
+// git and deletes the partial checkout.
 func (c *pluginCmd) fetchGit(g manifest.GitSource) (*manifest.Fetched, error) {
 	fmt.Fprintf(c.stderr, "Fetching %s with git...\n", g)
-	return manifest.FetchGit(context.Background(), g)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return manifest.FetchGit(ctx, g)
 }
 
 // installSource resolves install's argument: <name>@<marketplace>, a git
