@@ -80,7 +80,11 @@ func (g *gitFixture) head() string { return g.git(g.work, "rev-parse", "HEAD") }
 
 // fileURL is the bare repository as a file:// URL.
 func (g *gitFixture) fileURL() string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(g.bare)}).String()
+	p := filepath.ToSlash(g.bare)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/... on Windows
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // serve serves the bare repository's folder with git http-backend, as CGI

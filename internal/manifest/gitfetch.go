@@ -126,9 +126,14 @@ func FetchGit(ctx context.Context, src GitSource) (*Fetched, error) {
 	f.Dir = repo
 	if src.Subdir != "" {
 		dir := filepath.Join(repo, filepath.FromSlash(src.Subdir))
+		realRepo, err := filepath.EvalSymlinks(repo)
+		if err != nil {
+			realRepo = repo
+		}
 		real, err := filepath.EvalSymlinks(dir)
-		if err == nil && !within(repo, real) {
-			err = errors.New("outside")
+		if err == nil && !within(realRepo, real) {
+			f.Close()
+			return nil, fmt.Errorf("the folder %s of %s is a symlink leading out of the repository", src.Subdir, RedactURL(src.URL))
 		}
 		if info, serr := os.Stat(dir); err != nil || serr != nil || !info.IsDir() {
 			f.Close()
