@@ -8,16 +8,18 @@ import (
 	"os/signal"
 
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // fetchGit checks a git source out (see manifest.FetchGit), saying so
 // first: a fetch can take a while. An interrupt (Ctrl-C) during it stops
 // git and deletes the partial checkout.
 func (c *pluginCmd) fetchGit(g manifest.GitSource) (*manifest.Fetched, error) {
-	fmt.Fprintf(c.stderr, "Fetching %s with git...\n", g)
+	fmt.Fprintf(c.stderr, "Fetching %s with git...\n", redact.String(g.String()))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return manifest.FetchGit(ctx, g)
+	f, err := manifest.FetchGit(ctx, g)
+	return f, redact.Err(err)
 }
 
 // installSource resolves install's argument: <name>@<marketplace>, a git

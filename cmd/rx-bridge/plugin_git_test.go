@@ -291,7 +291,7 @@ func TestPluginGitErrors(t *testing.T) {
 	closed := closedPort(t)
 	for _, tc := range []struct{ src, want string }{
 		{"http://" + closed + "/repo.git", "cannot reach 127.0.0.1 to fetch http://" + closed + "/repo.git: "},
-		{"http://someone:s3cr3tT0ken@" + closed + "/repo.git", "cannot reach 127.0.0.1 to fetch http://someone:xxxxx@" + closed + "/repo.git: "},
+		{"http://someone:s3cr3tT0ken@" + closed + "/repo.git", "cannot reach 127.0.0.1 to fetch http://[redacted]@" + closed + "/repo.git: "},
 		{base + "/nothing.git", "no git repository at " + base + "/nothing.git"},
 		{filepath.Join(g.parent, "nothing.git"), "no git repository at " + filepath.Join(g.parent, "nothing.git")},
 		{base + "/repo.git/tree/nope/plugins/bar", "has no branch or tag nope"},

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // GitTimeout bounds one fetch (every git command of it together).
@@ -302,7 +300,8 @@ func (g *gitRunner) explain(verb, stderr string, runErr error) error {
 }
 
 // gitGist is the last fatal:/error: line of git's stderr (else its last
-// line), without the prefix, redacted.
+// line), without the prefix, URL passwords masked. (The command line
+// passes every error through redact too; manifest may not import it.)
 func gitGist(stderr string) string {
 	var last, fatal string
 	for _, l := range strings.Split(stderr, "\n") {
@@ -331,5 +330,5 @@ func gitGist(stderr string) string {
 			fatal = strings.ReplaceAll(fatal, w, RedactURL(strings.Trim(w, "'\"")))
 		}
 	}
-	return redact.String(fatal)
+	return fatal
 }
