@@ -24,9 +24,16 @@ const pluginUsage = `usage: rx-bridge plugin <command> [arguments]
 commands:
   install <dir> [--dry-run | --yes] [--link] [--replace] [--name N]
                           preview, then (with --yes) install a local plugin
+  install <git source> [...]
+                          the same, fetched with git: git:github.com/o/r,
+                          https://host/o/r(.git), .../tree/<ref>/<folder>,
+                          <url>#<ref>[:<folder>]
   install <name>@<marketplace> [...]
                           the same, for a plugin of an added marketplace
-  marketplace add <dir> | list | remove <name>
+  update [<name>] [--dry-run | --yes]
+                          fetch plugins installed from git again; a new
+                          commit gets the same preview
+  marketplace add <dir> | <git source> | list | remove <name>
                           the Claude Code marketplaces plugins install from
   list [--json]           list installed plugins
   show <name> [--json]    show one plugin, its contributions and runtime
@@ -54,6 +61,8 @@ func runPlugin(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	switch args[0] {
 	case "install":
 		return c.install(rest)
+	case "update":
+		return c.update(rest)
 	case "list":
 		return c.list(rest)
 	case "show":

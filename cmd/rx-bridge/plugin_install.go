@@ -8,7 +8,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
-const installSynopsis = "install <dir> | <name>@<marketplace> [--dry-run | --yes] [--link] [--replace] [--name N]"
+const installSynopsis = "install <dir> | <git source> | <name>@<marketplace> [--dry-run | --yes] [--link] [--replace] [--name N]"
 
 // install is `rx-bridge plugin install`. It always validates and prints the
 // plan (with the FULL TRUST block for a runtime) first. Without --yes it
@@ -35,15 +35,14 @@ func (c *pluginCmd) install(args []string) int {
 	}
 	c.warn(h)
 	store := h.Store()
-	opts, fromMarket, err := marketInstall(store, pos[0])
+	opts, fetched, err := c.installSource(store, pos[0])
 	if err != nil {
 		return c.failf("%v", err)
 	}
-	if !fromMarket {
-		opts = manifest.InstallOptions{Source: pos[0]}
-	}
+	defer fetched.Close()
 	opts.Name, opts.Link, opts.Replace = *name, *link, *replace
 	plan, err := store.Plan(opts)
+	err = fetched.Explain(err)
 	if errors.Is(err, manifest.ErrExists) {
 		return c.failf("%v; use --replace to replace it", err)
 	}
@@ -71,6 +70,9 @@ func (c *pluginCmd) install(args []string) int {
 		verb = "Replaced"
 	}
 	fmt.Fprintf(c.stdout, "%s plugin %s at %s.\n", verb, versioned(rec.Name, rec.Version), rec.Root)
+	if rec.Commit != "" {
+		fmt.Fprintf(c.stdout, "It came from %s at commit %s; rx-bridge plugin update %s fetches it again.\n", rec.Source, shortCommit(rec.Commit), rec.Name)
+	}
 	if !rec.Enabled {
 		fmt.Fprintf(c.stdout, "It stays disabled, as it was; run rx-bridge plugin enable %s to let it run.\n", rec.Name)
 	}
@@ -88,7 +90,12 @@ func (c *pluginCmd) writePlan(p *manifest.Plan) {
 	if p.Existing != nil {
 		action = "Replace"
 	}
-	fmt.Fprintf(w, "%s plugin %s from %s\n", action, versioned(p.Name, m.Version), p.Source)
+	from := p.Source
+	if g := p.Options.Git; g != nil {
+		from = g.String()
+	}
+	fmt.Fprintf(w, "%s plugin %s from %s\n", action, versioned(p.Name, m.Version), from)
+	c.writeGitPlan(p)
 	if e := p.Options.Entry; e != nil {
 		fmt.Fprintf(w, "  marketplace: %s@%s\n", e.Name, p.Options.Marketplace)
 	}

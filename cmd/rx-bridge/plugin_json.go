@@ -21,9 +21,11 @@ type pluginJSON struct {
 	// Enabled is whether the plugin may run (State == "enabled").
 	Enabled bool `json:"enabled"`
 	// Install is copy, link, or reasonix (read from the Reasonix home).
-	Install      string `json:"install"`
-	Root         string `json:"root"`
-	Source       string `json:"source,omitempty"`
+	Install string `json:"install"`
+	Root    string `json:"root"`
+	Source  string `json:"source,omitempty"`
+	// Commit is the commit a plugin installed from a git source is of.
+	Commit       string `json:"commit,omitempty"`
 	Home         string `json:"home"`
 	ManifestKind string `json:"manifestKind,omitempty"`
 	// Runtime is none, full-trust, ignored (legacy manifest) or unknown
@@ -165,6 +167,7 @@ func describePlugin(h *manifest.Home, r manifest.Record, m *manifest.Manifest, e
 		Install:      installKind(h, r),
 		Root:         r.Dir(),
 		Source:       r.Source,
+		Commit:       r.Commit,
 		Home:         r.Home,
 		ManifestKind: string(r.ManifestKind),
 		Runtime:      runtimeKind(m, err),

@@ -55,6 +55,11 @@ func (c *pluginCmd) list(args []string) int {
 		return c.failf("%v", err)
 	}
 	for _, p := range out.Plugins {
+		if p.Commit != "" {
+			fmt.Fprintf(c.stdout, "%s is from %s at commit %s\n", p.Name, p.Source, shortCommit(p.Commit))
+		}
+	}
+	for _, p := range out.Plugins {
 		for _, l := range p.Live {
 			if l.State == "running" || l.Reason == "" {
 				continue
@@ -150,6 +155,9 @@ func (c *pluginCmd) show(args []string) int {
 	fmt.Fprintf(w, "  root: %s (%s)\n", r.Dir(), installKind(h, r))
 	if r.Source != "" {
 		fmt.Fprintf(w, "  source: %s\n", r.Source)
+	}
+	if r.Commit != "" {
+		fmt.Fprintf(w, "  commit: %s (rx-bridge plugin update %s fetches it again)\n", r.Commit, r.Name)
 	}
 	fmt.Fprintf(w, "  recorded in: %s\n", r.Home)
 	if loadErr != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
-const marketplaceSynopsis = "marketplace add <dir> | list | remove <name>"
+const marketplaceSynopsis = "marketplace add <dir> | <git source> | list | remove <name>"
 
 // marketplace is `rx-bridge plugin marketplace add|list|remove`: the
 // Claude Code marketplaces (.claude-plugin/marketplace.json) whose plugins
@@ -29,15 +29,25 @@ func (c *pluginCmd) marketplace(args []string) int {
 	store := h.Store()
 	switch verb {
 	case "add":
-		pos, exit, ok := c.parse(flag.NewFlagSet("add", flag.ContinueOnError), "marketplace add <dir>", rest, 1, 1)
+		pos, exit, ok := c.parse(flag.NewFlagSet("add", flag.ContinueOnError), "marketplace add <dir> | <git source>", rest, 1, 1)
 		if !ok {
 			return exit
 		}
-		mk, err := manifest.LoadMarketplace(pos[0])
+		g, isGit, err := manifest.ParseGitSource(pos[0])
 		if err != nil {
 			return c.failf("%v", err)
 		}
-		replaced, err := store.SetMarketplace(mk.Name, mk)
+		var mk *manifest.Marketplace
+		var replaced bool
+		from := ""
+		if isGit {
+			if mk, replaced, err = c.addGitMarketplace(store, g); err == nil {
+				from = g.String() + " (copied to " + mk.Root + ")"
+			}
+		} else if mk, err = manifest.LoadMarketplace(pos[0]); err == nil {
+			replaced, err = store.SetMarketplace(mk.Name, mk)
+			from = mk.Root
+		}
 		if err != nil {
 			return c.failf("%v", err)
 		}
@@ -45,7 +55,7 @@ func (c *pluginCmd) marketplace(args []string) int {
 		if replaced {
 			verb = "Updated"
 		}
-		fmt.Fprintf(c.stdout, "%s marketplace %q from %s: %d plugins.\n", verb, mk.Name, mk.Root, len(mk.Plugins))
+		fmt.Fprintf(c.stdout, "%s marketplace %q from %s: %d plugins.\n", verb, mk.Name, from, len(mk.Plugins))
 		writeMarketPlugins(c, mk)
 		fmt.Fprintf(c.stdout, "Install one with rx-bridge plugin install <name>@%s (it shows what it runs first).\n", mk.Name)
 		return 0
@@ -69,7 +79,11 @@ func (c *pluginCmd) marketplace(args []string) int {
 				status = 1
 				continue
 			}
-			fmt.Fprintf(c.stdout, "%s  %s\n", r.Name, r.Source)
+			if r.Git != "" {
+				fmt.Fprintf(c.stdout, "%s  %s (commit %s; marketplace add it again to update)\n", r.Name, r.Git, shortCommit(r.Commit))
+			} else {
+				fmt.Fprintf(c.stdout, "%s  %s\n", r.Name, r.Source)
+			}
 			writeMarketPlugins(c, mk)
 		}
 		return status
@@ -94,8 +108,8 @@ func (c *pluginCmd) marketplace(args []string) int {
 func writeMarketPlugins(c *pluginCmd, mk *manifest.Marketplace) {
 	for _, e := range mk.Plugins {
 		where := e.Dir
-		if e.Remote != "" {
-			where = e.Remote + " (git: not installable yet)"
+		if e.Git != nil {
+			where = e.Remote + " (git)"
 		}
 		line := "  " + e.Name
 		if e.Version != "" {
@@ -131,9 +145,6 @@ func marketInstall(store *manifest.Store, ref string) (opts manifest.InstallOpti
 	e, found := mk.Entry(m[1])
 	if !found {
 		return opts, true, fmt.Errorf("marketplace %q has no plugin %q", m[2], m[1])
-	}
-	if e.Remote != "" {
-		return opts, true, fmt.Errorf("%s lives in %s; rx-bridge installs plugins from local folders only (clone it and install the folder)", ref, e.Remote)
 	}
 	return manifest.InstallOptions{Source: e.Dir, Entry: &e, Marketplace: mk.Name}, true, nil
 }

@@ -301,7 +301,7 @@ func TestPluginUsageErrors(t *testing.T) {
 	}{
 		{nil, "usage: rx-bridge plugin <command> [arguments]"},
 		{[]string{"instal"}, `rx-bridge plugin: unknown command "instal"`},
-		{[]string{"install"}, "rx-bridge plugin install: missing argument\nusage: rx-bridge plugin install <dir> | <name>@<marketplace> [--dry-run | --yes] [--link] [--replace] [--name N]\n"},
+		{[]string{"install"}, "rx-bridge plugin install: missing argument\nusage: rx-bridge plugin install <dir> | <git source> | <name>@<marketplace> [--dry-run | --yes] [--link] [--replace] [--name N]\n"},
 		{[]string{"install", "a", "b"}, "rx-bridge plugin install: unexpected argument \"b\"\n"},
 		{[]string{"install", "a", "--dry-run", "--yes"}, "rx-bridge plugin install: --dry-run and --yes contradict each other\n"},
 		{[]string{"install", "a", "--force"}, "rx-bridge plugin install: flag provided but not defined: -force\n"},

@@ -23,6 +23,11 @@ type InstallOptions struct {
 	// none, as Claude Code reads a "strict": false entry.
 	Entry       *MarketEntry
 	Marketplace string
+	// Git, when set, is the git source Source was checked out from
+	// (FetchGit), and Commit the commit: the record keeps them, not the
+	// temporary checkout, so plugin update can fetch again.
+	Git    *GitSource
+	Commit string
 }
 
 // Plan is a validated install that has not happened yet: what a preview
@@ -46,6 +51,9 @@ func (s *Store) Plan(opts InstallOptions) (*Plan, error) {
 	abs, err := filepath.Abs(opts.Source)
 	if err != nil {
 		return nil, fmt.Errorf("plugin source %s: %w", opts.Source, err)
+	}
+	if opts.Git != nil && opts.Link {
+		return nil, fmt.Errorf("%s is a git source: it is fetched and copied, so it cannot be linked (drop --link)", opts.Git)
 	}
 	var m *Manifest
 	if e := opts.Entry; e != nil && !HasManifestFile(abs) {
@@ -123,6 +131,9 @@ func (s *Store) Install(p *Plan) (Record, error) {
 		ManifestKind: p.Manifest.Kind,
 		Enabled:      true,
 		Home:         s.Dir,
+	}
+	if g := p.Options.Git; g != nil {
+		rec.Source, rec.Commit = g.String(), p.Options.Commit
 	}
 	err := s.update(func(set *recordSet) (func(error) error, error) {
 		i := set.find(p.Name)

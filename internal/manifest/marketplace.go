@@ -33,9 +33,10 @@ type Marketplace struct {
 // MarketEntry is one plugin of a marketplace.
 type MarketEntry struct {
 	Name, Version, Description string
-	// Dir is a local entry's plugin folder; Remote describes where any
-	// other lives (a git repository), and Dir is then empty.
+	// Dir is a local entry's plugin folder; Git is where any other lives
+	// (a git repository), and Dir is then empty. Remote is Git as text.
 	Dir    string
+	Git    *GitSource
 	Remote string
 	// Strict is false when the entry itself is the plugin's manifest.
 	Strict bool
@@ -137,8 +138,11 @@ func marketEntry(root, pluginRoot string, raw json.RawMessage) (MarketEntry, err
 	}
 	switch src := fields["source"].(type) {
 	case string:
-		if isGitURL(src) {
-			e.Remote = src
+		if g, ok, err := ParseGitSource(src); ok {
+			if err != nil {
+				return e, fmt.Errorf("source: %v", err)
+			}
+			e.Git, e.Remote = &g, g.String()
 			return e, nil
 		}
 		rel := filepath.ToSlash(src)
@@ -154,23 +158,11 @@ func marketEntry(root, pluginRoot string, raw json.RawMessage) (MarketEntry, err
 		}
 		e.Dir = dir
 	case map[string]any:
-		kind, _ := src["source"].(string)
-		switch kind {
-		case "github":
-			repo, _ := src["repo"].(string)
-			if repo == "" {
-				return e, errors.New(`source: {"source": "github"} needs "repo"`)
-			}
-			e.Remote = "github.com/" + repo
-		case "url", "git":
-			u, _ := src["url"].(string)
-			if u == "" {
-				return e, fmt.Errorf(`source: {"source": %q} needs "url"`, kind)
-			}
-			e.Remote = u
-		default:
-			return e, fmt.Errorf("source: unknown kind %q (want a relative path, github or url)", kind)
+		g, err := marketGitSource(src)
+		if err != nil {
+			return e, fmt.Errorf("source: %v", err)
 		}
+		e.Git, e.Remote = &g, g.String()
 	case nil:
 		return e, errors.New("source: required")
 	default:
@@ -179,19 +171,71 @@ func marketEntry(root, pluginRoot string, raw json.RawMessage) (MarketEntry, err
 	return e, nil
 }
 
+// marketGitSource reads Claude Code's source objects: {"source":
+// "github", "repo": "owner/repo"}, {"source": "url", "url"} and
+// {"source": "git-subdir", "url", "path"}, each with an optional "ref"
+// (branch or tag) or "sha" (a commit, which wins).
+func marketGitSource(src map[string]any) (GitSource, error) {
+	str := func(k string) string { s, _ := src[k].(string); return strings.TrimSpace(s) }
+	kind := str("source")
+	var raw string
+	switch kind {
+	case "github":
+		repo := strings.TrimSuffix(str("repo"), ".git")
+		if strings.Count(repo, "/") != 1 || strings.HasPrefix(repo, "/") || strings.HasSuffix(repo, "/") {
+			return GitSource{}, errors.New(`{"source": "github"} needs "repo": "<owner>/<repo>"`)
+		}
+		raw = "https://github.com/" + repo + ".git"
+	case "url", "git", "git-subdir":
+		raw = str("url")
+		if raw == "" {
+			return GitSource{}, fmt.Errorf(`{"source": %q} needs "url"`, kind)
+		}
+		if _, ok, _ := ParseGitSource(raw); !ok {
+			raw = "git:" + raw // owner/repo or host/path
+		}
+	default:
+		return GitSource{}, fmt.Errorf("unknown kind %q (want a relative path, github, url or git-subdir)", kind)
+	}
+	g, ok, err := ParseGitSource(raw)
+	if err != nil || !ok {
+		return GitSource{}, fmt.Errorf("%q is no git source", raw)
+	}
+	if g.TreePath != "" {
+		return GitSource{}, fmt.Errorf("%q: give the ref as \"ref\" and the folder as \"path\"", raw)
+	}
+	if ref := str("ref"); ref != "" {
+		g.Ref = ref
+	}
+	if sha := str("sha"); sha != "" {
+		g.Ref = sha
+	}
+	if err := checkRef(g.Ref); err != nil {
+		return GitSource{}, err
+	}
+	if p := strings.TrimPrefix(strings.Trim(filepath.ToSlash(str("path")), "/"), "./"); p != "" {
+		if err := checkRelPath(p); err != nil {
+			return GitSource{}, err
+		}
+		g.Subdir = p
+	}
+	return g, nil
+}
+
 func isDriveAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
 }
 
-func isGitURL(s string) bool {
-	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "git@") ||
-		strings.HasPrefix(s, "ssh://") || strings.HasPrefix(s, "git://") || strings.HasSuffix(s, ".git")
-}
-
 // MarketplaceRecord is one marketplace added to the home.
 type MarketplaceRecord struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Source is the marketplace's folder: the one added, or for a git
+	// marketplace its copy in <home>/marketplaces/<name>.
 	Source string `json:"source"`
+	// Git and Commit are the git source of a git marketplace and the
+	// commit its copy is of.
+	Git    string `json:"git,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Marketplaces lists the marketplaces added to the home, by name.
@@ -226,9 +270,62 @@ func (s *Store) Marketplace(name string) (*Marketplace, error) {
 	return nil, fmt.Errorf("no marketplace %q: add it with rx-bridge plugin marketplace add <dir>", name)
 }
 
+// MarketplacesDir holds, in the home, the copies of git marketplaces.
+const MarketplacesDir = "marketplaces"
+
 // SetMarketplace adds (or, with mk nil, removes) a marketplace record,
 // under the home's lock. It reports whether one of that name was there.
+// Removing a git marketplace deletes its copy.
 func (s *Store) SetMarketplace(name string, mk *Marketplace) (bool, error) {
+	var rec *MarketplaceRecord
+	if mk != nil {
+		rec = &MarketplaceRecord{Name: mk.Name, Source: mk.Root}
+	}
+	return s.setMarketplace(name, func() (*MarketplaceRecord, error) { return rec, nil })
+}
+
+// AddGitMarketplace copies the marketplace checked out in f (FetchGit) to
+// <home>/marketplaces/<name> and records it with its git source and
+// commit, so its relative plugin sources resolve in the copy and
+// `marketplace add` of the same source updates it.
+func (s *Store) AddGitMarketplace(f *Fetched) (*Marketplace, bool, error) {
+	mk, err := LoadMarketplace(f.Dir)
+	if err != nil {
+		return nil, false, err
+	}
+	var added *Marketplace
+	replaced, err := s.setMarketplace(mk.Name, func() (*MarketplaceRecord, error) {
+		parent := filepath.Join(s.Dir, MarketplacesDir)
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, err
+		}
+		tmp, err := os.MkdirTemp(parent, leftoverPrefix+"market-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := copyTree(f.Dir, tmp); err != nil {
+			return nil, err
+		}
+		dest := filepath.Join(parent, mk.Name)
+		aside := tmp + ".old"
+		if err := os.Rename(dest, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("move the previous copy %s aside: %w", dest, err)
+		}
+		if err := os.Rename(tmp, dest); err != nil {
+			os.Rename(aside, dest)
+			return nil, fmt.Errorf("move the copy into %s: %w", dest, err)
+		}
+		os.RemoveAll(aside)
+		if added, err = LoadMarketplace(dest); err != nil {
+			return nil, err
+		}
+		return &MarketplaceRecord{Name: mk.Name, Source: added.Root, Git: f.Source.String(), Commit: f.Commit}, nil
+	})
+	return added, replaced, err
+}
+
+func (s *Store) setMarketplace(name string, build func() (*MarketplaceRecord, error)) (bool, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return false, err
 	}
@@ -242,16 +339,21 @@ func (s *Store) SetMarketplace(name string, mk *Marketplace) (bool, error) {
 		return false, err
 	}
 	var out []MarketplaceRecord
-	found := false
+	var old *MarketplaceRecord
 	for _, r := range recs {
 		if r.Name == name {
-			found = true
+			r := r
+			old = &r
 			continue
 		}
 		out = append(out, r)
 	}
-	if mk != nil {
-		out = append(out, MarketplaceRecord{Name: mk.Name, Source: mk.Root})
+	rec, err := build()
+	if err != nil {
+		return false, err
+	}
+	if rec != nil {
+		out = append(out, *rec)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if out == nil {
@@ -261,7 +363,14 @@ func (s *Store) SetMarketplace(name string, mk *Marketplace) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return found, writeFileAtomic(filepath.Join(s.Dir, MarketplacesFile), append(data, '\n'), 0o644)
+	if err := writeFileAtomic(filepath.Join(s.Dir, MarketplacesFile), append(data, '\n'), 0o644); err != nil {
+		return false, err
+	}
+	copyDir := filepath.Join(s.Dir, MarketplacesDir, name)
+	if rec == nil && old != nil && old.Git != "" && host.samePath(old.Source, copyDir) {
+		os.RemoveAll(copyDir)
+	}
+	return old != nil, nil
 }
 
 // HasManifestFile reports whether root holds one of the manifest files.
