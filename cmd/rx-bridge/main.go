@@ -28,6 +28,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runVersion(args[1:], stdout, stderr)
 	case "models":
 		return runModels(args[1:], stdout, stderr)
+	case "setup":
+		return runSetup(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "complete":
 		return runComplete(args[1:], stdout, stderr)
 	case "plugin":
@@ -59,6 +61,9 @@ func usage(w io.Writer) {
 
 commands:
   version [--json]   print the version, protocol id and schema hash
+  setup [--provider KIND --base-url URL --model ID ...] [--json]
+                     configure a model provider and the default model,
+                     asked on the terminal (rx-bridge setup -h)
   models [--json]    list every model ref with its origin and capabilities
   complete --model REF [--effort E] [--json] "prompt"
                      stream one completion to the terminal

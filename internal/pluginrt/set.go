@@ -372,6 +372,11 @@ func builtins(home *manifest.Home) (*providers.Catalog, func(), error) {
 		}
 	}
 	for i, c := range section.OpenAI {
+		// A key file named relative to config.toml's folder (what
+		// `rx-bridge setup` writes: keys/<name>.key) is in the home.
+		if c.APIKeyFile != "" && !filepath.IsAbs(c.APIKeyFile) {
+			c.APIKeyFile = filepath.Join(home.Dir, filepath.FromSlash(c.APIKeyFile))
+		}
 		p, err := openai.New(c)
 		if err == nil {
 			closers = append(closers, p.Close)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,8 +13,9 @@ import (
 
 // Config is one `[[providers.openai]]` table of the bridge's config.toml:
 // one server and the models it serves. It holds the *name* of the
-// environment variable with the API key, never the key, so the file can be
-// shared and committed.
+// environment variable with the API key, or the path of a file holding it
+// (api_key_file, which `rx-bridge setup` writes with mode 0600), never the
+// key, so the file can be shared and committed.
 type Config struct {
 	// Name is the first segment of every ref this server's models get:
 	// `<name>/<model>`.
@@ -24,6 +26,12 @@ type Config struct {
 	// APIKeyEnv names the environment variable holding the API key; empty
 	// for servers without authentication.
 	APIKeyEnv string `toml:"api_key_env"`
+	// APIKeyFile is the path of a file holding the API key (its content,
+	// trimmed of surrounding white space), read on every request like
+	// APIKeyEnv. It must be absolute here; the runtime resolves a relative
+	// path in config.toml against the bridge home before New. At most one
+	// of APIKeyEnv and APIKeyFile is set.
+	APIKeyFile string `toml:"api_key_file"`
 	// APIKeyHeader is the header that carries the key: "Authorization"
 	// (the default) sends "Bearer <key>"; any other name sends the bare key,
 	// for servers such as Azure that want `api-key`.
@@ -114,8 +122,14 @@ func (c Config) Validate() error {
 	if c.APIKeyHeader != "" && !headerPattern.MatchString(c.APIKeyHeader) {
 		bad("api_key_header %q is not a valid header name", c.APIKeyHeader)
 	}
-	if c.APIKeyHeader != "" && c.APIKeyEnv == "" {
-		bad("api_key_header needs api_key_env")
+	if c.APIKeyEnv != "" && c.APIKeyFile != "" {
+		bad("api_key_env and api_key_file exclude each other; set one")
+	}
+	if c.APIKeyFile != "" && !filepath.IsAbs(c.APIKeyFile) {
+		bad("api_key_file must be an absolute path (in config.toml, a relative path is relative to the bridge home)")
+	}
+	if c.APIKeyHeader != "" && c.APIKeyEnv == "" && c.APIKeyFile == "" {
+		bad("api_key_header needs api_key_env or api_key_file")
 	}
 	for _, name := range sortedKeys(c.Headers) {
 		switch {

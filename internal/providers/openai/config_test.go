@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,9 @@ func validConfig() Config {
 	}
 }
 
+// absKeyFile is an absolute path on every system.
+var absKeyFile = filepath.Join(os.TempDir(), "keys", "local.key")
+
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -32,7 +37,11 @@ func TestConfigValidate(t *testing.T) {
 		{name: "userinfo in url", mutate: func(c *Config) { c.BaseURL = "https://u:p@h/v1" }, wantErr: "must not carry credentials"},
 		{name: "query in url", mutate: func(c *Config) { c.BaseURL = "https://h/v1?k=v" }, wantErr: "query or fragment"},
 		{name: "bad env name", mutate: func(c *Config) { c.APIKeyEnv = "sk-abc" }, wantErr: "api_key_env must be"},
-		{name: "key header without env", mutate: func(c *Config) { c.APIKeyEnv = ""; c.APIKeyHeader = "api-key" }, wantErr: "api_key_header needs api_key_env"},
+		{name: "key header without env", mutate: func(c *Config) { c.APIKeyEnv = ""; c.APIKeyHeader = "api-key" }, wantErr: "api_key_header needs api_key_env or api_key_file"},
+		{name: "key file", mutate: func(c *Config) { c.APIKeyEnv = ""; c.APIKeyFile = absKeyFile }},
+		{name: "key file and env", mutate: func(c *Config) { c.APIKeyFile = absKeyFile }, wantErr: "api_key_env and api_key_file exclude each other"},
+		{name: "relative key file", mutate: func(c *Config) { c.APIKeyEnv = ""; c.APIKeyFile = "keys/local.key" }, wantErr: "api_key_file must be an absolute path"},
+		{name: "key header with key file", mutate: func(c *Config) { c.APIKeyEnv = ""; c.APIKeyFile = absKeyFile; c.APIKeyHeader = "api-key" }},
 		{name: "authorization header", mutate: func(c *Config) { c.Headers = map[string]string{"Authorization": "Bearer x"} }, wantErr: "looks like a credential"},
 		{name: "x-api-key header", mutate: func(c *Config) { c.Headers = map[string]string{"X-Api-Key": "x"} }, wantErr: "looks like a credential"},
 		{name: "ordinary header", mutate: func(c *Config) { c.Headers = map[string]string{"X-Title": "rx-bridge"} }},

@@ -31,13 +31,8 @@ func (p *Provider) errorf(reason extproto.Reason, server, format string, args ..
 
 // maskKey replaces every occurrence of the current API key in s.
 func (p *Provider) maskKey(s string) string {
-	if p.cfg.APIKeyEnv == "" {
-		return s
-	}
-	if key, ok := p.lookup(p.cfg.APIKeyEnv); ok {
-		if key = strings.TrimSpace(key); len(key) >= 4 {
-			s = strings.ReplaceAll(s, key, "[redacted]")
-		}
+	if key := p.currentKey(); len(key) >= 4 {
+		s = strings.ReplaceAll(s, key, "[redacted]")
 	}
 	return s
 }

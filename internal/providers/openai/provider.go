@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net"
 	"net/http"
@@ -149,18 +150,59 @@ func (p *Provider) Stream(ctx context.Context, req providers.Request) (providers
 	return p.open(ctx, req.Ref, body, key)
 }
 
-// apiKey reads the key from the configured environment variable. A
-// variable that is named but unset or empty is an error: sending no key
-// would turn a config mistake into a confusing 401.
+// apiKey reads the key from the configured environment variable or key
+// file. A variable that is named but unset or empty, or a key file that
+// cannot be read or is empty, is an error: sending no key would turn a
+// config mistake into a confusing 401.
 func (p *Provider) apiKey() (string, error) {
-	if p.cfg.APIKeyEnv == "" {
-		return "", nil
+	switch {
+	case p.cfg.APIKeyFile != "":
+		b, err := os.ReadFile(p.cfg.APIKeyFile)
+		if err != nil {
+			return "", p.errorf(extproto.ReasonProviderFailed, "", "key file %s (api_key_file) cannot be read: %v", p.cfg.APIKeyFile, pathErr(err))
+		}
+		key := strings.TrimSpace(string(b))
+		if key == "" {
+			return "", p.errorf(extproto.ReasonProviderFailed, "", "key file %s (api_key_file) is empty", p.cfg.APIKeyFile)
+		}
+		// Whatever its shape, the key is a secret to every message the
+		// bridge shows from now on, not only to this provider's.
+		redact.AddSecrets(key)
+		return key, nil
+	case p.cfg.APIKeyEnv != "":
+		v, ok := p.lookup(p.cfg.APIKeyEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return "", p.errorf(extproto.ReasonProviderFailed, "", "environment variable %s (api_key_env) is not set", p.cfg.APIKeyEnv)
+		}
+		return strings.TrimSpace(v), nil
 	}
-	v, ok := p.lookup(p.cfg.APIKeyEnv)
-	if !ok || strings.TrimSpace(v) == "" {
-		return "", p.errorf(extproto.ReasonProviderFailed, "", "environment variable %s (api_key_env) is not set", p.cfg.APIKeyEnv)
+	return "", nil
+}
+
+// currentKey is the key apiKey would send, or "" when there is none (for
+// masking; errors are apiKey's).
+func (p *Provider) currentKey() string {
+	switch {
+	case p.cfg.APIKeyFile != "":
+		b, err := os.ReadFile(p.cfg.APIKeyFile)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	case p.cfg.APIKeyEnv != "":
+		v, _ := p.lookup(p.cfg.APIKeyEnv)
+		return strings.TrimSpace(v)
 	}
-	return strings.TrimSpace(v), nil
+	return ""
+}
+
+// pathErr drops the path an *os.PathError repeats (the message names it).
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // setHeaders puts the configured headers and the key on r.

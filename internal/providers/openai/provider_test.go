@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 func TestStreamOutcomes(t *testing.T) {
@@ -445,6 +448,47 @@ func TestAPIKeyHeaderAndMissingKey(t *testing.T) {
 	drain(t, s)
 	if h := fs.requests()[1].header.Get("Authorization"); h != "" {
 		t.Fatalf("a provider without api_key_env sent Authorization %q", h)
+	}
+}
+
+// TestAPIKeyFile: the key comes from the file, read on every request (a
+// key written later is picked up), is masked in errors whatever its shape
+// and becomes a secret to the default redactor; a missing or empty file
+// fails the request naming the file, never showing a key.
+func TestAPIKeyFile(t *testing.T) {
+	t.Parallel()
+	const fileKey = "fk-Qm7Zt2Lw9Xc4Vb8Nn1Rp"
+	keyFile := filepath.Join(t.TempDir(), "local.key")
+	fs := newFakeServer(t,
+		reply{events: []string{`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, done: true},
+		reply{status: 401, body: `{"error":{"message":"Incorrect API key provided: ` + fileKey + `"}}`})
+	p, _ := newTestProvider(t, fs, func(c *Config) { c.APIKeyEnv = ""; c.APIKeyFile = keyFile })
+
+	_, err := p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
+	checkErr(t, err, []string{"key file " + keyFile + " (api_key_file) cannot be read"}, extproto.ReasonProviderFailed)
+	if err := os.WriteFile(keyFile, []byte("  \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
+	checkErr(t, err, []string{"key file " + keyFile + " (api_key_file) is empty"}, extproto.ReasonProviderFailed)
+
+	if err := os.WriteFile(keyFile, []byte(fileKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s)
+	if h := fs.requests()[0].header.Get("Authorization"); h != "Bearer "+fileKey {
+		t.Fatalf("Authorization = %q", h)
+	}
+	_, err = p.Stream(context.Background(), userRequest("local/qwen2.5-coder", "hi"))
+	if err == nil || strings.Contains(err.Error(), fileKey) || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("401 error = %v", err)
+	}
+	if got := redact.String("the server said " + fileKey); strings.Contains(got, fileKey) {
+		t.Fatalf("the default redactor does not know the file's key: %q", got)
 	}
 }
 
