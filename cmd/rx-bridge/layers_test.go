@@ -45,12 +45,15 @@ var layerRules = map[string][]string{
 	// internal/benchratio is a test helper (the benchmarks' floor loop);
 	// it imports nothing of the module.
 	"internal/benchratio": {},
+	// internal/testenv is a test helper (scaled test deadlines); it
+	// imports nothing of the module.
+	"internal/testenv": {},
 }
 
 // testLayers may also be imported by any package's tests: the SDK and the
 // examples build real sidecars, manifest writes real homes, lspclient
 // plays the editor, benchratio measures benchmarks against their floor.
-var testLayers = []string{"sdk", "examples", "internal/manifest", "internal/bridge/lspclient", "internal/benchratio"}
+var testLayers = []string{"sdk", "examples", "internal/manifest", "internal/bridge/lspclient", "internal/benchratio", "internal/testenv"}
 
 // lspLayers are the only layers that may import go.lsp.dev/*, in code and
 // tests alike.

@@ -84,7 +84,9 @@ func TestUpdateSinkAskCancelledReturnsNoAnswers(t *testing.T) {
 	n := len(e.c.perms)
 	e.c.mu.Unlock()
 	text := messages(e.c.testClient)
-	if n != 1 || strings.Contains(text, "Ada!") || strings.Contains(text, "Ada.") || !strings.Contains(text, "greeting cancelled") {
+	// The echo model streams the action's message word by word, and
+	// hello's session card may land between two words: look for both.
+	if n != 1 || strings.Contains(text, "Ada!") || strings.Contains(text, "Ada.") || !strings.Contains(text, "greeting") || !strings.Contains(text, "cancelled") {
 		t.Errorf("%d questions; text %q", n, text)
 	}
 }
