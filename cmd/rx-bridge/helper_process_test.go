@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // helperEnv marks a test binary started to act as the rx-bridge program.
@@ -40,5 +42,11 @@ func rxBridgeCommand(args ...string) *exec.Cmd {
 // check what is left when the bridge exits would measure that sleep.
 func TestMain(m *testing.M) {
 	_ = os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	// The tests compare English texts: a developer's zh_CN LANG must not
+	// change them (a test that wants zh-CN sets RX_BRIDGE_LANG itself).
+	if os.Getenv(helperEnv) == "" {
+		_ = os.Setenv("RX_BRIDGE_LANG", "en")
+		locale.Set(locale.English)
+	}
 	os.Exit(m.Run())
 }

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
 )
@@ -58,7 +59,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(stderr, "rx-bridge models: no models; add a [[providers.openai]] table to %s or install a provider plugin (see docs/PROVIDERS.md)\n", filepath.Join(snap.Home.Dir, manifest.ConfigFile))
+		fmt.Fprintln(stderr, "rx-bridge models: "+locale.T("no models; run rx-bridge setup to pick a provider and model (it writes %s), or install a provider plugin (see docs/PROVIDERS.md)", filepath.Join(snap.Home.Dir, manifest.ConfigFile)))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

@@ -48,7 +48,7 @@ func TestModelsConfigProblems(t *testing.T) {
 		wantStderr string
 		wantStdout string
 	}{
-		{name: "no config file", wantCode: 0, wantStderr: "no models; add a [[providers.openai]] table"},
+		{name: "no config file", wantCode: 0, wantStderr: "no models; run rx-bridge setup to pick a provider and model"},
 		{name: "no providers", config: "model = \"x/y\"\n", wantCode: 0, wantStderr: "no models"},
 		{name: "typo in the section", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\nmodles = []\n", wantCode: 1, wantStderr: `config.toml:4: providers.openai.modles: unknown field`},
 		{name: "invalid provider", config: "[[providers.openai]]\nname = \"a\"\nbase_url = \"http://h/v1\"\n", wantCode: 1, wantStderr: `providers.openai "a": models: at least one`},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
@@ -52,10 +53,10 @@ func (c *pluginCmd) install(args []string) int {
 	c.writePlan(plan)
 	switch {
 	case *dryRun:
-		fmt.Fprintln(c.stdout, "Dry run: nothing was written.")
+		fmt.Fprintln(c.stdout, locale.T("Dry run: nothing was written."))
 		return 0
 	case !*yes:
-		fmt.Fprintln(c.stdout, "Nothing was written. To install, run the same command with --yes (or --dry-run to only preview).")
+		fmt.Fprintln(c.stdout, locale.T("Nothing was written. To install, run the same command with --yes (or --dry-run to only preview)."))
 		return 1
 	}
 	rec, err := store.Install(plan)
@@ -65,49 +66,49 @@ func (c *pluginCmd) install(args []string) int {
 	if err != nil {
 		return c.failf("%v", err)
 	}
-	verb := "Installed"
+	done := "Installed plugin %s at %s."
 	if plan.Existing != nil {
-		verb = "Replaced"
+		done = "Replaced plugin %s at %s."
 	}
-	fmt.Fprintf(c.stdout, "%s plugin %s at %s.\n", verb, versioned(rec.Name, rec.Version), rec.Root)
+	fmt.Fprintln(c.stdout, locale.T(done, versioned(rec.Name, rec.Version), rec.Root))
 	if rec.Commit != "" {
-		fmt.Fprintf(c.stdout, "It came from %s at commit %s; rx-bridge plugin update %s fetches it again.\n", rec.Source, shortCommit(rec.Commit), rec.Name)
+		fmt.Fprintln(c.stdout, locale.T("It came from %s at commit %s; rx-bridge plugin update %s fetches it again.", rec.Source, shortCommit(rec.Commit), rec.Name))
 	}
 	if !rec.Enabled {
-		fmt.Fprintf(c.stdout, "It stays disabled, as it was; run rx-bridge plugin enable %s to let it run.\n", rec.Name)
+		fmt.Fprintln(c.stdout, locale.T("It stays disabled, as it was; run rx-bridge plugin enable %s to let it run.", rec.Name))
 	}
 	if h.Config.PluginDisabled(rec.Name) {
-		fmt.Fprintf(c.stdout, "Note: [plugins.%s] enabled = false in %s/%s still keeps it from running.\n", rec.Name, h.Dir, manifest.ConfigFile)
+		fmt.Fprintln(c.stdout, locale.T("Note: [plugins.%s] enabled = false in %s/%s still keeps it from running.", rec.Name, h.Dir, manifest.ConfigFile))
 	}
-	fmt.Fprintln(c.stdout, "Running sessions pick up the change on their next reload.")
+	fmt.Fprintln(c.stdout, locale.T("Running sessions pick up the change on their next reload."))
 	return 0
 }
 
 func (c *pluginCmd) writePlan(p *manifest.Plan) {
 	w := c.stdout
 	m := p.Manifest
-	action := "Install"
+	action := "Install plugin %s from %s"
 	if p.Existing != nil {
-		action = "Replace"
+		action = "Replace plugin %s from %s"
 	}
 	from := p.Source
 	if g := p.Options.Git; g != nil {
 		from = g.String()
 	}
-	fmt.Fprintf(w, "%s plugin %s from %s\n", action, versioned(p.Name, m.Version), from)
+	fmt.Fprintln(w, locale.T(action, versioned(p.Name, m.Version), from))
 	c.writeGitPlan(p)
 	if e := p.Options.Entry; e != nil {
 		fmt.Fprintf(w, "  marketplace: %s@%s\n", e.Name, p.Options.Marketplace)
 	}
 	fmt.Fprintf(w, "  manifest: %s\n", manifestLabel(m))
 	if p.Name != m.Name {
-		fmt.Fprintf(w, "  name: %s (the manifest says %s)\n", p.Name, m.Name)
+		fmt.Fprintf(w, "  name: %s\n", locale.T("%s (the manifest says %s)", p.Name, m.Name))
 	}
 	if m.Description != "" {
 		fmt.Fprintf(w, "  description: %s\n", m.Description)
 	}
 	if p.Options.Link {
-		fmt.Fprintf(w, "  link: %s is used in place; later changes to it are trusted without another install\n", p.Root)
+		fmt.Fprintf(w, "  link: %s\n", locale.T("%s is used in place; later changes to it are trusted without another install", p.Root))
 	} else {
 		fmt.Fprintf(w, "  copy to: %s\n", p.Root)
 	}

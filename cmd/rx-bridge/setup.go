@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/providers/openai"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -460,17 +461,17 @@ func (c *setupCmd) report(name, base string, models []serverModel, block *provid
 	if block == nil {
 		return c.printModels(models)
 	}
-	fmt.Fprintf(c.stdout, "Configured provider %q (%s) in %s.\n", name, base, res.Config)
-	fmt.Fprintf(c.stdout, "Default model: %s\n", res.Model)
+	fmt.Fprintln(c.stdout, locale.T("Configured provider %q (%s) in %s.", name, base, res.Config))
+	fmt.Fprintln(c.stdout, locale.T("Default model: %s", res.Model))
 	switch {
 	case key.store != "":
-		fmt.Fprintf(c.stdout, "The key is in %s (only you can read it).\n", res.KeyFile)
+		fmt.Fprintln(c.stdout, locale.T("The key is in %s (only you can read it).", res.KeyFile))
 	case key.file != "":
-		fmt.Fprintf(c.stdout, "The key is read from %s.\n", key.file)
+		fmt.Fprintln(c.stdout, locale.T("The key is read from %s.", key.file))
 	case key.env != "":
-		fmt.Fprintf(c.stdout, "The key is read from the environment variable %s; set it where rx-bridge runs (your editor too).\n", key.env)
+		fmt.Fprintln(c.stdout, locale.T("The key is read from the environment variable %s; set it where rx-bridge runs (your editor too).", key.env))
 	}
-	fmt.Fprintln(c.stdout, "Try it: rx-bridge chat")
+	fmt.Fprintln(c.stdout, locale.T("Try it: rx-bridge chat"))
 	return nil
 }
 
@@ -486,27 +487,27 @@ func (c *setupCmd) printModels(models []serverModel) error {
 // ask is the interactive setup.
 func (c *setupCmd) ask() error {
 	p := c.prompt
-	fmt.Fprintf(p, "Set up a model provider and the default model in %s.\n\n", c.configPath())
+	fmt.Fprint(p, locale.T("Set up a model provider and the default model in %s.", c.configPath())+"\n\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*probeTimeout)
 	found := probeLocal(ctx, localPresets)
 	cancel()
 	choices := append(append([]providerPreset(nil), cloudPresets...), found...)
-	fmt.Fprintln(p, "Providers:")
+	fmt.Fprintln(p, locale.T("Providers:"))
 	tw := tabwriter.NewWriter(p, 0, 4, 2, ' ', 0)
 	for i, ch := range choices {
 		note := ""
 		if ch.KeyEnv == "" {
-			note = "\t(running here)"
+			note = "\t" + locale.T("(running here)")
 		}
 		fmt.Fprintf(tw, "  %d)\t%s\t%s%s\n", i+1, ch.Label, ch.BaseURL, note)
 	}
-	fmt.Fprintf(tw, "  %d)\tanother OpenAI-compatible server\t(you type its URL)\n", len(choices)+1)
+	fmt.Fprintf(tw, "  %d)\t%s\n", len(choices)+1, locale.T("another OpenAI-compatible server\t(you type its URL)"))
 	_ = tw.Flush()
 
 	var preset *providerPreset
 	var base string
 	for base == "" {
-		ans, err := c.line(fmt.Sprintf("Provider [1-%d, or the server's URL]: ", len(choices)+1))
+		ans, err := c.line(locale.T("Provider [1-%d, or the server's URL]: ", len(choices)+1))
 		if err != nil {
 			return err
 		}
@@ -516,14 +517,14 @@ func (c *setupCmd) ask() error {
 				base = preset.BaseURL
 				break
 			}
-			if ans, err = c.line("Base URL (up to /v1, e.g. http://127.0.0.1:1234/v1): "); err != nil {
+			if ans, err = c.line(locale.T("Base URL (up to /v1, e.g. http://127.0.0.1:1234/v1): ")); err != nil {
 				return err
 			}
 		}
 		if u, err := url.Parse(ans); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 			base = strings.TrimRight(ans, "/")
 		} else {
-			fmt.Fprintf(p, "Type a number from the list, or a URL such as http://127.0.0.1:1234/v1.\n")
+			fmt.Fprintln(p, locale.T("Type a number from the list, or a URL such as http://127.0.0.1:1234/v1."))
 		}
 	}
 
@@ -532,7 +533,7 @@ func (c *setupCmd) ask() error {
 	taken := configuredProviders(old)
 	name, replace := defaultName(preset, base), false
 	for taken[name] && !replace {
-		ans, err := c.line(fmt.Sprintf("%s already has a provider named %q. Replace it? [y/N] ", manifest.ConfigFile, name))
+		ans, err := c.line(locale.T("%s already has a provider named %q. Replace it? [y/N] ", manifest.ConfigFile, name))
 		if err != nil {
 			return err
 		}
@@ -540,7 +541,7 @@ func (c *setupCmd) ask() error {
 			replace = true
 			break
 		}
-		if name, err = c.line("Name for this provider (letters, digits, . _ -): "); err != nil {
+		if name, err = c.line(locale.T("Name for this provider (letters, digits, . _ -): ")); err != nil {
 			return err
 		}
 	}
@@ -553,24 +554,24 @@ func (c *setupCmd) ask() error {
 	if err := c.validate(name, base, key); err != nil {
 		return err
 	}
-	fmt.Fprintf(p, "Reading the models of %s ...\n", base)
+	fmt.Fprintln(p, locale.T("Reading the models of %s ...", base))
 	models, err := c.fetch(base, key.value)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(p, "Models:")
+	fmt.Fprintln(p, locale.T("Models:"))
 	tw = tabwriter.NewWriter(p, 0, 4, 2, ' ', 0)
 	for i, m := range models {
 		cw := ""
 		if m.ContextWindow > 0 {
-			cw = fmt.Sprintf("\tcontext %d", m.ContextWindow)
+			cw = "\t" + locale.T("context %d", m.ContextWindow)
 		}
 		fmt.Fprintf(tw, "  %d)\t%s%s\n", i+1, m.ID, cw)
 	}
 	_ = tw.Flush()
 	var chosen *serverModel
 	for chosen == nil {
-		ans, err := c.line(fmt.Sprintf("Default model [1-%d, or its id; Enter for 1]: ", len(models)))
+		ans, err := c.line(locale.T("Default model [1-%d, or its id; Enter for 1]: ", len(models)))
 		if err != nil {
 			return err
 		}
@@ -587,7 +588,7 @@ func (c *setupCmd) ask() error {
 			}
 		}
 		if chosen == nil {
-			fmt.Fprintln(p, "Type a number from the list or a model id.")
+			fmt.Fprintln(p, locale.T("Type a number from the list or a model id."))
 		}
 	}
 	block, err := c.write(name, base, key, *chosen, replace)
@@ -604,7 +605,7 @@ func (c *setupCmd) ask() error {
 func (c *setupCmd) askKey(preset *providerPreset, name string) (setupKey, error) {
 	if preset != nil && preset.KeyEnv != "" {
 		if v := strings.TrimSpace(c.getenv(preset.KeyEnv)); v != "" {
-			ans, err := c.line(fmt.Sprintf("Use the key in $%s? [Y/n] ", preset.KeyEnv))
+			ans, err := c.line(locale.T("Use the key in $%s? [Y/n] ", preset.KeyEnv))
 			if err != nil {
 				return setupKey{}, err
 			}
@@ -614,7 +615,7 @@ func (c *setupCmd) askKey(preset *providerPreset, name string) (setupKey, error)
 		}
 	}
 	for {
-		ans, err := c.secret(fmt.Sprintf("API key (stored in %s, readable only by you; $NAME reads it from that environment variable instead; Enter for none)", filepath.Join(c.home, keysDir, name+".key")))
+		ans, err := c.secret(locale.T("API key (stored in %s, readable only by you; $NAME reads it from that environment variable instead; Enter for none)", filepath.Join(c.home, keysDir, name+".key")))
 		if err != nil {
 			return setupKey{}, err
 		}
@@ -624,12 +625,12 @@ func (c *setupCmd) askKey(preset *providerPreset, name string) (setupKey, error)
 		case strings.HasPrefix(ans, "$"):
 			env := ans[1:]
 			if !envName.MatchString(env) {
-				fmt.Fprintln(c.prompt, "After $ comes the name of an environment variable, such as $DEEPSEEK_API_KEY.")
+				fmt.Fprintln(c.prompt, locale.T("After $ comes the name of an environment variable, such as $DEEPSEEK_API_KEY."))
 				continue
 			}
 			v := strings.TrimSpace(c.getenv(env))
 			if v == "" {
-				fmt.Fprintf(c.prompt, "%s is not set here; the models are read without a key.\n", env)
+				fmt.Fprintln(c.prompt, locale.T("%s is not set here; the models are read without a key.", env))
 			}
 			return setupKey{env: env, value: v}, nil
 		}
@@ -644,7 +645,7 @@ func (c *setupCmd) line(question string) (string, error) {
 	if err != nil && (err != io.EOF || s == "") {
 		if err == io.EOF {
 			fmt.Fprintln(c.prompt)
-			return "", errors.New("no answer (end of input); nothing was changed")
+			return "", errors.New(locale.T("no answer (end of input); nothing was changed"))
 		}
 		return "", err
 	}
@@ -656,7 +657,7 @@ func (c *setupCmd) line(question string) (string, error) {
 func (c *setupCmd) secret(question string) (string, error) {
 	restore, hidden := echoOff(c.stdin)
 	if !hidden {
-		return c.line(question + " (typing is shown): ")
+		return c.line(question + locale.T(" (typing is shown): "))
 	}
 	// Ctrl-C while the echo is off must not leave the terminal silent.
 	sig := make(chan os.Signal, 1)
@@ -671,7 +672,7 @@ func (c *setupCmd) secret(question string) (string, error) {
 		case <-done:
 		}
 	}()
-	s, err := c.line(question + " (typing is hidden): ")
+	s, err := c.line(question + locale.T(" (typing is hidden): "))
 	signal.Stop(sig)
 	close(done)
 	restore()

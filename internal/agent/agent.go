@@ -20,6 +20,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -67,8 +68,15 @@ var (
 	// ErrNoModel is a prompt in a session without a model when the home
 	// configures none (a fresh home): the session exists, the first
 	// prompt says the one step that fixes it.
-	ErrNoModel = errors.New("no model is configured: run `rx-bridge setup` in a terminal to pick a provider and model (or set model in config.toml)")
+	ErrNoModel error = noModelError{}
 )
+
+// noModelError is ErrNoModel: its text is in the user's language.
+type noModelError struct{}
+
+func (noModelError) Error() string {
+	return locale.T("no model is configured: run `rx-bridge setup` in a terminal to pick a provider and model (or set model in config.toml)")
+}
 
 // NewAgent returns an agent with no session open.
 func NewAgent(opts Options) (*Agent, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // ToolExitPlanMode is the tool a session in plan mode offers the model to
@@ -86,7 +87,7 @@ func (t *turn) approvePlan(ctx context.Context, tc *ToolCall, args string) (allo
 		}
 		by.Outcome = PermissionAllow
 		t.emit(Update{Kind: UpdatePermissionOutcome, Permission: &by})
-		t.emit(Update{Kind: UpdateNotice, Notice: &Notice{Kind: NoticeMode, Text: "plan approved: the session left plan mode (mode normal) and carries the plan out"}})
+		t.emit(Update{Kind: UpdateNotice, Notice: &Notice{Kind: NoticeMode, Text: locale.T("plan approved: the session left plan mode (mode normal) and carries the plan out")}})
 		return true, "", nil
 	case PermissionDeny:
 		by.Outcome = PermissionDeny

@@ -12,6 +12,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
@@ -206,10 +207,10 @@ func (s *Server) pickAction(ctx context.Context) (name string, ok bool, err erro
 		}
 	}
 	if len(names) == 0 {
-		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "rx-bridge: no plugin action is available; install a plugin that declares UI actions"})
+		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "rx-bridge: " + locale.T("no plugin action is available; install a plugin that declares UI actions")})
 		return "", false, nil
 	}
-	i, ok, err := s.hub.Pick(ctx, rxproto.CommandRunAction, "Run which plugin action?", names)
+	i, ok, err := s.hub.Pick(ctx, rxproto.CommandRunAction, locale.T("Run which plugin action?"), names)
 	if err != nil || !ok {
 		return "", false, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
@@ -30,8 +31,14 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		WorkspaceFolders []struct {
 			URI string `json:"uri"`
 		} `json:"workspaceFolders"`
+		// Locale is the editor's UI language (LSP 3.16): the bridge's
+		// own texts follow it; without it, the environment's.
+		Locale string `json:"locale"`
 	}
 	_ = json.Unmarshal(raw, &roots)
+	if l, ok := locale.Parse(roots.Locale); ok {
+		locale.Set(l)
+	}
 	var folders []string
 	for _, f := range roots.WorkspaceFolders {
 		folders = append(folders, f.URI)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // ProgramsRisk is the sentence a FULL TRUST block of a package without a
@@ -89,9 +91,9 @@ func (p Program) line() string {
 		}
 		cmd = strings.Join(words, " ")
 	}
-	kind := "hook"
+	kind := locale.T("hook")
 	if p.Kind == ProgramMCP {
-		kind = "MCP server"
+		kind = locale.T("MCP server")
 	}
 	return fmt.Sprintf("%s %s: %s", kind, label, cmd)
 }

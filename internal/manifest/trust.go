@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // TrustRisk is the sentence every FULL TRUST block ends with (SPEC §8).
@@ -30,13 +32,13 @@ func RenderTrust(w io.Writer, rt *Runtime, root string, progs ...Program) error 
 		if len(progs) == 0 {
 			return nil
 		}
-		b.WriteString("programs: FULL TRUST\n")
+		b.WriteString(locale.T("programs: FULL TRUST") + "\n")
 		writePrograms(&b, progs)
-		fmt.Fprintf(&b, "  risk: %s.\n", ProgramsRisk)
+		b.WriteString("  " + locale.T("risk: %s.", locale.T(ProgramsRisk)) + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	b.WriteString("runtime: FULL TRUST\n")
+	b.WriteString(locale.T("runtime: FULL TRUST") + "\n")
 	cmd, err := rt.ExpandedCommand(root)
 	if err != nil {
 		cmd = strings.TrimSpace(rt.Command)
@@ -47,7 +49,7 @@ func RenderTrust(w io.Writer, rt *Runtime, root string, progs ...Program) error 
 	}
 	fmt.Fprintf(&b, "  command: %s\n", strings.Join(line, " "))
 	if err != nil {
-		fmt.Fprintf(&b, "  cannot start: %v\n", err)
+		b.WriteString("  " + locale.T("cannot start: %v", err) + "\n")
 	}
 	list := func(label string, items []string) {
 		if len(items) > 0 {
@@ -64,10 +66,10 @@ func RenderTrust(w io.Writer, rt *Runtime, root string, progs ...Program) error 
 	}
 	list("env", env)
 	if rt.Required {
-		b.WriteString("  required: yes (if it cannot start, no plugin runtime starts)\n")
+		b.WriteString("  " + locale.T("required: yes (if it cannot start, no plugin runtime starts)") + "\n")
 	}
 	writePrograms(&b, progs)
-	fmt.Fprintf(&b, "  risk: %s.\n", TrustRisk)
+	b.WriteString("  " + locale.T("risk: %s.", locale.T(TrustRisk)) + "\n")
 	_, err = io.WriteString(w, b.String())
 	return err
 }
