@@ -9,6 +9,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -130,7 +131,7 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 	if model == "" {
 		// A fresh home: the option says so, and the first prompt answers
 		// "authentication required" with the fix (rx-bridge setup).
-		choices = append(acpsdk.SessionConfigSelectOptionsUngrouped{{Value: "", Name: noModelName}}, choices...)
+		choices = append(acpsdk.SessionConfigSelectOptionsUngrouped{{Value: "", Name: locale.T(noModelName)}}, choices...)
 	}
 	modelCat, effortCat := acpsdk.SessionConfigOptionCategoryModel, acpsdk.SessionConfigOptionCategoryThoughtLevel
 	opts := []acpsdk.SessionConfigOption{selectOption(optModel, "Model", &modelCat, model, choices)}

@@ -13,6 +13,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -51,7 +52,7 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 const authSetup = "rx-bridge-setup"
 
 func setupAuthMethod() acpsdk.AuthMethod {
-	desc := "Choose a model provider, store its key and pick the default model, in a terminal"
+	desc := locale.T("Choose a model provider, store its key and pick the default model, in a terminal")
 	return acpsdk.AuthMethod{Terminal: &acpsdk.AuthMethodTerminalInline{
 		Id: authSetup, Name: "rx-bridge setup", Description: &desc, Type: "terminal", Args: []string{"setup"},
 	}}

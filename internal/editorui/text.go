@@ -3,6 +3,8 @@ package editorui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // The texts of the plain-message fallbacks, as docs/EDITOR_PROTOCOL.md
@@ -10,7 +12,7 @@ import (
 
 // cannotShow is the warning for a question the editor cannot ask.
 func cannotShow(plugin string, texts ...string) string {
-	return fmt.Sprintf("%s asked %q, which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions", plugin, first(texts...))
+	return locale.T("%s asked %q, which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions", plugin, first(texts...))
 }
 
 // useDefault is the one button of an input question asked without an

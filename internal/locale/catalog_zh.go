@@ -6,6 +6,11 @@ package locale
 // English: command lines, flags, config keys, manifest fields, and
 // "FULL TRUST", which SPEC §8 names.
 var zhCN = map[string]string{
+	"%s now has %d prompts": "%s 现在有 %d 个提示词",
+	"%s now has %d tools":   "%s 现在有 %d 个工具",
+	"Choose a model provider, store its key and pick the default model, in a terminal":                                   "在终端中选择模型提供方、保存其密钥并选定默认模型",
+	"%s asked %q, which this editor cannot show; use an rx-bridge client (VS Code or Neovim) to answer plugin questions": "%s 提出了问题 %q，但此编辑器无法显示；请使用 rx-bridge 客户端（VS Code 或 Neovim）回答插件的问题",
+	"No model configured: run rx-bridge setup":                                                                           "尚未配置模型：请运行 rx-bridge setup",
 	" (typing is hidden): ":                                                        "（输入内容不显示）：",
 	" (typing is shown): ":                                                         "（输入内容会显示）：",
 	"%s (the manifest says %s)":                                                    "%s（清单中写的是 %s）",

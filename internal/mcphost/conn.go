@@ -19,6 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // conn is one live connection to a server: the session and, for stdio,
@@ -314,9 +316,9 @@ func (h *Host) relist(s *server, c *conn) {
 			s.tools, s.prompts = tools, prompts
 			switch {
 			case toolsChanged && s.pinned == nil:
-				notice = &Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d tools", s.cfg.Name, len(tools)), ToolsChanged: true}
+				notice = &Notice{Server: s.cfg.Name, Text: locale.T("%s now has %d tools", s.cfg.Name, len(tools)), ToolsChanged: true}
 			case promptsChanged:
-				notice = &Notice{Server: s.cfg.Name, Text: fmt.Sprintf("%s now has %d prompts", s.cfg.Name, len(prompts)), ToolsChanged: true}
+				notice = &Notice{Server: s.cfg.Name, Text: locale.T("%s now has %d prompts", s.cfg.Name, len(prompts)), ToolsChanged: true}
 			}
 		}
 		again := c.relistQueued && s.conn == c && c.ctx.Err() == nil && !h.closed
