@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
@@ -26,7 +28,7 @@ func (searchText) Schema() extproto.ProviderToolSchema {
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"pattern":{"type":"string","description":"Regular expression (RE2) matched against each line"},` +
 			`"path":{"type":"string","description":"File or directory to search, relative to the workspace root (default: the root)"},` +
-			`"include":{"type":"string","description":"Only search files whose name matches this glob, e.g. *.go"},` +
+			`"include":{"type":"string","description":"Only search files matching this glob, as ripgrep -g takes it: *.go or *.{ts,tsx} match the file name at any depth; src/**/*.go or **/test/*.ts match the path from the workspace root"},` +
 			`"ignoreCase":{"type":"boolean","description":"Match case-insensitively"},` +
 			`"maxResults":{"type":"integer","minimum":1,"description":"Maximum number of matches to return"}},` +
 			`"required":["pattern"],"additionalProperties":false}`),
@@ -73,9 +75,10 @@ func (searchText) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 	if err != nil {
 		return "", fmt.Errorf("invalid pattern: %w", err)
 	}
+	var include *includeGlob
 	if a.Include != "" {
-		if _, err := path.Match(a.Include, ""); err != nil {
-			return "", fmt.Errorf("invalid include glob %q: %w", a.Include, err)
+		if include, err = compileInclude(a.Include); err != nil {
+			return "", err
 		}
 	}
 	limit := a.MaxResults
@@ -92,7 +95,10 @@ func (searchText) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", ws.Rel(abs), unwrapPath(err))
 	}
-	s := &searcher{ws: ws, re: re, include: a.Include, limit: limit}
+	s := &searcher{ws: ws, re: re, include: include, limit: limit}
+	if st.IsDir() {
+		s.under = ws.Rel(abs)
+	}
 	if !st.IsDir() {
 		s.file(ws.Rel(abs), abs)
 	} else {
@@ -117,7 +123,8 @@ func (searchText) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 type searcher struct {
 	ws      *Workspace
 	re      *regexp.Regexp
-	include string
+	include *includeGlob
+	under   string // the searched directory, relative to the root
 	limit   int
 	out     strings.Builder
 	matches int
@@ -125,12 +132,8 @@ type searcher struct {
 }
 
 func (s *searcher) file(rel, abs string) {
-	if s.include != "" {
-		if ok, _ := path.Match(s.include, path.Base(rel)); !ok {
-			if ok, _ := path.Match(s.include, rel); !ok {
-				return
-			}
-		}
+	if s.include != nil && !s.include.match(rel, s.under) {
+		return
 	}
 	st, err := os.Stat(abs)
 	if err != nil || st.Size() > MaxFileBytes {
@@ -166,4 +169,41 @@ func (s *searcher) result() string {
 		out += fmt.Sprintf("\n[results stopped at %d matches; narrow the pattern or the path]", s.limit)
 	}
 	return out
+}
+
+// includeGlob is search_text's include: a glob as ripgrep's -g takes it
+// (doublestar syntax: *, ?, [...], {a,b}, ** across directories). One
+// without a slash matches the file name at any depth, as in gitignore;
+// one with a slash matches the path from the workspace root or from the
+// searched directory. A leading ./ or / is dropped.
+type includeGlob struct {
+	pattern string
+	name    bool // no slash: match the base name
+}
+
+func compileInclude(g string) (*includeGlob, error) {
+	p := strings.TrimPrefix(strings.TrimPrefix(g, "./"), "/")
+	if p == "" || !doublestar.ValidatePattern(p) {
+		return nil, fmt.Errorf("invalid include glob %q: use *, ?, [...], {a,b} and ** (e.g. *.go, src/**/*.ts, *.{js,jsx})", g)
+	}
+	return &includeGlob{pattern: p, name: !strings.Contains(p, "/")}, nil
+}
+
+// match reports whether the file at rel (slash path from the root) is
+// included; under is the searched directory ("." or "" for the root).
+func (g *includeGlob) match(rel, under string) bool {
+	if g.name {
+		ok, _ := doublestar.Match(g.pattern, path.Base(rel))
+		return ok
+	}
+	if ok, _ := doublestar.Match(g.pattern, rel); ok {
+		return true
+	}
+	if under != "" && under != "." {
+		if sub, ok := strings.CutPrefix(rel, under+"/"); ok {
+			ok, _ := doublestar.Match(g.pattern, sub)
+			return ok
+		}
+	}
+	return false
 }
