@@ -185,6 +185,20 @@ export const fake = {
 			this.waiters.push({ pred, resolve: (e) => { clearTimeout(t); resolve(e); } });
 		});
 	},
+	/**
+	 * A settings change as VS Code reports it: values set (undefined removes
+	 * one), then onDidChangeConfiguration for the keys given. With no keys
+	 * it is a change of some other extension's setting (VS Code sends
+	 * several of those while a window loads).
+	 */
+	changeConfig(values: Record<string, unknown> = {}): void {
+		for (const [k, v] of Object.entries(values)) {
+			if (v === undefined) delete this.config[k];
+			else this.config[k] = v;
+		}
+		const keys = Object.keys(values);
+		configChanges.fire({ affectsConfiguration: (section: string) => keys.some((k) => k === section || k.startsWith(`${section}.`)) });
+	},
 	messages(): string[] {
 		return this.events.filter((e) => e.type === 'message').map((e) => (e as { message: string }).message);
 	},
@@ -360,6 +374,9 @@ export const window = {
 	},
 };
 
+/** Fires workspace.onDidChangeConfiguration (fake.changeConfig). */
+const configChanges = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+
 export const workspace = {
 	registerTextDocumentContentProvider(scheme: string, p: { provideTextDocumentContent(uri: Uri): string }) {
 		fake.docs.set(scheme, p);
@@ -400,7 +417,7 @@ export const workspace = {
 			},
 		};
 	},
-	onDidChangeConfiguration: new EventEmitter<unknown>().event,
+	onDidChangeConfiguration: configChanges.event,
 	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
 	asRelativePath(u: Uri | string): string {
 		const p = typeof u === 'string' ? u : u.fsPath;
