@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): Api {
 		},
 		reload: () => commands.reload(),
 	});
-	const commands = new Commands(rx, docs, log);
+	const commands = new Commands(rx, docs, log, (plugin) => ui.notifications(plugin));
 	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
 	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
 	bridge.handlers.onNotification(Method.pluginStateChanged, (p: PluginStateChange) => ui.pluginState(p));

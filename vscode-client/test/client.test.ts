@@ -94,7 +94,14 @@ describe('actions', () => {
 		assert.equal(pickerShown, 1);
 		assert.deepEqual(uiAnswers, [{ cancelled: false, values: { value: 'pirate' } }, { cancelled: false, values: { value: 'Ada' } }]);
 		await eventually(() => fake.messages().includes('hello: Ahoy, Ada! — Greeted by the hello example plugin.'), 'notification');
-		assert.ok(fake.messages().includes('/hello:greet: Ahoy, Ada!'));
+		// Issue 30 item 11: one toast per greeting; the result message of an
+		// action that notified is not shown a second time.
+		assert.deepEqual(fake.messages(), ['hello: Ahoy, Ada! — Greeted by the hello example plugin.']);
+		// An action that shows no notification: its result message is the toast.
+		server.conn.onRequest('workspace/executeCommand', () => ({ accepted: true, message: 'Waved.' }));
+		fake.events = [];
+		await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+		assert.deepEqual(fake.messages(), ['/hello:greet: Waved.']);
 	});
 
 	it('runs a slash command from the picker: asks its arguments with the hint as placeholder, then sends the line to @reasonix', async () => {

@@ -182,6 +182,8 @@ describe('activate', () => {
 		};
 		await vscode.commands.executeCommand(CommandId.runAction);
 		await eventually(() => fake.messages().includes('hello: Good day, Grace. — Greeted by the hello example plugin.'), `the notification; saw ${fake.messages().join(' | ')}`);
+		// One toast per greeting (issue 30 item 11): the action's result message repeats its notification.
+		assert.deepEqual(fake.messages().filter((m) => m.includes('Good day')), ['hello: Good day, Grace. — Greeted by the hello example plugin.']);
 		// trace.server verbose: plugin frames are in the log.
 		await eventually(() => /\[trace\] hello -> extension\/ui\/action/.test(log()), 'a traced plugin frame');
 		await vscode.commands.executeCommand(CommandId.showLog);

@@ -26,8 +26,8 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 	const rx = new Rx(bridge);
 	const docs = new VirtualDocs();
 	vscode.workspace.registerTextDocumentContentProvider('rx-bridge', docs);
-	const commands = new Commands(rx, docs, log as never);
-	const ui = new PluginUI(rx.generations, docs, {
+	const commands: Commands = new Commands(rx, docs, log as never, (plugin) => ui.notifications(plugin));
+	const ui: PluginUI = new PluginUI(rx.generations, docs, {
 		runAction: (name) => commands.runAction(name),
 		submit: async (plugin, surfaceId, generation, values) => {
 			const r = await rx.request<{ accepted: boolean }>(Method.uiSubmit, { plugin, surfaceId, generation, values });
