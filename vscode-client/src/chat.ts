@@ -15,6 +15,7 @@ import {
 	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
 	SessionUpdate, SessionUpdateBody, TurnEdit, UndoTurnResult,
 } from './protocol';
+import type { ReviewSink } from './review';
 import type { Rx } from './rx';
 import { ago, escapeMarkdown, noIcons } from './text';
 import { errorText } from './ui';
@@ -70,6 +71,8 @@ export const MAX_RESOURCE_TEXT = 256 * 1024;
 
 export class ChatSessions implements vscode.Disposable {
 	private readonly sinks = new Map<string, TurnSink>();
+	/** The sessions whose turn runs in a chat response now, oldest first. */
+	private readonly running: string[] = [];
 	private readonly tools = new Map<string, string>();
 	/** Sessions created on the current bridge process. */
 	private live = new Set<string>();
@@ -180,6 +183,7 @@ export class ChatSessions implements vscode.Disposable {
 		const cancelSub = token.onCancellationRequested(() => {
 			void this.rx.notify(Method.sessionCancel, { sessionId: id }).catch(() => {});
 		});
+		this.running.push(id);
 		try {
 			const resources = await attachments(request);
 			for (const r of resources) {
@@ -203,7 +207,17 @@ export class ChatSessions implements vscode.Disposable {
 		} finally {
 			cancelSub.dispose();
 			this.sinks.delete(id);
+			this.running.splice(this.running.indexOf(id), 1);
 		}
+	}
+
+	/**
+	 * Where an agent edit is reviewed: the response of the turn running
+	 * (workspace/applyEdit does not name its session; the newest turn's).
+	 */
+	reviewSink(): ReviewSink | undefined {
+		const id = this.running[this.running.length - 1];
+		return id ? this.sinks.get(id) : undefined;
 	}
 
 	/**

@@ -11,6 +11,7 @@ import { ChunkRouter, LanguageModels, VENDOR } from './lm';
 import { BridgeLog } from './log';
 import { CONFIG, LanguageClientTransport } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
+import { EditReview } from './review';
 import { Rx } from './rx';
 import { BridgeStatus } from './status';
 import { PluginUI } from './ui';
@@ -48,12 +49,14 @@ export function activate(context: vscode.ExtensionContext): Api {
 	const chunks = new ChunkRouter(rx);
 	const models = new LanguageModels(rx, chunks);
 	const chat = new ChatSessions(rx, context.workspaceState);
+	const review = new EditReview(() => chat.reviewSink(), docs);
+	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, chat.handler);
 	participant.iconPath = new vscode.ThemeIcon('hubot');
 
 	const status = new BridgeStatus(bridge);
 	context.subscriptions.push(
-		log, docs, ui, models, chat, participant, status,
+		log, docs, ui, models, chat, review, participant, status,
 		ui.cards.attach(),
 		vscode.commands.registerCommand(SHOW_CARDS_COMMAND, () => vscode.commands.executeCommand(`${CARDS_VIEW}.focus`)),
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),

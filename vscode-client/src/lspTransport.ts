@@ -54,6 +54,16 @@ export class LanguageClientTransport implements Transport {
 				closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
 			},
 			initializationFailedHandler: () => false,
+			middleware: {
+				workspace: {
+					// Reviewed agent edits are asked in the chat (review.ts).
+					handleApplyEdit: (params, next) => {
+						// The client's own apply ignores the token.
+						const apply = async (p: typeof params) => (await next(p, new vscode.CancellationTokenSource().token)) as { applied: boolean; failureReason?: string };
+						return handlers.applyEdit ? handlers.applyEdit(params, apply) : apply(params);
+					},
+				},
+			},
 		};
 		// The trace the initialize request carries follows the setting.
 		let trace = traceSetting(cfg.get<string>('trace.server', 'off'));

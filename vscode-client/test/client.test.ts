@@ -281,6 +281,93 @@ describe('chat participant', () => {
 		assert.match(msgs[1], /undid turn 2: restored a\.txt/);
 	});
 
+	// Issue 30 item 5: a reviewed agent edit. The Refactor Preview opened
+	// it unticked, so its Apply applied nothing and told the agent the
+	// user rejected it, and it took the focus from the chat.
+	it('asks a reviewed edit in the chat: Accept applies it all, Choose Changes… starts with every change ticked, Reject applies nothing', async () => {
+		fake.files.set('/w/a.txt', 'one\ntwo\nthree\n');
+		vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file('/w'), name: 'w', index: 0 }];
+		const review = (uri: string, edits: { range: unknown; newText: string }[], create = false) => ({
+			label: 'Reasonix: apply_edit',
+			edit: {
+				documentChanges: [
+					...(create ? [{ kind: 'create', uri, annotationId: 'rx-review' }] : []),
+					{ textDocument: { uri, version: create ? null : 3 }, edits: edits.map((e) => ({ ...e, annotationId: 'rx-review' })) },
+				],
+				changeAnnotations: { 'rx-review': { label: 'Reasonix: apply_edit', needsConfirmation: true, description: `Reasonix wants to change ${uri}` } },
+			},
+		});
+		const r = (l: number, c: number, l2: number, c2: number) => ({ start: { line: l, character: c }, end: { line: l2, character: c2 } });
+		const results: unknown[] = [];
+		await start((s) => sessionServer(s, async (c) => {
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/a.txt', [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }])));
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/a.txt', [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }])));
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/new.txt', [{ range: r(0, 0, 0, 0), newText: 'fresh\n' }], true)));
+			return { stopReason: 'end_turn', text: 'done' };
+		}));
+		transport.applyResult = { applied: true };
+		let pickList: { label: string; description: string; picked?: boolean }[] = [];
+		fake.answer = (e) => {
+			if (e.type === 'quickPick') {
+				pickList = e.items;
+				assert.equal(e.options.canPickMany, true);
+				return e.items.filter((i: { label: string }) => i.label.includes('three')); // untick the first change
+			}
+			return undefined;
+		};
+		const stream = new RecordingStream();
+		const clicks = ['Accept', 'Choose Changes…', 'Reject'];
+		let reviews = 0;
+		stream.onButton = (b) => {
+			if (b.title !== 'Accept') return;
+			// The buttons of one review are streamed together: click after the last.
+			const which = clicks[reviews++];
+			setImmediate(() => {
+				const mine = stream.buttons().filter((x) => x.arguments?.[0] === b.arguments?.[0]);
+				const target = mine.find((x) => x.title === which)!;
+				void vscode.commands.executeCommand(target.command, ...(target.arguments ?? []));
+			});
+		};
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		// The change is shown as a diff in the chat, and nothing took the focus.
+		assert.match(text, /Reasonix wants to change a\\\.txt/);
+		assert.match(text, /```diff\n- one\n\+ ONE\n```/);
+		assert.equal(fake.events.filter((e) => e.type === 'showTextDocument' || (e.type === 'command' && e.command === 'vscode.diff')).length, 0);
+		assert.deepEqual(stream.buttons().slice(0, 4).map((b) => b.title), ['Accept', 'Reject', 'Choose Changes…', 'Show Diff']);
+		// Accept: all of it, without its review annotations (no second review).
+		assert.deepEqual(results, [{ applied: true }, { applied: true }, { applied: false, failureReason: 'the user rejected the edit' }]);
+		assert.deepEqual(transport.applied[0].edit, { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 3 }, edits: [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }] }] });
+		// Choose Changes…: every change ticked to start with; the one left ticked lands.
+		assert.deepEqual(pickList.map((i) => [i.label, i.picked]), [['one → ONE', true], ['three → THREE', true]]);
+		assert.deepEqual(transport.applied[1].edit, { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 3 }, edits: [{ range: r(2, 0, 2, 5), newText: 'THREE' }] }] });
+		// Reject: nothing applied.
+		assert.equal(transport.applied.length, 2);
+		for (const line of ['$(check) Accepted the change to a\\.txt\\.', '$(check) Accepted 1 of 2 changes to a\\.txt\\.', '$(close) Rejected the change to new\\.txt\\.']) {
+			assert.ok(text.includes(line), `no ${line} in ${text}`);
+		}
+		// A button of an answered review does nothing but say so.
+		const stale = stream.buttons()[0];
+		await vscode.commands.executeCommand(stale.command, ...(stale.arguments ?? []));
+		assert.equal(transport.applied.length, 2);
+		assert.deepEqual(fake.messages(), ['Reasonix: this change was already accepted.']);
+	});
+
+	it('applies an edit that needs no review as it is', async () => {
+		const edit = { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: 'x' }] }] };
+		let result: unknown;
+		await start((s) => sessionServer(s, async (c) => {
+			result = await c.sendRequest('workspace/applyEdit', { label: 'Reasonix: apply_edit', edit });
+			return { stopReason: 'end_turn', text: 'done' };
+		}));
+		transport.applyResult = { applied: true };
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.deepEqual(result, { applied: true });
+		assert.deepEqual(transport.applied, [{ label: 'Reasonix: apply_edit', edit }]);
+		assert.deepEqual(stream.buttons(), []);
+	});
+
 	it('shows no changed files and no undo for a turn that changed none', async () => {
 		await start((s) => sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'nothing changed' })));
 		const stream = new RecordingStream();

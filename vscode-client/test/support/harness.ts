@@ -8,6 +8,7 @@ import { ChunkRouter, LanguageModels } from '../../src/lm';
 import { BridgeLog } from '../../src/log';
 import { Method, PluginStateChange, UIRequest, UISurface } from '../../src/protocol';
 import { Rx } from '../../src/rx';
+import { EditReview } from '../../src/review';
 import { PluginUI } from '../../src/ui';
 import * as vscode from './vscode';
 
@@ -43,8 +44,10 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 	const models = new LanguageModels(rx, chunks);
 	const memento = new Memento();
 	const chat = new ChatSessions(rx, memento as never);
+	const review = new EditReview(() => chat.reviewSink(), docs);
+	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	commands.register();
-	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento };
+	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento, review };
 }
 
 /** A ChatResponseStream that records what was streamed. */

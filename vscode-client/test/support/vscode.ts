@@ -63,7 +63,10 @@ export class Uri {
 	static file(p: string): Uri { return new Uri('file', p); }
 	static parse(s: string): Uri {
 		const i = s.indexOf(':');
-		return new Uri(s.slice(0, i), s.slice(i + 1));
+		let rest = s.slice(i + 1);
+		// scheme://authority/path: the (empty) authority is no part of the path.
+		if (rest.startsWith('//')) rest = rest.slice(rest.indexOf('/', 2) < 0 ? rest.length : rest.indexOf('/', 2));
+		return new Uri(s.slice(0, i), rest);
 	}
 	static joinPath(base: Uri, ...parts: string[]): Uri {
 		return new Uri(base.scheme, [base.path, ...parts].join('/').replace(/\/+/g, '/'));
@@ -477,3 +480,12 @@ export class SymbolInformation {}
 export class TypeHierarchyItem {}
 export class CodeAction {}
 export class Diagnostic {}
+
+/** vscode.l10n without a bundle: the English text, {0}… filled in. */
+export const l10n = {
+	t(message: string | { message: string; args?: unknown[] }, ...args: unknown[]): string {
+		const msg = typeof message === 'string' ? message : message.message;
+		const list = typeof message === 'string' ? args : message.args ?? [];
+		return msg.replace(/\{(\d+)\}/g, (m, i) => (Number(i) < list.length ? String(list[Number(i)]) : m));
+	},
+};
