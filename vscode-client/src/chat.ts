@@ -232,6 +232,20 @@ export class ChatSessions implements vscode.Disposable {
 		return this.memento.get<string>(MODEL_KEY) || undefined;
 	}
 
+	/**
+	 * A resumed session's model in the chat's model picker (and as the
+	 * fallback choice), so the chat shows the model the session is on and
+	 * its next turn does not switch it back to the picker's.
+	 */
+	private async showModel(ref: string | undefined): Promise<void> {
+		if (!ref) return;
+		await this.memento.update(MODEL_KEY, ref);
+		const m = (await this.rx.models().catch(() => undefined))?.models?.find((x) => x.ref === ref);
+		if (!m) return;
+		const info = modelInformation(m);
+		await vscode.commands.executeCommand(CHANGE_MODEL_COMMAND, { vendor: VENDOR, id: info.id, family: info.family }).then(undefined, () => undefined);
+	}
+
 	private async defaultModel(): Promise<string | undefined> {
 		try {
 			return (await this.rx.models()).default || undefined;
@@ -312,11 +326,17 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	private async resume(id: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		if (!id) return this.listSessions(stream, previous);
+		if (this.running.includes(id)) {
+			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(vscode.l10n.t('A turn of this session is running in another chat; resume it here when that turn has ended.'))}`, true));
+			return { metadata: previous };
+		}
 		if (this.live.has(id)) {
-			// Open in another chat of this window: both go on with it.
-			const info = (await this.storedSessions()).find((s) => s.sessionId === id);
-			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(`This session is open in another chat too; this chat goes on with it${info?.model ? ` on ${info.model}` : ''}.`)}`, true));
-			return { metadata: { sessionId: id, model: info?.model || undefined } };
+			// Open on this bridge, in a chat that may have been closed (VS
+			// Code does not say): closed and loaded again, so its
+			// conversation is replayed here. A chat still showing it goes on
+			// with it too.
+			await this.rx.request(Method.sessionClose, { sessionId: id });
+			this.live.delete(id);
 		}
 		// The prompt's lines kept: each escaped, joined by hard line breaks.
 		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${t.split(/\r?\n/).map((l) => escapeMarkdown(noIcons(l))).join('  \n')}\n\n`, true));
@@ -338,6 +358,7 @@ export class ChatSessions implements vscode.Disposable {
 		this.live.add(r.sessionId);
 		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(`Session resumed on ${r.model}: this chat goes on with it.`)}`, true));
 		modeNote(stream, r);
+		await this.showModel(r.model);
 		return { metadata: { sessionId: r.sessionId, model: r.model } };
 	}
 

@@ -368,6 +368,39 @@ describe('chat participant', () => {
 		assert.deepEqual(stream.buttons(), []);
 	});
 
+	// Issue 30 item 10: "Resume in Chat" of a session whose chat tab was
+	// closed said it was open in another chat and replayed nothing; the
+	// chat's model picker kept another model, which the next turn switched to.
+	it('resumes a session still open on the bridge (its chat closed): reopened and replayed, the picker set to its model', async () => {
+		const calls: string[] = [];
+		await start((s) => {
+			sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'ok' }));
+			s.setup((c) => {
+				c.onRequest('rx/models', () => ({ models: [{ ref: 'plugin/echo-provider/echo/large', displayName: 'Echo (large)' }, { ref: 'plugin/echo-provider/echo/small', displayName: 'Echo (small)', origin: { kind: 'plugin', id: 'echo-provider' } }], default: 'plugin/echo-provider/echo/large' }));
+				c.onRequest('rx/session/close', (p: { sessionId: string }) => { calls.push(`close ${p.sessionId}`); return {}; });
+				c.onRequest('rx/session/load', async (p: { sessionId: string }) => {
+					calls.push(`load ${p.sessionId}`);
+					await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'the first prompt' } }));
+					await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'the first answer' } }));
+					return { sessionId: p.sessionId, model: 'plugin/echo-provider/echo/small' };
+				});
+			});
+		});
+		const token = new CancellationTokenSource().token as never;
+		await h.chat.handle(chatRequest('the first prompt'), { history: [] } as never, new RecordingStream() as never, token);
+		// The chat closed; Reasonix: Sessions… → Resume in Chat runs /resume in a new one.
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('s-1', { command: 'resume' }), { history: [] } as never, stream as never, token);
+		assert.deepEqual(calls, ['close s-1', 'load s-1']);
+		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'plugin/echo-provider/echo/small' });
+		const text = stream.text();
+		assert.match(text, /\*\*You:\*\* the first prompt/);
+		assert.match(text, /the first answer/);
+		assert.doesNotMatch(text, /open in another chat/);
+		const picker = fake.events.filter((e) => e.type === 'command' && e.command === 'workbench.action.chat.changeModel') as { args: unknown[] }[];
+		assert.deepEqual(picker.map((e) => e.args), [[{ vendor: 'reasonix', id: 'plugin/echo-provider/echo/small', family: 'echo-provider' }]]);
+	});
+
 	it('shows no changed files and no undo for a turn that changed none', async () => {
 		await start((s) => sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'nothing changed' })));
 		const stream = new RecordingStream();
