@@ -79,6 +79,10 @@ export class ChatSessions implements vscode.Disposable {
 	private readonly subs: { dispose(): void }[] = [];
 	/** Permission questions waiting for a button. */
 	private readonly questions = new Map<string, (optionId: string | undefined) => void>();
+	/** Questions answered, by id: the answer's name (VS Code cannot disable a chat button). */
+	private readonly answers = new Map<string, string>();
+	/** Undo turn buttons used, by session and turn: the turn they undid. */
+	private readonly undone = new Map<string, number>();
 	private questionCounter = 0;
 
 	constructor(private readonly rx: Rx, private readonly memento: vscode.Memento) {
@@ -508,6 +512,8 @@ export class ChatSessions implements vscode.Disposable {
 				optionId = await answered;
 			} finally {
 				this.questions.delete(id);
+				const name = options.find((o) => o.optionId === optionId)?.name;
+				this.answers.set(id, name ? noIcons(name) : vscode.l10n.t('cancelled'));
 			}
 		} else {
 			const items = options.map((o) => ({ label: noIcons(o.name), optionId: o.optionId }));
@@ -526,7 +532,10 @@ export class ChatSessions implements vscode.Disposable {
 	private answer(id: unknown, optionId: unknown): void {
 		const resolve = typeof id === 'string' ? this.questions.get(id) : undefined;
 		if (!resolve || typeof optionId !== 'string') {
-			void vscode.window.showInformationMessage('Reasonix: this question was already answered.');
+			const was = typeof id === 'string' ? this.answers.get(id) : undefined;
+			void vscode.window.showInformationMessage(was
+				? vscode.l10n.t('Reasonix: this question was already answered: {0}.', was)
+				: vscode.l10n.t('Reasonix: this question was already answered.'));
 			return;
 		}
 		this.questions.delete(id as string);
@@ -540,6 +549,14 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	async undoTurn(sessionId: unknown, turn: unknown, force = false): Promise<UndoTurnResult | undefined> {
 		if (typeof sessionId !== 'string') return undefined;
+		// A second click of an answer's Undo turn would undo an older turn:
+		// it says what the first one did instead.
+		const button = `${sessionId}\u0000${typeof turn === 'number' ? turn : ''}`;
+		const did = this.undone.get(button);
+		if (did !== undefined && !force) {
+			void vscode.window.showInformationMessage(vscode.l10n.t('Reasonix: turn {0} was already undone.', did));
+			return undefined;
+		}
 		let r: UndoTurnResult;
 		try {
 			r = await this.rx.request<UndoTurnResult>(Method.sessionUndoTurn, force ? { sessionId, force } : { sessionId });
@@ -547,6 +564,7 @@ export class ChatSessions implements vscode.Disposable {
 			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot undo the turn: ${errorText(err)}`));
 			return undefined;
 		}
+		if (typeof turn === 'number') this.undone.set(button, r.turn);
 		const which = typeof turn === 'number' && turn !== r.turn ? `turn ${r.turn} (the newest not undone; this answer was turn ${turn})` : `turn ${r.turn}`;
 		const restored = r.restored.map((p) => path.basename(p));
 		if (r.skipped.length === 0) {

@@ -248,6 +248,10 @@ describe('chat participant', () => {
 		assert.match(text, /\$\(tools\) kit:agent:reviewer › grep TODO/);
 		assert.equal(fake.events.filter((e) => e.type === 'message').length, 0, 'no dialog');
 		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow', 'Deny']);
+		// Issue 30 item 11: an answered question's buttons do nothing but say its answer.
+		const deny = stream.buttons()[1];
+		await vscode.commands.executeCommand(deny.command, ...(deny.arguments ?? []));
+		assert.deepEqual(fake.messages(), ['Reasonix: this question was already answered: Allow.']);
 		// Model output is Markdown without theme icons; our lines have them.
 		assert.equal(stream.parts.find((p) => p.value === 'Hello ')?.icons, false);
 	});
@@ -279,6 +283,10 @@ describe('chat participant', () => {
 		const msgs = fake.events.filter((e) => e.type === 'message').map((e) => (e as { message: string }).message);
 		assert.match(msgs[0], /undid turn 2 in part: restored new\.txt; not restored: a\.txt \(changed since the turn/);
 		assert.match(msgs[1], /undid turn 2: restored a\.txt/);
+		// Issue 30 item 11: the button, clicked again, undoes no older turn.
+		await vscode.commands.executeCommand(undo.command, ...(undo.arguments ?? []));
+		assert.equal(undos.length, 2);
+		assert.equal(fake.messages().at(-1), 'Reasonix: turn 2 was already undone.');
 	});
 
 	// Issue 30 item 5: a reviewed agent edit. The Refactor Preview opened
