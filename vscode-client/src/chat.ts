@@ -77,6 +77,7 @@ export class ChatSessions implements vscode.Disposable {
 	/** Sessions created on the current bridge process. */
 	private live = new Set<string>();
 	private readonly subs: { dispose(): void }[] = [];
+	private readonly sessionsChanged = new vscode.EventEmitter<void>();
 	/** Permission questions waiting for a button. */
 	private readonly questions = new Map<string, (optionId: string | undefined) => void>();
 	/** Questions answered, by id: the answer's name (VS Code cannot disable a chat button). */
@@ -88,7 +89,7 @@ export class ChatSessions implements vscode.Disposable {
 	constructor(private readonly rx: Rx, private readonly memento: vscode.Memento) {
 		this.subs.push(rx.bridge.handlers.onNotification(Method.sessionUpdate, (p: SessionUpdate) => this.update(p)));
 		this.subs.push(rx.bridge.handlers.onRequest(Method.sessionRequestPermission, (p: PermissionRequest, token) => this.permission(p, token as vscode.CancellationToken)));
-		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); }));
+		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); this.sessionsChanged.fire(); }));
 		this.subs.push(vscode.commands.registerCommand(ANSWER_COMMAND, (id: unknown, optionId: unknown) => this.answer(id, optionId)));
 		this.subs.push(vscode.commands.registerCommand(UNDO_TURN_COMMAND, (sessionId: unknown, turn: unknown) => this.undoTurn(sessionId, turn)));
 		this.subs.push(vscode.commands.registerCommand(SESSIONS_COMMAND, () => this.sessions()));
@@ -212,6 +213,7 @@ export class ChatSessions implements vscode.Disposable {
 			cancelSub.dispose();
 			this.sinks.delete(id);
 			this.running.splice(this.running.indexOf(id), 1);
+			this.sessionsChanged.fire();
 		}
 	}
 
@@ -449,8 +451,25 @@ export class ChatSessions implements vscode.Disposable {
 			session: s,
 		})), { title: 'Reasonix: Sessions', placeHolder: 'Pick a session to resume, rename or delete', matchOnDescription: true, ignoreFocusOut: true });
 		if (!picked) return;
-		const s = picked.session;
 		const what = await vscode.window.showQuickPick([RESUME, RENAME, DELETE], { title: noIcons(`Reasonix: ${picked.label}`), ignoreFocusOut: true });
+		if (what) await this.act(what, picked.session);
+	}
+
+	/** Fired when the stored sessions may have changed (a turn, a rename, a delete, a bridge start). */
+	readonly onDidChangeSessions = this.sessionsChanged.event;
+
+	/** The workspace's stored sessions, newest first. */
+	storedList(): Promise<SessionInfo[]> {
+		return this.storedSessions();
+	}
+
+	/**
+	 * Resume in Chat (a new chat replays it and goes on with it), Rename…
+	 * or Delete (after a modal confirmation) of a stored session: Reasonix:
+	 * Sessions… and the Sessions view.
+	 */
+	async act(what: string, s: SessionInfo): Promise<void> {
+		const picked = { label: noIcons(s.title || NO_PROMPT) };
 		try {
 			if (what === RESUME) {
 				// A new chat, so the session is not mixed into the one shown.
@@ -465,12 +484,14 @@ export class ChatSessions implements vscode.Disposable {
 				});
 				if (title === undefined) return;
 				await this.rx.request(Method.sessionRename, { sessionId: s.sessionId, title });
+				this.sessionsChanged.fire();
 				void vscode.window.showInformationMessage(noIcons(title.trim() ? `Reasonix: session renamed to "${title.trim()}"` : 'Reasonix: the session is named by its first prompt again'));
 			} else if (what === DELETE) {
 				const sure = await vscode.window.showWarningMessage(noIcons(`Delete the session "${picked.label}" and its transcript?`), { modal: true }, DELETE);
 				if (sure !== DELETE) return;
 				await this.rx.request(Method.sessionDelete, { sessionId: s.sessionId });
 				this.live.delete(s.sessionId);
+				this.sessionsChanged.fire();
 				void vscode.window.showInformationMessage(noIcons(`Reasonix: deleted "${picked.label}"`));
 			}
 		} catch (err) {
@@ -580,6 +601,7 @@ export class ChatSessions implements vscode.Disposable {
 
 	dispose(): void {
 		for (const s of this.subs) s.dispose();
+		this.sessionsChanged.dispose();
 	}
 }
 

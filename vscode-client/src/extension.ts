@@ -12,6 +12,7 @@ import { BridgeLog } from './log';
 import { CONFIG, LanguageClientTransport } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
 import { EditReview } from './review';
+import { SessionsView } from './sessionsView';
 import { Rx } from './rx';
 import { BridgeStatus } from './status';
 import { PluginUI } from './ui';
@@ -50,14 +51,16 @@ export function activate(context: vscode.ExtensionContext): Api {
 	const models = new LanguageModels(rx, chunks);
 	const chat = new ChatSessions(rx, context.workspaceState);
 	const review = new EditReview(() => chat.reviewSink(), docs);
+	const sessionsView = new SessionsView(chat);
 	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, chat.handler);
 	participant.iconPath = new vscode.ThemeIcon('hubot');
 
 	const status = new BridgeStatus(bridge);
 	context.subscriptions.push(
-		log, docs, ui, models, chat, review, participant, status,
+		log, docs, ui, models, chat, review, sessionsView, participant, status,
 		ui.cards.attach(),
+		sessionsView.attach(),
 		vscode.commands.registerCommand(SHOW_CARDS_COMMAND, () => vscode.commands.executeCommand(`${CARDS_VIEW}.focus`)),
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
 		vscode.lm.registerLanguageModelChatProvider(VENDOR, models),

@@ -409,6 +409,57 @@ describe('chat participant', () => {
 		assert.deepEqual(picker.map((e) => e.args), [[{ vendor: 'reasonix', id: 'plugin/echo-provider/echo/small', family: 'echo-provider' }]]);
 	});
 
+	// Issue 30 item 12: the session list as a view, with Resume, Rename and Delete.
+	it('lists the stored sessions in the Sessions view (title, model, when) and resumes, renames and deletes them there', async () => {
+		let sessions = [
+			{ sessionId: 's-2', title: 'fix the parser', model: 'plugin/echo-provider/echo/small', updatedAt: new Date(Date.now() - 5 * 60000).toISOString() },
+			{ sessionId: 's-1', title: '', model: 'builtin/default', updatedAt: new Date(Date.now() - 2 * 86400000).toISOString() },
+		];
+		const calls: unknown[] = [];
+		await start((s) => {
+			sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'ok' }));
+			s.setup((c) => {
+				c.onRequest('rx/session/list', () => ({ sessions }));
+				c.onRequest('rx/session/rename', (p: { sessionId: string; title: string }) => { calls.push(['rename', p]); sessions[0] = { ...sessions[0], title: p.title }; return {}; });
+				c.onRequest('rx/session/delete', (p: { sessionId: string }) => { calls.push(['delete', p]); sessions = sessions.filter((x) => x.sessionId !== p.sessionId); return {}; });
+			});
+		});
+		h.sessionsView.attach();
+		const view = fake.treeViews.find((v) => v.id === 'rxBridge.sessionsView')!;
+		let changes = 0;
+		h.sessionsView.onDidChangeTreeData(() => { changes++; });
+		const rows = async () => {
+			const list = await view.provider.getChildren();
+			return list.map((x: unknown) => { const i = view.provider.getTreeItem(x); return [i.label, i.description, i.contextValue]; });
+		};
+		assert.deepEqual(await rows(), [
+			['fix the parser', 'plugin/echo-provider/echo/small · 5 min ago', 'session'],
+			['(no prompt yet)', 'builtin/default · 2 days ago', 'session'],
+		]);
+		const first = (await view.provider.getChildren())[0];
+		// A click resumes it in a new chat.
+		const item = view.provider.getTreeItem(first);
+		await vscode.commands.executeCommand(item.command.command, ...item.command.arguments);
+		const opened = fake.events.filter((e) => e.type === 'command' && (e.command === 'workbench.action.chat.newChat' || e.command === 'workbench.action.chat.open')) as { command: string; args: unknown[] }[];
+		assert.deepEqual(opened.map((e) => [e.command, e.args]), [['workbench.action.chat.newChat', []], ['workbench.action.chat.open', [{ query: '@reasonix /resume s-2' }]]]);
+		// Rename, then the view refreshes with the new title.
+		fake.answer = (e) => (e.type === 'inputBox' ? 'Parser work' : e.type === 'message' && e.options?.modal ? 'Delete' : undefined);
+		const before = changes;
+		await vscode.commands.executeCommand('rxBridge.sessions.rename', first);
+		assert.ok(changes > before, 'the view refreshed after the rename');
+		assert.equal((await rows())[0][0], 'Parser work');
+		await vscode.commands.executeCommand('rxBridge.sessions.delete', (await view.provider.getChildren())[1]);
+		assert.deepEqual(calls, [['rename', { sessionId: 's-2', title: 'Parser work' }], ['delete', { sessionId: 's-1' }]]);
+		assert.deepEqual((await rows()).map((r: unknown[]) => r[0]), ['Parser work']);
+		// A chat turn refreshes the view too; no session: the view says how one starts.
+		const n = changes;
+		await h.chat.handle(chatRequest('hi'), { history: [] } as never, new RecordingStream() as never, new CancellationTokenSource().token as never);
+		assert.ok(changes > n, 'the view refreshed after a turn');
+		sessions = [];
+		assert.deepEqual(await rows(), []);
+		assert.equal(view.message, 'No stored session in this workspace yet: a @reasonix chat starts one.');
+	});
+
 	it('shows no changed files and no undo for a turn that changed none', async () => {
 		await start((s) => sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'nothing changed' })));
 		const stream = new RecordingStream();

@@ -9,6 +9,7 @@ import { BridgeLog } from '../../src/log';
 import { Method, PluginStateChange, UIRequest, UISurface } from '../../src/protocol';
 import { Rx } from '../../src/rx';
 import { EditReview } from '../../src/review';
+import { SessionsView } from '../../src/sessionsView';
 import { PluginUI } from '../../src/ui';
 import * as vscode from './vscode';
 
@@ -45,9 +46,10 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 	const memento = new Memento();
 	const chat = new ChatSessions(rx, memento as never);
 	const review = new EditReview(() => chat.reviewSink(), docs);
+	const sessionsView = new SessionsView(chat);
 	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	commands.register();
-	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento, review };
+	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento, review, sessionsView };
 }
 
 /** A ChatResponseStream that records what was streamed. */

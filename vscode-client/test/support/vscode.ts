@@ -162,7 +162,7 @@ export const fake = {
 	lmProviders: new Map<string, unknown>(),
 	/** Files workspace.fs and openTextDocument read, by fsPath. */
 	files: new Map<string, string>(),
-	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean }[],
+	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean; provider?: any }[],
 	reset(): void {
 		this.files.clear();
 		workspace.workspaceFolders = undefined;
@@ -366,8 +366,8 @@ export const window = {
 		record({ type: 'progress', title: opts.title });
 		return task({ report() {} }, CancellationTokenNone);
 	},
-	createTreeView(id: string, _opts: unknown) {
-		const v = { id, badge: undefined as unknown, message: undefined as string | undefined, visible: false, onDidChangeVisibility: new EventEmitter<{ visible: boolean }>().event, dispose() {} };
+	createTreeView(id: string, opts: { treeDataProvider?: unknown }) {
+		const v = { id, badge: undefined as unknown, message: undefined as string | undefined, visible: false, provider: opts?.treeDataProvider as any, onDidChangeVisibility: new EventEmitter<{ visible: boolean }>().event, dispose() {} };
 		fake.treeViews.push(v);
 		return v;
 	},
