@@ -656,7 +656,8 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			const title = (sub ? `${sub.name} › ` : '') + (u.title || 'a tool call');
 			tools.set(u.toolCallId, title);
 			sink.progress(noIcons(`Running ${title}`));
-			sink.line(`\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
+			const plan = planChecklist(u.rawInput);
+			sink.line(plan ?? `\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
 			return;
 		}
 		case 'tool_call_update': {
@@ -693,6 +694,24 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		default:
 			return;
 	}
+}
+
+/**
+ * The agent's plan (its todo_write call: {todos: [{content, status}]}) as
+ * a checklist; undefined for any other input.
+ */
+export function planChecklist(raw: unknown): string | undefined {
+	const todos = (raw as { todos?: unknown } | undefined)?.todos;
+	if (!Array.isArray(todos) || todos.length === 0) return undefined;
+	const rows: string[] = [];
+	for (const t of todos) {
+		if (!t || typeof t !== 'object' || typeof (t as { content?: unknown }).content !== 'string') return undefined;
+		const { content, status } = t as { content: string; status?: string };
+		const icon = status === 'completed' ? '$(pass-filled)' : status === 'in_progress' ? '$(circle-large-filled)' : '$(circle-large-outline)';
+		const text = escapeMarkdown(noIcons(content.replace(/\s+/g, ' ').trim()));
+		rows.push(`- ${icon} ${status === 'completed' ? `~~${text}~~` : status === 'in_progress' ? `**${text}**` : text}`);
+	}
+	return `\n\n$(checklist) **${escapeMarkdown(vscode.l10n.t('Plan'))}**\n\n${rows.join('\n')}\n\n`;
 }
 
 /** Says so when a session was reopened in plan mode (left so by an ACP client, say). */

@@ -460,6 +460,21 @@ describe('chat participant', () => {
 		assert.equal(view.message, 'No stored session in this workspace yet: a @reasonix chat starts one.');
 	});
 
+	// Issue 30 (if time remains): the agent's plan as a checklist.
+	it('shows the agent\'s plan (todo_write) as a checklist', async () => {
+		await start((s) => sessionServer(s, async (c) => {
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'tc2', title: 'Update the plan (3 items)', kind: 'other', status: 'pending', rawInput: { todos: [{ content: 'Read the parser', status: 'completed' }, { content: 'Fix *the* bug', status: 'in_progress' }, { content: 'Run the tests', status: 'pending' }] } }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'tc3', title: 'read_file a.go', kind: 'read', status: 'pending', rawInput: { path: 'a.go' } }));
+			return { stopReason: 'end_turn', text: 'ok' };
+		}));
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('plan it'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		assert.ok(text.includes('$(checklist) **Plan**\n\n- $(pass-filled) ~~Read the parser~~\n- $(circle-large-filled) **Fix \\*the\\* bug**\n- $(circle-large-outline) Run the tests\n'), text);
+		assert.doesNotMatch(text, /\$\(tools\) Update the plan/);
+		assert.match(text, /\$\(tools\) read\\_file a\\\.go/);
+	});
+
 	it('shows no changed files and no undo for a turn that changed none', async () => {
 		await start((s) => sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'nothing changed' })));
 		const stream = new RecordingStream();
