@@ -46,6 +46,8 @@ export interface TurnSink {
 	roundEnded(): void;
 	/** A model round's token usage. */
 	usage(u: Usage): void;
+	/** Settles when the turn has ended (a live turn's sink). */
+	readonly ended?: Promise<void>;
 }
 
 /** The command a permission button runs: (question id, option id). */
@@ -164,7 +166,10 @@ export class ChatSessions implements vscode.Disposable {
 		};
 		const used: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 		let usageSeen = false;
+		let endTurn!: () => void;
+		const ended = new Promise<void>((resolve) => { endTurn = resolve; });
 		this.sinks.set(id, {
+			ended,
 			markdown: (t) => {
 				streamedAnswer = true;
 				round(ANSWERING);
@@ -213,6 +218,7 @@ export class ChatSessions implements vscode.Disposable {
 			cancelSub.dispose();
 			this.sinks.delete(id);
 			this.running.splice(this.running.indexOf(id), 1);
+			endTurn();
 			this.sessionsChanged.fire();
 		}
 	}

@@ -40,6 +40,8 @@ export interface ReviewSink {
 	/** Markdown with $(icons); text in it is escaped by the caller. */
 	line(md: string): void;
 	button(c: vscode.Command): void;
+	/** Settles when the turn has ended: a review still open is withdrawn. */
+	readonly ended?: Promise<void>;
 }
 
 /** One change of a reviewed edit. */
@@ -242,7 +244,9 @@ export class EditReview implements vscode.Disposable {
 		sink.button({ command: REVIEW_COMMAND, title: vscode.l10n.t('Show Diff'), arguments: [id, 'diff'] });
 		try {
 			for (;;) {
-				const a = await this.nextClick(id);
+				const a = await Promise.race([this.nextClick(id), sink.ended?.then(() => 'ended') ?? new Promise<string>(() => {})]);
+				// The turn ended (cancelled) before an answer: nothing is applied.
+				if (a === 'ended') return this.done(id, { kind: 'reject' }, vscode.l10n.t('Reasonix: this change was withdrawn: its turn ended.'));
 				if (a === 'accept') return this.done(id, { kind: 'accept' }, vscode.l10n.t('Reasonix: this change was already accepted.'));
 				if (a === 'reject') return this.done(id, { kind: 'reject' }, vscode.l10n.t('Reasonix: this change was already rejected.'));
 				if (a === 'choose') {

@@ -361,6 +361,25 @@ describe('chat participant', () => {
 		assert.deepEqual(fake.messages(), ['Reasonix: this change was already accepted.']);
 	});
 
+	it('withdraws a review whose turn ended before an answer: a later Accept applies nothing', async () => {
+		fake.files.set('/w/a.txt', 'one\n');
+		const reviewed = { label: 'Reasonix: apply_edit', edit: { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 1 }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, newText: 'ONE', annotationId: 'rx-review' }] }], changeAnnotations: { 'rx-review': { label: 'Reasonix: apply_edit', needsConfirmation: true } } } };
+		let answer: Promise<unknown> | undefined;
+		await start((s) => sessionServer(s, async (c) => {
+			answer = c.sendRequest('workspace/applyEdit', reviewed);
+			await eventually(() => stream.buttons().length === 2 + 1, 'the review buttons');
+			return { stopReason: 'cancelled', text: '' };
+		}));
+		transport.applyResult = { applied: true };
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.deepEqual(await answer, { applied: false, failureReason: 'the user rejected the edit' });
+		const accept = stream.buttons().find((b) => b.title === 'Accept')!;
+		await vscode.commands.executeCommand(accept.command, ...(accept.arguments ?? []));
+		assert.deepEqual(transport.applied, []);
+		assert.deepEqual(fake.messages(), ['Reasonix: this change was withdrawn: its turn ended.']);
+	});
+
 	it('applies an edit that needs no review as it is', async () => {
 		const edit = { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: 'x' }] }] };
 		let result: unknown;
