@@ -578,7 +578,7 @@ async function main(): Promise<void> {
 				return /Reasonix wants to change a\.txt/.test(t) && (await (await reviewButton('Choose Changes…'))?.isVisible().catch(() => false)) || undefined;
 			});
 			const t0 = await lastAnswer(p);
-			if (!/- one\s+\+ ONE/.test(t0)) throw new Error(`the review shows no diff of a.txt: ${JSON.stringify(t0)}`);
+			if (!/-\s+one\s+\+\s+ONE/.test(t0)) throw new Error(`the review shows no diff of a.txt: ${JSON.stringify(t0)}`);
 			// The chat keeps the focus: no editor or panel took it.
 			const focus = await p.evaluate(() => {
 				const el = (globalThis as any).document.activeElement;
@@ -594,7 +594,8 @@ async function main(): Promise<void> {
 			if (ticked.length !== 2 || ticked.some((x) => !x)) throw new Error(`Choose Changes… starts with ${JSON.stringify(ticked)} ticked, want both`);
 			await quickRow(p, 'three → THREE').locator('.monaco-custom-toggle, .monaco-checkbox, input[type="checkbox"]').first().click();
 			await shot('review-choose-changes');
-			await p.keyboard.press('Enter');
+			// (Enter with the focus on a row toggles it: OK accepts.)
+			await p.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
 			await until('the review of b.txt', 30000, async () => /Reasonix wants to change b\.txt/.test(await lastAnswer(p)) || undefined);
 			await (await reviewButton('Reject'))!.click();
 			// The chat renders an answer progressively: wait for the list
@@ -658,7 +659,7 @@ async function main(): Promise<void> {
 				const st = readJson(path.join(OUT, 'probe-bridge.json'));
 				return now.length > 0 && !now.some((pid) => before.includes(pid)) && st?.state === 'running' && st.actions?.includes('/hello:greet') ? true : undefined;
 			});
-			await palette(p, 'Reasonix: Sessions');
+			await palette(p, 'Reasonix: Sessions…');
 			await quickRow(p, 'hello there chat').waitFor({ state: 'visible', timeout: 20000 });
 			await shot('sessions-list');
 			await quickRow(p, 'hello there chat').click();
@@ -670,6 +671,16 @@ async function main(): Promise<void> {
 			});
 			await shot('session-resumed');
 			await chat(p, '@reasonix recap', /\d+ earlier user messages, the first: "hello there chat"/);
+		});
+
+		// Issue 30 item 12: the Sessions view lists the stored sessions.
+		await check('the Sessions view lists the stored sessions with their model', async () => {
+			await palette(p, 'Reasonix: Focus on Sessions View');
+			const row = p.locator('.pane-body .monaco-list-row', { hasText: 'hello there chat' }).first();
+			await row.waitFor({ state: 'visible', timeout: 20000 });
+			const text = await row.innerText();
+			if (!/plugin\/echo-provider\/echo\/small/.test(text)) throw new Error(`the session row reads ${JSON.stringify(text)}, without the model /model chose`);
+			await shot('sessions-view');
 		});
 
 		// Issue 19 bug 4: a crashed plugin.
