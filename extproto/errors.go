@@ -223,3 +223,25 @@ func FromWire(w WireError) *Error {
 	e.Reason, e.Retryable = d.Reason, d.Retryable
 	return e
 }
+
+// Plain is err's text for people: Error() without the "(reason)" tags of
+// the frozen reasons, which are for lookups in the error table and stay in
+// the data of whatever carries the error (ReasonOf, the wire's data).
+func Plain(err error) string {
+	if err == nil {
+		return ""
+	}
+	return PlainText(err.Error())
+}
+
+// PlainText is Plain for a text already made of errors (a notice, a
+// warning): every " (<frozen reason>)" is left out.
+func PlainText(s string) string {
+	if !strings.Contains(s, "_") && !strings.Contains(s, "(internal)") {
+		return s
+	}
+	for r := range reasonTable {
+		s = strings.ReplaceAll(s, " ("+string(r)+")", "")
+	}
+	return s
+}

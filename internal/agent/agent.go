@@ -355,6 +355,13 @@ func (a *Agent) info(id string) (Info, error) {
 			info.Model = r.Model
 		}
 	}
+	// The model may have changed past the head (and the head may hold no
+	// model record at all): the newest model record is the one in effect.
+	if raw, ok, err := transcript.Last(a.dir, id, []byte(`{"type":"model"`)); err == nil && ok {
+		if r, err := decodeRecord(raw); err == nil && r.Type == recModel && r.Model != "" {
+			info.Model = r.Model
+		}
+	}
 	if t, ok := transcript.Title(a.dir, id); ok {
 		info.Title = t
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -145,6 +146,44 @@ func TestRotationKeepsLoadExact(t *testing.T) {
 	equalUpdates(t, h.updates.of(id), live)
 	if !reflect.DeepEqual(loaded.History(), hist) {
 		t.Error("history differs after load across segments")
+	}
+}
+
+// Issue 30 item 10: a model change long after the session started (past
+// the head of the transcript the listing reads for its header and title)
+// is the model the listing shows, open and once closed.
+func TestListShowsAModelChangedLate(t *testing.T) {
+	t.Parallel()
+	var steps []step
+	for i := 0; i < 30; i++ {
+		steps = append(steps, answer(fmt.Sprintf("answer %d", i)))
+	}
+	h := newHarness(t, newScripted(steps...))
+	s := h.session()
+	for i := 0; i < 29; i++ {
+		if _, err := s.Prompt(ctx(t), fmt.Sprintf("prompt %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetModel("test/m2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(ctx(t), "on m2"); err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if err := s.Close(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := transcript.Read(filepath.Join(h.home, SessionsDir), id)
+	if err != nil || len(recs) <= 64 {
+		t.Fatalf("the transcript has %d records (%v): the model change must come after the listing's head", len(recs), err)
+	}
+	for _, a := range []*Agent{h.agent, h.reopen()} {
+		all, err := a.List(h.ws)
+		if err != nil || len(all) != 1 || all[0].Model != "test/m2" {
+			t.Fatalf("List = %+v, %v; want the session on test/m2", all, err)
+		}
 	}
 }
 

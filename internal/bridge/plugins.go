@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/internal/hookrun"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
@@ -75,7 +76,7 @@ func (s *Server) pluginEntries() ([]rxproto.PluginInfo, error) {
 		case inGen:
 			p.Generation = g.ID
 			if crash, ok := sc.CrashInfo(); ok {
-				setState(p, stateCrashed, redact.String(crash.Err.Error()), crash.At, crashRecover(r.Name), crash.Stderr)
+				setState(p, stateCrashed, redact.String(extproto.Plain(crash.Err)), crash.At, crashRecover(r.Name), crash.Stderr)
 			} else {
 				setState(p, stateRunning, "", sc.StartedAt, "", "")
 			}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -33,7 +34,7 @@ func (s *Server) pluginCrashed(sc *exthost.Sidecar, err error) {
 	ch := rxproto.PluginStateChange{Plugin: sc.Plugin.ID, Generation: sc.Generation, State: stateCrashed,
 		Reason: redact.String(err.Error()), Recover: crashRecover(sc.Plugin.ID)}
 	if crash, ok := sc.CrashInfo(); ok {
-		ch.Reason, ch.Since = redact.String(crash.Err.Error()), crash.At.UTC().Format(time.RFC3339Nano)
+		ch.Reason, ch.Since = redact.String(extproto.Plain(crash.Err)), crash.At.UTC().Format(time.RFC3339Nano)
 	}
 	s.notify(rxproto.MethodPluginStateChanged, ch)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
 )
@@ -36,7 +37,9 @@ func wireUpdate(u agent.Update) any {
 		}
 	case agent.UpdateNotice:
 		if n := u.Notice; n != nil {
-			return rxproto.NoticeUpdate{SessionUpdate: "notice", Severity: noticeSeverity(n.Kind), Text: n.Text, Subagent: sub}
+			// Plain words: a frozen reason's "(provider_interrupted)" tag
+			// means nothing to the person reading it.
+			return rxproto.NoticeUpdate{SessionUpdate: "notice", Severity: noticeSeverity(n.Kind), Text: extproto.PlainText(n.Text), Subagent: sub}
 		}
 	case agent.UpdatePermissionOutcome:
 		if p := u.Permission; p != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 )
@@ -28,6 +29,17 @@ func TestPermissionUpdateBy(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%+v: got %s, %v; want %s", tc.p, got, err, tc.want)
 		}
+	}
+}
+
+// TestNoticeInPlainWords: issue 30 item 11, an editor showed a notice's
+// "(provider_interrupted)": the text for people has no reason tags.
+func TestNoticeInPlainWords(t *testing.T) {
+	t.Parallel()
+	err := extproto.Errorf(extproto.ReasonProviderInterrupted, "extension sidecar echo crashed: connection closed (exit status 2)")
+	got, _ := json.Marshal(wireUpdate(agent.Update{Kind: agent.UpdateNotice, Notice: &agent.Notice{Kind: agent.NoticeWarning, Text: "the model failed: " + err.Error()}}))
+	if want := `{"sessionUpdate":"notice","severity":"warn","text":"the model failed: extension sidecar echo crashed: connection closed (exit status 2)"}`; string(got) != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
 

@@ -404,6 +404,29 @@ func packageExtension(cfg config, t target, exe, license []byte, work string) er
 		{data: license, to: "LICENSE", mode: 0o644},
 		{data: exe, to: "bin/" + t.exe(), mode: 0o755},
 	}
+	// The localised texts: package.nls*.json (package.json's %keys%) and
+	// the l10n bundles (vscode.l10n.t), in a fixed order.
+	nls, err := filepath.Glob(filepath.Join(client(cfg), "package.nls*.json"))
+	if err != nil {
+		return err
+	}
+	bundles, err := filepath.Glob(filepath.Join(client(cfg), "l10n", "bundle.l10n*.json"))
+	if err != nil {
+		return err
+	}
+	for _, f := range slices.Sorted(slices.Values(append(nls, bundles...))) {
+		rel, err := filepath.Rel(client(cfg), f)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		copies = append(copies, struct {
+			from string
+			data []byte
+			to   string
+			mode os.FileMode
+		}{from: rel, to: rel, mode: 0o644})
+	}
 	for _, c := range copies {
 		data := c.data
 		if c.from != "" {

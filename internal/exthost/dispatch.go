@@ -322,8 +322,11 @@ func (w *walk) failure(ctx context.Context, s *Sidecar, r Ruling, err error, vio
 	if violation {
 		category = warnViolation
 	}
-	if w.g.warnOnce(s.Plugin.ID, category, ie.Error()+"; its ruling is skipped") {
-		w.out.Warnings = append(w.out.Warnings, ie.Error()+"; its ruling is skipped")
+	// The reason stays tagged here (plugin authors look it up: `rx-bridge
+	// hook`, the log); editors show notices without the tags.
+	msg := ie.Error() + "; the agent went on without this plugin's answer"
+	if w.g.warnOnce(s.Plugin.ID, category, msg) {
+		w.out.Warnings = append(w.out.Warnings, msg)
 	}
 	return nil
 }

@@ -17,10 +17,21 @@ export interface Disposable {
 	dispose(): void;
 }
 
+/** workspace/applyEdit's params and result, as the bridge sends and reads them. */
+export type ApplyEditHandler = (params: any, next: (params: any) => Promise<{ applied: boolean; failureReason?: string }>) => Promise<{ applied: boolean; failureReason?: string }>;
+
 /** What every connection gets installed before it starts. */
 export class HandlerTable {
 	readonly requests = new Map<string, RequestHandler>();
 	readonly notifications = new Map<string, NotificationHandler[]>();
+	/** Sees each workspace/applyEdit first; `next` applies an edit as the client would. */
+	applyEdit: ApplyEditHandler | undefined;
+
+	onApplyEdit(handler: ApplyEditHandler): Disposable {
+		if (this.applyEdit) throw new Error('a workspace/applyEdit handler is already installed');
+		this.applyEdit = handler;
+		return { dispose: () => { if (this.applyEdit === handler) this.applyEdit = undefined; } };
+	}
 
 	onRequest(method: string, handler: RequestHandler): Disposable {
 		if (this.requests.has(method)) {

@@ -15,6 +15,7 @@ import {
 	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
 	SessionUpdate, SessionUpdateBody, TurnEdit, UndoTurnResult,
 } from './protocol';
+import type { ReviewSink } from './review';
 import type { Rx } from './rx';
 import { ago, escapeMarkdown, noIcons } from './text';
 import { errorText } from './ui';
@@ -45,6 +46,8 @@ export interface TurnSink {
 	roundEnded(): void;
 	/** A model round's token usage. */
 	usage(u: Usage): void;
+	/** Settles when the turn has ended (a live turn's sink). */
+	readonly ended?: Promise<void>;
 }
 
 /** The command a permission button runs: (question id, option id). */
@@ -70,18 +73,25 @@ export const MAX_RESOURCE_TEXT = 256 * 1024;
 
 export class ChatSessions implements vscode.Disposable {
 	private readonly sinks = new Map<string, TurnSink>();
+	/** The sessions whose turn runs in a chat response now, oldest first. */
+	private readonly running: string[] = [];
 	private readonly tools = new Map<string, string>();
 	/** Sessions created on the current bridge process. */
 	private live = new Set<string>();
 	private readonly subs: { dispose(): void }[] = [];
+	private readonly sessionsChanged = new vscode.EventEmitter<void>();
 	/** Permission questions waiting for a button. */
 	private readonly questions = new Map<string, (optionId: string | undefined) => void>();
+	/** Questions answered, by id: the answer's name (VS Code cannot disable a chat button). */
+	private readonly answers = new Map<string, string>();
+	/** Undo turn buttons used, by session and turn: the turn they undid. */
+	private readonly undone = new Map<string, number>();
 	private questionCounter = 0;
 
 	constructor(private readonly rx: Rx, private readonly memento: vscode.Memento) {
 		this.subs.push(rx.bridge.handlers.onNotification(Method.sessionUpdate, (p: SessionUpdate) => this.update(p)));
 		this.subs.push(rx.bridge.handlers.onRequest(Method.sessionRequestPermission, (p: PermissionRequest, token) => this.permission(p, token as vscode.CancellationToken)));
-		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); }));
+		this.subs.push(rx.bridge.onDidStart(() => { this.live = new Set(); this.sessionsChanged.fire(); }));
 		this.subs.push(vscode.commands.registerCommand(ANSWER_COMMAND, (id: unknown, optionId: unknown) => this.answer(id, optionId)));
 		this.subs.push(vscode.commands.registerCommand(UNDO_TURN_COMMAND, (sessionId: unknown, turn: unknown) => this.undoTurn(sessionId, turn)));
 		this.subs.push(vscode.commands.registerCommand(SESSIONS_COMMAND, () => this.sessions()));
@@ -156,7 +166,10 @@ export class ChatSessions implements vscode.Disposable {
 		};
 		const used: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 		let usageSeen = false;
+		let endTurn!: () => void;
+		const ended = new Promise<void>((resolve) => { endTurn = resolve; });
 		this.sinks.set(id, {
+			ended,
 			markdown: (t) => {
 				streamedAnswer = true;
 				round(ANSWERING);
@@ -180,6 +193,7 @@ export class ChatSessions implements vscode.Disposable {
 		const cancelSub = token.onCancellationRequested(() => {
 			void this.rx.notify(Method.sessionCancel, { sessionId: id }).catch(() => {});
 		});
+		this.running.push(id);
 		try {
 			const resources = await attachments(request);
 			for (const r of resources) {
@@ -203,7 +217,19 @@ export class ChatSessions implements vscode.Disposable {
 		} finally {
 			cancelSub.dispose();
 			this.sinks.delete(id);
+			this.running.splice(this.running.indexOf(id), 1);
+			endTurn();
+			this.sessionsChanged.fire();
 		}
+	}
+
+	/**
+	 * Where an agent edit is reviewed: the response of the turn running
+	 * (workspace/applyEdit does not name its session; the newest turn's).
+	 */
+	reviewSink(): ReviewSink | undefined {
+		const id = this.running[this.running.length - 1];
+		return id ? this.sinks.get(id) : undefined;
 	}
 
 	/**
@@ -216,6 +242,20 @@ export class ChatSessions implements vscode.Disposable {
 		const m = (request as { model?: vscode.LanguageModelChat }).model;
 		if (m && m.vendor === VENDOR && m.id) return m.id;
 		return this.memento.get<string>(MODEL_KEY) || undefined;
+	}
+
+	/**
+	 * A resumed session's model in the chat's model picker (and as the
+	 * fallback choice), so the chat shows the model the session is on and
+	 * its next turn does not switch it back to the picker's.
+	 */
+	private async showModel(ref: string | undefined): Promise<void> {
+		if (!ref) return;
+		await this.memento.update(MODEL_KEY, ref);
+		const m = (await this.rx.models().catch(() => undefined))?.models?.find((x) => x.ref === ref);
+		if (!m) return;
+		const info = modelInformation(m);
+		await vscode.commands.executeCommand(CHANGE_MODEL_COMMAND, { vendor: VENDOR, id: info.id, family: info.family }).then(undefined, () => undefined);
 	}
 
 	private async defaultModel(): Promise<string | undefined> {
@@ -298,11 +338,17 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	private async resume(id: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		if (!id) return this.listSessions(stream, previous);
+		if (this.running.includes(id)) {
+			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(vscode.l10n.t('A turn of this session is running in another chat; resume it here when that turn has ended.'))}`, true));
+			return { metadata: previous };
+		}
 		if (this.live.has(id)) {
-			// Open in another chat of this window: both go on with it.
-			const info = (await this.storedSessions()).find((s) => s.sessionId === id);
-			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(`This session is open in another chat too; this chat goes on with it${info?.model ? ` on ${info.model}` : ''}.`)}`, true));
-			return { metadata: { sessionId: id, model: info?.model || undefined } };
+			// Open on this bridge, in a chat that may have been closed (VS
+			// Code does not say): closed and loaded again, so its
+			// conversation is replayed here. A chat still showing it goes on
+			// with it too.
+			await this.rx.request(Method.sessionClose, { sessionId: id });
+			this.live.delete(id);
 		}
 		// The prompt's lines kept: each escaped, joined by hard line breaks.
 		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${t.split(/\r?\n/).map((l) => escapeMarkdown(noIcons(l))).join('  \n')}\n\n`, true));
@@ -324,6 +370,7 @@ export class ChatSessions implements vscode.Disposable {
 		this.live.add(r.sessionId);
 		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(`Session resumed on ${r.model}: this chat goes on with it.`)}`, true));
 		modeNote(stream, r);
+		await this.showModel(r.model);
 		return { metadata: { sessionId: r.sessionId, model: r.model } };
 	}
 
@@ -410,8 +457,25 @@ export class ChatSessions implements vscode.Disposable {
 			session: s,
 		})), { title: 'Reasonix: Sessions', placeHolder: 'Pick a session to resume, rename or delete', matchOnDescription: true, ignoreFocusOut: true });
 		if (!picked) return;
-		const s = picked.session;
 		const what = await vscode.window.showQuickPick([RESUME, RENAME, DELETE], { title: noIcons(`Reasonix: ${picked.label}`), ignoreFocusOut: true });
+		if (what) await this.act(what, picked.session);
+	}
+
+	/** Fired when the stored sessions may have changed (a turn, a rename, a delete, a bridge start). */
+	readonly onDidChangeSessions = this.sessionsChanged.event;
+
+	/** The workspace's stored sessions, newest first. */
+	storedList(): Promise<SessionInfo[]> {
+		return this.storedSessions();
+	}
+
+	/**
+	 * Resume in Chat (a new chat replays it and goes on with it), Rename…
+	 * or Delete (after a modal confirmation) of a stored session: Reasonix:
+	 * Sessions… and the Sessions view.
+	 */
+	async act(what: string, s: SessionInfo): Promise<void> {
+		const picked = { label: noIcons(s.title || NO_PROMPT) };
 		try {
 			if (what === RESUME) {
 				// A new chat, so the session is not mixed into the one shown.
@@ -426,12 +490,14 @@ export class ChatSessions implements vscode.Disposable {
 				});
 				if (title === undefined) return;
 				await this.rx.request(Method.sessionRename, { sessionId: s.sessionId, title });
+				this.sessionsChanged.fire();
 				void vscode.window.showInformationMessage(noIcons(title.trim() ? `Reasonix: session renamed to "${title.trim()}"` : 'Reasonix: the session is named by its first prompt again'));
 			} else if (what === DELETE) {
 				const sure = await vscode.window.showWarningMessage(noIcons(`Delete the session "${picked.label}" and its transcript?`), { modal: true }, DELETE);
 				if (sure !== DELETE) return;
 				await this.rx.request(Method.sessionDelete, { sessionId: s.sessionId });
 				this.live.delete(s.sessionId);
+				this.sessionsChanged.fire();
 				void vscode.window.showInformationMessage(noIcons(`Reasonix: deleted "${picked.label}"`));
 			}
 		} catch (err) {
@@ -473,6 +539,8 @@ export class ChatSessions implements vscode.Disposable {
 				optionId = await answered;
 			} finally {
 				this.questions.delete(id);
+				const name = options.find((o) => o.optionId === optionId)?.name;
+				this.answers.set(id, name ? noIcons(name) : vscode.l10n.t('cancelled'));
 			}
 		} else {
 			const items = options.map((o) => ({ label: noIcons(o.name), optionId: o.optionId }));
@@ -491,7 +559,10 @@ export class ChatSessions implements vscode.Disposable {
 	private answer(id: unknown, optionId: unknown): void {
 		const resolve = typeof id === 'string' ? this.questions.get(id) : undefined;
 		if (!resolve || typeof optionId !== 'string') {
-			void vscode.window.showInformationMessage('Reasonix: this question was already answered.');
+			const was = typeof id === 'string' ? this.answers.get(id) : undefined;
+			void vscode.window.showInformationMessage(was
+				? vscode.l10n.t('Reasonix: this question was already answered: {0}.', was)
+				: vscode.l10n.t('Reasonix: this question was already answered.'));
 			return;
 		}
 		this.questions.delete(id as string);
@@ -505,6 +576,14 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	async undoTurn(sessionId: unknown, turn: unknown, force = false): Promise<UndoTurnResult | undefined> {
 		if (typeof sessionId !== 'string') return undefined;
+		// A second click of an answer's Undo turn would undo an older turn:
+		// it says what the first one did instead.
+		const button = `${sessionId}\u0000${typeof turn === 'number' ? turn : ''}`;
+		const did = this.undone.get(button);
+		if (did !== undefined && !force) {
+			void vscode.window.showInformationMessage(vscode.l10n.t('Reasonix: turn {0} was already undone.', did));
+			return undefined;
+		}
 		let r: UndoTurnResult;
 		try {
 			r = await this.rx.request<UndoTurnResult>(Method.sessionUndoTurn, force ? { sessionId, force } : { sessionId });
@@ -512,6 +591,7 @@ export class ChatSessions implements vscode.Disposable {
 			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot undo the turn: ${errorText(err)}`));
 			return undefined;
 		}
+		if (typeof turn === 'number') this.undone.set(button, r.turn);
 		const which = typeof turn === 'number' && turn !== r.turn ? `turn ${r.turn} (the newest not undone; this answer was turn ${turn})` : `turn ${r.turn}`;
 		const restored = r.restored.map((p) => path.basename(p));
 		if (r.skipped.length === 0) {
@@ -527,6 +607,7 @@ export class ChatSessions implements vscode.Disposable {
 
 	dispose(): void {
 		for (const s of this.subs) s.dispose();
+		this.sessionsChanged.dispose();
 	}
 }
 
@@ -581,7 +662,8 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			const title = (sub ? `${sub.name} › ` : '') + (u.title || 'a tool call');
 			tools.set(u.toolCallId, title);
 			sink.progress(noIcons(`Running ${title}`));
-			sink.line(`\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
+			const plan = planChecklist(u.rawInput);
+			sink.line(plan ?? `\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
 			return;
 		}
 		case 'tool_call_update': {
@@ -618,6 +700,24 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		default:
 			return;
 	}
+}
+
+/**
+ * The agent's plan (its todo_write call: {todos: [{content, status}]}) as
+ * a checklist; undefined for any other input.
+ */
+export function planChecklist(raw: unknown): string | undefined {
+	const todos = (raw as { todos?: unknown } | undefined)?.todos;
+	if (!Array.isArray(todos) || todos.length === 0) return undefined;
+	const rows: string[] = [];
+	for (const t of todos) {
+		if (!t || typeof t !== 'object' || typeof (t as { content?: unknown }).content !== 'string') return undefined;
+		const { content, status } = t as { content: string; status?: string };
+		const icon = status === 'completed' ? '$(pass-filled)' : status === 'in_progress' ? '$(circle-large-filled)' : '$(circle-large-outline)';
+		const text = escapeMarkdown(noIcons(content.replace(/\s+/g, ' ').trim()));
+		rows.push(`- ${icon} ${status === 'completed' ? `~~${text}~~` : status === 'in_progress' ? `**${text}**` : text}`);
+	}
+	return `\n\n$(checklist) **${escapeMarkdown(vscode.l10n.t('Plan'))}**\n\n${rows.join('\n')}\n\n`;
 }
 
 /** Says so when a session was reopened in plan mode (left so by an ACP client, say). */

@@ -43,6 +43,8 @@ export class Commands {
 		private readonly rx: Rx,
 		private readonly docs: VirtualDocs,
 		private readonly log: vscode.OutputChannel,
+		/** How many notifications a plugin has shown (PluginUI.notifications). */
+		private readonly notices: (plugin: string) => number = () => 0,
 	) {}
 
 	register(): vscode.Disposable[] {
@@ -76,9 +78,13 @@ export class Commands {
 			await this.runCommand(picked);
 			return;
 		}
+		// An action that showed a notification of its own has said what it
+		// did: its result message is not toasted a second time.
+		const plugin = picked?.plugin || /^\/([^:]+):/.exec(name)?.[1] || '';
+		const before = this.notices(plugin);
 		try {
 			const r = await this.rx.runAction(name);
-			if (r.message) showBySeverity('info', noIcons(`${name}: ${r.message}`));
+			if (r.message && this.notices(plugin) === before) showBySeverity('info', noIcons(`${name}: ${r.message}`));
 			else if (r.accepted === false) showBySeverity('warn', noIcons(`${name} was not accepted`));
 		} catch (err) {
 			void vscode.window.showErrorMessage(noIcons(`Reasonix: ${name} failed: ${errorText(err)}`));

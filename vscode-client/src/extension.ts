@@ -11,6 +11,8 @@ import { ChunkRouter, LanguageModels, VENDOR } from './lm';
 import { BridgeLog } from './log';
 import { CONFIG, LanguageClientTransport } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
+import { EditReview } from './review';
+import { SessionsView } from './sessionsView';
 import { Rx } from './rx';
 import { BridgeStatus } from './status';
 import { PluginUI } from './ui';
@@ -39,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): Api {
 		},
 		reload: () => commands.reload(),
 	});
-	const commands = new Commands(rx, docs, log);
+	const commands = new Commands(rx, docs, log, (plugin) => ui.notifications(plugin));
 	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
 	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
 	bridge.handlers.onNotification(Method.pluginStateChanged, (p: PluginStateChange) => ui.pluginState(p));
@@ -48,13 +50,17 @@ export function activate(context: vscode.ExtensionContext): Api {
 	const chunks = new ChunkRouter(rx);
 	const models = new LanguageModels(rx, chunks);
 	const chat = new ChatSessions(rx, context.workspaceState);
+	const review = new EditReview(() => chat.reviewSink(), docs);
+	const sessionsView = new SessionsView(chat);
+	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, chat.handler);
 	participant.iconPath = new vscode.ThemeIcon('hubot');
 
 	const status = new BridgeStatus(bridge);
 	context.subscriptions.push(
-		log, docs, ui, models, chat, participant, status,
+		log, docs, ui, models, chat, review, sessionsView, participant, status,
 		ui.cards.attach(),
+		sessionsView.attach(),
 		vscode.commands.registerCommand(SHOW_CARDS_COMMAND, () => vscode.commands.executeCommand(`${CARDS_VIEW}.focus`)),
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
 		vscode.lm.registerLanguageModelChatProvider(VENDOR, models),

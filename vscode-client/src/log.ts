@@ -1,16 +1,31 @@
 // The "Reasonix Bridge" output channel. vscode-languageclient only traces
-// into a LogOutputChannel whose level is Trace, a level only the user can set;
-// this adapter is a LogOutputChannel over a plain channel that always is, so
-// the protocol trace (rxBridge.trace.server, off by default) is there when asked for.
+// into a LogOutputChannel whose level is Trace, a level only the user can set
+// on a channel of VS Code's; this adapter is a LogOutputChannel over a plain
+// channel whose level follows rxBridge.trace.server (off by default): Trace
+// when the setting asks for a trace, Info otherwise. At Trace the client
+// turns a setting of "off" into "messages", so the level must not be Trace
+// while the setting is off.
 
 import * as vscode from 'vscode';
 
 export class BridgeLog implements vscode.LogOutputChannel {
-	readonly logLevel = vscode.LogLevel.Trace;
+	private level: vscode.LogLevel = vscode.LogLevel.Info;
 	private readonly levelEmitter = new vscode.EventEmitter<vscode.LogLevel>();
 	readonly onDidChangeLogLevel = this.levelEmitter.event;
 
 	constructor(readonly channel: vscode.OutputChannel) {}
+
+	get logLevel(): vscode.LogLevel {
+		return this.level;
+	}
+
+	/** Trace while the protocol trace is on, Info while it is off. */
+	setTracing(on: boolean): void {
+		const level = on ? vscode.LogLevel.Trace : vscode.LogLevel.Info;
+		if (level === this.level) return;
+		this.level = level;
+		this.levelEmitter.fire(level);
+	}
 
 	get name(): string {
 		return this.channel.name;

@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 import {
-	CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, ServerOptions, State, StaticFeature, Trace,
+	CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, ServerOptions, SetTraceNotification, State, StaticFeature, Trace,
 } from 'vscode-languageclient/node';
 import { resolveBinary } from './binary';
 import { Connection, FatalStartError, HandlerTable, Token, Transport } from './bridge';
@@ -54,8 +54,22 @@ export class LanguageClientTransport implements Transport {
 				closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
 			},
 			initializationFailedHandler: () => false,
+			middleware: {
+				workspace: {
+					// Reviewed agent edits are asked in the chat (review.ts).
+					handleApplyEdit: (params, next) => {
+						// The client's own apply ignores the token.
+						const apply = async (p: typeof params) => (await next(p, new vscode.CancellationTokenSource().token)) as { applied: boolean; failureReason?: string };
+						return handlers.applyEdit ? handlers.applyEdit(params, apply) : apply(params);
+					},
+				},
+			},
 		};
+		// The trace the initialize request carries follows the setting.
+		let trace = traceSetting(cfg.get<string>('trace.server', 'off'));
+		this.log.setTracing(trace !== Trace.Off);
 		const client = new LanguageClient(CLIENT_ID, 'Reasonix Bridge', serverOptions, clientOptions);
+		ownTrace(client);
 		client.registerFeature(new RxCapabilities());
 		for (const [method, handler] of handlers.requests) {
 			client.onRequest(method, (params, token) => handler(params, token));
@@ -76,7 +90,19 @@ export class LanguageClientTransport implements Transport {
 		}
 		started = true;
 		if (client.state === State.Stopped) closedResolve();
-		await client.setTrace(traceSetting(cfg.get<string>('trace.server', 'off'))).catch(() => {});
+		await client.setTrace(trace).catch(() => {});
+		// $/setTrace only when rxBridge.trace.server really changed.
+		const traceSub = vscode.workspace.onDidChangeConfiguration((e) => {
+			if (!e.affectsConfiguration(`${CONFIG}.trace.server`)) return;
+			const next = traceSetting(vscode.workspace.getConfiguration(CONFIG).get<string>('trace.server', 'off'));
+			if (next === trace) return;
+			trace = next;
+			this.log.setTracing(next !== Trace.Off);
+			void client.setTrace(next)
+				.then(() => client.sendNotification(SetTraceNotification.type, { value: Trace.toString(next) }))
+				.catch((err) => this.log.warn(`setting the protocol trace: ${String(err)}`));
+		});
+		void closed.then(() => traceSub.dispose());
 		const info: ServerInfo = client.initializeResult?.capabilities?.experimental?.rxBridge ?? {};
 		this.log.info(`rx-bridge ${info.bridgeVersion ?? '?'} (protocol ${info.version ?? '?'}), home ${info.home ?? '?'}, generation ${info.generation ?? 0}`);
 		let stopping: Promise<void> | undefined;
@@ -99,10 +125,26 @@ export class LanguageClientTransport implements Transport {
 	}
 }
 
-function traceSetting(s: string | undefined): Trace {
+/** rxBridge.trace.server; anything but "messages" or "verbose" is off. */
+export function traceSetting(s: string | undefined): Trace {
 	switch (s) {
-		case 'off': return Trace.Off;
 		case 'messages': return Trace.Messages;
-		default: return Trace.Verbose;
+		case 'verbose': return Trace.Verbose;
+		default: return Trace.Off;
+	}
+}
+
+/**
+ * vscode-languageclient re-reads its trace on every settings change of any
+ * extension, and on every log level change, and sends $/setTrace each time
+ * (VS Code reports several changes while a window loads). The trace is
+ * ours: those two hooks of the client (they do nothing else) are turned
+ * off, and the listener in start sends $/setTrace on a real change only.
+ */
+function ownTrace(client: LanguageClient): void {
+	const c = client as unknown as Record<string, unknown>;
+	for (const hook of ['hookConfigurationChanged', 'hookLogLevelChanged']) {
+		if (typeof c[hook] !== 'function') throw new Error(`vscode-languageclient has no ${hook}: the trace setting would not be kept`);
+		c[hook] = () => {};
 	}
 }

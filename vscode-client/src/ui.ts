@@ -45,6 +45,8 @@ export class PluginUI implements vscode.Disposable {
 	private readonly status = new Map<string, StatusEntry>();
 	readonly cards = new CardsView();
 	private readonly crashed = new Map<string, Crash>();
+	/** Notifications shown, per plugin (an action that notified needs no toast of its result too). */
+	private readonly notified = new Map<string, number>();
 	private staleSource = new vscode.CancellationTokenSource();
 	private readonly subs: vscode.Disposable[] = [];
 
@@ -210,7 +212,13 @@ export class PluginUI implements vscode.Disposable {
 		item.show();
 	}
 
+	/** How many notifications the plugin has shown so far. */
+	notifications(plugin: string): number {
+		return this.notified.get(plugin) ?? 0;
+	}
+
 	private notify(plugin: string, p: NotificationPayload): void {
+		this.notified.set(plugin, this.notifications(plugin) + 1);
 		const text = noIcons(`${plugin}: ${p.title}${p.body ? ` — ${p.body}` : ''}`);
 		showBySeverity(p.severity, text);
 	}

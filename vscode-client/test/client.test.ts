@@ -94,7 +94,14 @@ describe('actions', () => {
 		assert.equal(pickerShown, 1);
 		assert.deepEqual(uiAnswers, [{ cancelled: false, values: { value: 'pirate' } }, { cancelled: false, values: { value: 'Ada' } }]);
 		await eventually(() => fake.messages().includes('hello: Ahoy, Ada! — Greeted by the hello example plugin.'), 'notification');
-		assert.ok(fake.messages().includes('/hello:greet: Ahoy, Ada!'));
+		// Issue 30 item 11: one toast per greeting; the result message of an
+		// action that notified is not shown a second time.
+		assert.deepEqual(fake.messages(), ['hello: Ahoy, Ada! — Greeted by the hello example plugin.']);
+		// An action that shows no notification: its result message is the toast.
+		server.conn.onRequest('workspace/executeCommand', () => ({ accepted: true, message: 'Waved.' }));
+		fake.events = [];
+		await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+		assert.deepEqual(fake.messages(), ['/hello:greet: Waved.']);
 	});
 
 	it('runs a slash command from the picker: asks its arguments with the hint as placeholder, then sends the line to @reasonix', async () => {
@@ -241,6 +248,10 @@ describe('chat participant', () => {
 		assert.match(text, /\$\(tools\) kit:agent:reviewer › grep TODO/);
 		assert.equal(fake.events.filter((e) => e.type === 'message').length, 0, 'no dialog');
 		assert.deepEqual(stream.buttons().map((b) => b.title), ['Allow', 'Deny']);
+		// Issue 30 item 11: an answered question's buttons do nothing but say its answer.
+		const deny = stream.buttons()[1];
+		await vscode.commands.executeCommand(deny.command, ...(deny.arguments ?? []));
+		assert.deepEqual(fake.messages(), ['Reasonix: this question was already answered: Allow.']);
 		// Model output is Markdown without theme icons; our lines have them.
 		assert.equal(stream.parts.find((p) => p.value === 'Hello ')?.icons, false);
 	});
@@ -272,6 +283,215 @@ describe('chat participant', () => {
 		const msgs = fake.events.filter((e) => e.type === 'message').map((e) => (e as { message: string }).message);
 		assert.match(msgs[0], /undid turn 2 in part: restored new\.txt; not restored: a\.txt \(changed since the turn/);
 		assert.match(msgs[1], /undid turn 2: restored a\.txt/);
+		// Issue 30 item 11: the button, clicked again, undoes no older turn.
+		await vscode.commands.executeCommand(undo.command, ...(undo.arguments ?? []));
+		assert.equal(undos.length, 2);
+		assert.equal(fake.messages().at(-1), 'Reasonix: turn 2 was already undone.');
+	});
+
+	// Issue 30 item 5: a reviewed agent edit. The Refactor Preview opened
+	// it unticked, so its Apply applied nothing and told the agent the
+	// user rejected it, and it took the focus from the chat.
+	it('asks a reviewed edit in the chat: Accept applies it all, Choose Changes… starts with every change ticked, Reject applies nothing', async () => {
+		fake.files.set('/w/a.txt', 'one\ntwo\nthree\n');
+		vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file('/w'), name: 'w', index: 0 }];
+		const review = (uri: string, edits: { range: unknown; newText: string }[], create = false) => ({
+			label: 'Reasonix: apply_edit',
+			edit: {
+				documentChanges: [
+					...(create ? [{ kind: 'create', uri, annotationId: 'rx-review' }] : []),
+					{ textDocument: { uri, version: create ? null : 3 }, edits: edits.map((e) => ({ ...e, annotationId: 'rx-review' })) },
+				],
+				changeAnnotations: { 'rx-review': { label: 'Reasonix: apply_edit', needsConfirmation: true, description: `Reasonix wants to change ${uri}` } },
+			},
+		});
+		const r = (l: number, c: number, l2: number, c2: number) => ({ start: { line: l, character: c }, end: { line: l2, character: c2 } });
+		const results: unknown[] = [];
+		await start((s) => sessionServer(s, async (c) => {
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/a.txt', [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }])));
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/a.txt', [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }])));
+			results.push(await c.sendRequest('workspace/applyEdit', review('file:///w/new.txt', [{ range: r(0, 0, 0, 0), newText: 'fresh\n' }], true)));
+			return { stopReason: 'end_turn', text: 'done' };
+		}));
+		transport.applyResult = { applied: true };
+		let pickList: { label: string; description: string; picked?: boolean }[] = [];
+		fake.answer = (e) => {
+			if (e.type === 'quickPick') {
+				pickList = e.items;
+				assert.equal(e.options.canPickMany, true);
+				return e.items.filter((i: { label: string }) => i.label.includes('three')); // untick the first change
+			}
+			return undefined;
+		};
+		const stream = new RecordingStream();
+		const clicks = ['Accept', 'Choose Changes…', 'Reject'];
+		let reviews = 0;
+		stream.onButton = (b) => {
+			if (b.title !== 'Accept') return;
+			// The buttons of one review are streamed together: click after the last.
+			const which = clicks[reviews++];
+			setImmediate(() => {
+				const mine = stream.buttons().filter((x) => x.arguments?.[0] === b.arguments?.[0]);
+				const target = mine.find((x) => x.title === which)!;
+				void vscode.commands.executeCommand(target.command, ...(target.arguments ?? []));
+			});
+		};
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		// The change is shown as a diff in the chat, and nothing took the focus.
+		assert.match(text, /Reasonix wants to change a\\\.txt/);
+		assert.match(text, /```diff\n- one\n\+ ONE\n```/);
+		assert.equal(fake.events.filter((e) => e.type === 'showTextDocument' || (e.type === 'command' && e.command === 'vscode.diff')).length, 0);
+		assert.deepEqual(stream.buttons().slice(0, 4).map((b) => b.title), ['Accept', 'Reject', 'Choose Changes…', 'Show Diff']);
+		// Accept: all of it, without its review annotations (no second review).
+		assert.deepEqual(results, [{ applied: true }, { applied: true }, { applied: false, failureReason: 'the user rejected the edit' }]);
+		assert.deepEqual(transport.applied[0].edit, { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 3 }, edits: [{ range: r(0, 0, 0, 3), newText: 'ONE' }, { range: r(2, 0, 2, 5), newText: 'THREE' }] }] });
+		// Choose Changes…: every change ticked to start with; the one left ticked lands.
+		assert.deepEqual(pickList.map((i) => [i.label, i.picked]), [['one → ONE', true], ['three → THREE', true]]);
+		assert.deepEqual(transport.applied[1].edit, { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 3 }, edits: [{ range: r(2, 0, 2, 5), newText: 'THREE' }] }] });
+		// Reject: nothing applied.
+		assert.equal(transport.applied.length, 2);
+		for (const line of ['$(check) Accepted the change to a\\.txt\\.', '$(check) Accepted 1 of 2 changes to a\\.txt\\.', '$(close) Rejected the change to new\\.txt\\.']) {
+			assert.ok(text.includes(line), `no ${line} in ${text}`);
+		}
+		// A button of an answered review does nothing but say so.
+		const stale = stream.buttons()[0];
+		await vscode.commands.executeCommand(stale.command, ...(stale.arguments ?? []));
+		assert.equal(transport.applied.length, 2);
+		assert.deepEqual(fake.messages(), ['Reasonix: this change was already accepted.']);
+	});
+
+	it('withdraws a review whose turn ended before an answer: a later Accept applies nothing', async () => {
+		fake.files.set('/w/a.txt', 'one\n');
+		const reviewed = { label: 'Reasonix: apply_edit', edit: { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: 1 }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, newText: 'ONE', annotationId: 'rx-review' }] }], changeAnnotations: { 'rx-review': { label: 'Reasonix: apply_edit', needsConfirmation: true } } } };
+		let answer: Promise<unknown> | undefined;
+		await start((s) => sessionServer(s, async (c) => {
+			answer = c.sendRequest('workspace/applyEdit', reviewed);
+			await eventually(() => stream.buttons().length === 2 + 1, 'the review buttons');
+			return { stopReason: 'cancelled', text: '' };
+		}));
+		transport.applyResult = { applied: true };
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.deepEqual(await answer, { applied: false, failureReason: 'the user rejected the edit' });
+		const accept = stream.buttons().find((b) => b.title === 'Accept')!;
+		await vscode.commands.executeCommand(accept.command, ...(accept.arguments ?? []));
+		assert.deepEqual(transport.applied, []);
+		assert.deepEqual(fake.messages(), ['Reasonix: this change was withdrawn: its turn ended.']);
+	});
+
+	it('applies an edit that needs no review as it is', async () => {
+		const edit = { documentChanges: [{ textDocument: { uri: 'file:///w/a.txt', version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: 'x' }] }] };
+		let result: unknown;
+		await start((s) => sessionServer(s, async (c) => {
+			result = await c.sendRequest('workspace/applyEdit', { label: 'Reasonix: apply_edit', edit });
+			return { stopReason: 'end_turn', text: 'done' };
+		}));
+		transport.applyResult = { applied: true };
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('edit'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		assert.deepEqual(result, { applied: true });
+		assert.deepEqual(transport.applied, [{ label: 'Reasonix: apply_edit', edit }]);
+		assert.deepEqual(stream.buttons(), []);
+	});
+
+	// Issue 30 item 10: "Resume in Chat" of a session whose chat tab was
+	// closed said it was open in another chat and replayed nothing; the
+	// chat's model picker kept another model, which the next turn switched to.
+	it('resumes a session still open on the bridge (its chat closed): reopened and replayed, the picker set to its model', async () => {
+		const calls: string[] = [];
+		await start((s) => {
+			sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'ok' }));
+			s.setup((c) => {
+				c.onRequest('rx/models', () => ({ models: [{ ref: 'plugin/echo-provider/echo/large', displayName: 'Echo (large)' }, { ref: 'plugin/echo-provider/echo/small', displayName: 'Echo (small)', origin: { kind: 'plugin', id: 'echo-provider' } }], default: 'plugin/echo-provider/echo/large' }));
+				c.onRequest('rx/session/close', (p: { sessionId: string }) => { calls.push(`close ${p.sessionId}`); return {}; });
+				c.onRequest('rx/session/load', async (p: { sessionId: string }) => {
+					calls.push(`load ${p.sessionId}`);
+					await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'the first prompt' } }));
+					await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'the first answer' } }));
+					return { sessionId: p.sessionId, model: 'plugin/echo-provider/echo/small' };
+				});
+			});
+		});
+		const token = new CancellationTokenSource().token as never;
+		await h.chat.handle(chatRequest('the first prompt'), { history: [] } as never, new RecordingStream() as never, token);
+		// The chat closed; Reasonix: Sessions… → Resume in Chat runs /resume in a new one.
+		const stream = new RecordingStream();
+		const r = await h.chat.handle(chatRequest('s-1', { command: 'resume' }), { history: [] } as never, stream as never, token);
+		assert.deepEqual(calls, ['close s-1', 'load s-1']);
+		assert.deepEqual(r.metadata, { sessionId: 's-1', model: 'plugin/echo-provider/echo/small' });
+		const text = stream.text();
+		assert.match(text, /\*\*You:\*\* the first prompt/);
+		assert.match(text, /the first answer/);
+		assert.doesNotMatch(text, /open in another chat/);
+		const picker = fake.events.filter((e) => e.type === 'command' && e.command === 'workbench.action.chat.changeModel') as { args: unknown[] }[];
+		assert.deepEqual(picker.map((e) => e.args), [[{ vendor: 'reasonix', id: 'plugin/echo-provider/echo/small', family: 'echo-provider' }]]);
+	});
+
+	// Issue 30 item 12: the session list as a view, with Resume, Rename and Delete.
+	it('lists the stored sessions in the Sessions view (title, model, when) and resumes, renames and deletes them there', async () => {
+		let sessions = [
+			{ sessionId: 's-2', title: 'fix the parser', model: 'plugin/echo-provider/echo/small', updatedAt: new Date(Date.now() - 5 * 60000).toISOString() },
+			{ sessionId: 's-1', title: '', model: 'builtin/default', updatedAt: new Date(Date.now() - 2 * 86400000).toISOString() },
+		];
+		const calls: unknown[] = [];
+		await start((s) => {
+			sessionServer(s, async () => ({ stopReason: 'end_turn', text: 'ok' }));
+			s.setup((c) => {
+				c.onRequest('rx/session/list', () => ({ sessions }));
+				c.onRequest('rx/session/rename', (p: { sessionId: string; title: string }) => { calls.push(['rename', p]); sessions[0] = { ...sessions[0], title: p.title }; return {}; });
+				c.onRequest('rx/session/delete', (p: { sessionId: string }) => { calls.push(['delete', p]); sessions = sessions.filter((x) => x.sessionId !== p.sessionId); return {}; });
+			});
+		});
+		h.sessionsView.attach();
+		const view = fake.treeViews.find((v) => v.id === 'rxBridge.sessionsView')!;
+		let changes = 0;
+		h.sessionsView.onDidChangeTreeData(() => { changes++; });
+		const rows = async () => {
+			const list = await view.provider.getChildren();
+			return list.map((x: unknown) => { const i = view.provider.getTreeItem(x); return [i.label, i.description, i.contextValue]; });
+		};
+		assert.deepEqual(await rows(), [
+			['fix the parser', 'plugin/echo-provider/echo/small · 5 min ago', 'session'],
+			['(no prompt yet)', 'builtin/default · 2 days ago', 'session'],
+		]);
+		const first = (await view.provider.getChildren())[0];
+		// A click resumes it in a new chat.
+		const item = view.provider.getTreeItem(first);
+		await vscode.commands.executeCommand(item.command.command, ...item.command.arguments);
+		const opened = fake.events.filter((e) => e.type === 'command' && (e.command === 'workbench.action.chat.newChat' || e.command === 'workbench.action.chat.open')) as { command: string; args: unknown[] }[];
+		assert.deepEqual(opened.map((e) => [e.command, e.args]), [['workbench.action.chat.newChat', []], ['workbench.action.chat.open', [{ query: '@reasonix /resume s-2' }]]]);
+		// Rename, then the view refreshes with the new title.
+		fake.answer = (e) => (e.type === 'inputBox' ? 'Parser work' : e.type === 'message' && e.options?.modal ? 'Delete' : undefined);
+		const before = changes;
+		await vscode.commands.executeCommand('rxBridge.sessions.rename', first);
+		assert.ok(changes > before, 'the view refreshed after the rename');
+		assert.equal((await rows())[0][0], 'Parser work');
+		await vscode.commands.executeCommand('rxBridge.sessions.delete', (await view.provider.getChildren())[1]);
+		assert.deepEqual(calls, [['rename', { sessionId: 's-2', title: 'Parser work' }], ['delete', { sessionId: 's-1' }]]);
+		assert.deepEqual((await rows()).map((r: unknown[]) => r[0]), ['Parser work']);
+		// A chat turn refreshes the view too; no session: the view says how one starts.
+		const n = changes;
+		await h.chat.handle(chatRequest('hi'), { history: [] } as never, new RecordingStream() as never, new CancellationTokenSource().token as never);
+		assert.ok(changes > n, 'the view refreshed after a turn');
+		sessions = [];
+		assert.deepEqual(await rows(), []);
+		assert.equal(view.message, 'No stored session in this workspace yet: a @reasonix chat starts one.');
+	});
+
+	// Issue 30 (if time remains): the agent's plan as a checklist.
+	it('shows the agent\'s plan (todo_write) as a checklist', async () => {
+		await start((s) => sessionServer(s, async (c) => {
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'tc2', title: 'Update the plan (3 items)', kind: 'other', status: 'pending', rawInput: { todos: [{ content: 'Read the parser', status: 'completed' }, { content: 'Fix *the* bug', status: 'in_progress' }, { content: 'Run the tests', status: 'pending' }] } }));
+			await c.sendNotification('rx/session/update', upd({ sessionUpdate: 'tool_call', toolCallId: 'tc3', title: 'read_file a.go', kind: 'read', status: 'pending', rawInput: { path: 'a.go' } }));
+			return { stopReason: 'end_turn', text: 'ok' };
+		}));
+		const stream = new RecordingStream();
+		await h.chat.handle(chatRequest('plan it'), { history: [] } as never, stream as never, new CancellationTokenSource().token as never);
+		const text = stream.text();
+		assert.ok(text.includes('$(checklist) **Plan**\n\n- $(pass-filled) ~~Read the parser~~\n- $(circle-large-filled) **Fix \\*the\\* bug**\n- $(circle-large-outline) Run the tests\n'), text);
+		assert.doesNotMatch(text, /\$\(tools\) Update the plan/);
+		assert.match(text, /\$\(tools\) read\\_file a\\\.go/);
 	});
 
 	it('shows no changed files and no undo for a turn that changed none', async () => {

@@ -31,6 +31,55 @@ describe('activate', () => {
 	const cleanups: (() => Promise<void>)[] = [];
 	after(async () => { for (const c of cleanups) await c(); });
 
+	// Issue 30 item 6: with rxBridge.trace.server off, a window reload (VS
+	// Code reports several settings changes while it loads) turned the
+	// trace on: six $/setTrace, then ~30 [trace] lines every turn.
+	it('keeps the protocol trace off while rxBridge.trace.server is off, and sends $/setTrace only when it really changes', async () => {
+		if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: build rx-bridge (make vscode-test does) or set RX_BRIDGE_BIN`);
+		const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-vscode-trace-'));
+		cleanups.push(async () => fs.rmSync(tmp, { recursive: true, force: true }));
+		const home = path.join(tmp, 'home');
+		execFileSync(BIN, ['plugin', 'install', path.join(REPO, 'examples', 'hello'), '--yes'], { env: { ...process.env, RX_BRIDGE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+		fake.reset();
+		fake.config['rxBridge.path'] = BIN;
+		fake.config['rxBridge.home'] = home;
+		fake.config['rxBridge.trace.server'] = 'off';
+		const ctx = context();
+		const api = activate(ctx as never);
+		try {
+			await api.bridge.ready();
+			await eventually(() => api.rx.actions.some((a) => a.name === '/hello:greet'), 'rx/actionsChanged', 30000);
+			const log = () => fake.output[0].lines.join('\n');
+			// A window reload: settings of other extensions change, six times.
+			for (let i = 0; i < 6; i++) fake.changeConfig();
+			fake.answer = (e) => {
+				if (e.type === 'quickPick') return e.items.find((i: { option: string }) => i.option === 'formal');
+				if (e.type === 'inputBox') return 'Grace';
+				return undefined;
+			};
+			await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+			await eventually(() => fake.messages().some((m) => m.startsWith('hello: Good day, Grace.')), `the notification; saw ${fake.messages().join(' | ')}`);
+			assert.doesNotMatch(log(), /\[trace\]/, 'no trace line while the setting is off');
+			// The setting turned on: one $/setTrace, traced itself, and frames are traced.
+			fake.changeConfig({ 'rxBridge.trace.server': 'messages' });
+			await eventually(() => /Sending notification '\$\/setTrace'/.test(log()), 'the $/setTrace of the change');
+			for (let i = 0; i < 6; i++) fake.changeConfig();
+			fake.changeConfig({ 'rxBridge.trace.server': 'messages' });
+			await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+			await eventually(() => /\[trace\] hello -> extension\/ui\/action/.test(log()), 'a traced plugin frame');
+			assert.equal(log().match(/Sending notification '\$\/setTrace'/g)?.length, 1, 'one $/setTrace, for the one real change');
+			// And off again: one more, then silence.
+			fake.changeConfig({ 'rxBridge.trace.server': 'off' });
+			const before = log().length;
+			for (let i = 0; i < 6; i++) fake.changeConfig();
+			await vscode.commands.executeCommand(CommandId.runAction, '/hello:greet');
+			await eventually(() => fake.messages().filter((m) => m.startsWith('hello: Good day, Grace.')).length >= 3, 'the third notification');
+			assert.doesNotMatch(log().slice(before), /\[trace\]/, 'no trace line after the setting went off again');
+		} finally {
+			await deactivate(ctx, api);
+		}
+	});
+
 	it('reports a missing rx-bridge with buttons for the install instructions and the setting', async () => {
 		fake.reset();
 		fake.config['rxBridge.path'] = '/nonexistent/dir/rx-bridge';
@@ -133,6 +182,8 @@ describe('activate', () => {
 		};
 		await vscode.commands.executeCommand(CommandId.runAction);
 		await eventually(() => fake.messages().includes('hello: Good day, Grace. — Greeted by the hello example plugin.'), `the notification; saw ${fake.messages().join(' | ')}`);
+		// One toast per greeting (issue 30 item 11): the action's result message repeats its notification.
+		assert.deepEqual(fake.messages().filter((m) => m.includes('Good day')), ['hello: Good day, Grace. — Greeted by the hello example plugin.']);
 		// trace.server verbose: plugin frames are in the log.
 		await eventually(() => /\[trace\] hello -> extension\/ui\/action/.test(log()), 'a traced plugin frame');
 		await vscode.commands.executeCommand(CommandId.showLog);

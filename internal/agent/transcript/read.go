@@ -113,3 +113,46 @@ func Head(dir, id string, n int) ([]json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+// Last returns the last record of session id whose line starts with
+// prefix, searching from the newest file (the live one, then the archived
+// segments newest first) and reading no older file once one has it. A
+// listing uses it for what can change at any time of a session (its
+// model), which Head does not reach.
+func Last(dir, id string, prefix []byte) (json.RawMessage, bool, error) {
+	if err := checkID(id); err != nil {
+		return nil, false, err
+	}
+	ns, err := segments(dir, id)
+	if err != nil {
+		return nil, false, err
+	}
+	paths := []string{LivePath(dir, id)}
+	for i := len(ns) - 1; i >= 0; i-- {
+		paths = append(paths, segmentPath(dir, id, ns[i]))
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		var last []byte
+		for off := 0; off < len(data); {
+			end := bytes.IndexByte(data[off:], '\n')
+			if end < 0 {
+				break // a torn last line is no record
+			}
+			if line := data[off : off+end]; bytes.HasPrefix(line, prefix) && json.Valid(line) {
+				last = line
+			}
+			off += end + 1
+		}
+		if last != nil {
+			return json.RawMessage(bytes.Clone(last)), true, nil
+		}
+	}
+	return nil, false, nil
+}

@@ -555,10 +555,12 @@ async function main(): Promise<void> {
 			if (/Allow once/.test(t)) throw new Error(`asked again: ${JSON.stringify(t)}`);
 		});
 
-		// Issue 19 item 11: agent edits reviewed in VS Code's refactor preview.
+		// Issue 19 item 11, issue 30 item 5: agent edits reviewed in the
+		// chat. The Refactor Preview started every change unticked (its
+		// Apply rejected the edit) and took the focus from the chat.
 		const a = path.join(workspace, 'a.txt');
 		const b = path.join(workspace, 'b.txt');
-		await check('a turn editing two files: Apply in the refactor preview lands a.txt, Discard leaves b.txt', async () => {
+		await check('a turn editing two files: reviewed in the chat, Choose Changes… lands one hunk of a.txt, Reject leaves b.txt', async () => {
 			const input = p.locator('.interactive-input-part .monaco-editor').first();
 			await input.click({ timeout: 3000 }).catch(async () => { await p.keyboard.press('Escape'); await input.click({ timeout: 10000 }); });
 			await p.keyboard.press('ControlOrMeta+A');
@@ -569,20 +571,33 @@ async function main(): Promise<void> {
 			await p.waitForTimeout(300);
 			if (await p.locator('.suggest-widget.visible').first().isVisible().catch(() => false)) await p.keyboard.press('Escape');
 			await p.keyboard.press('Enter');
-			const apply = p.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-			const discard = p.locator('.monaco-button', { hasText: /^Discard$/ }).first();
-			await apply.waitFor({ state: 'visible', timeout: 30000 });
-			await p.locator('.part.panel', { hasText: 'a.txt' }).first().waitFor({ state: 'visible', timeout: 10000 });
-			// VS Code starts edits that need confirmation unchecked: the user
-			// ticks what to accept. Only the first hunk of a.txt is.
-			const hunk = p.locator('.part.panel .monaco-list-row', { hasText: /ONE/ }).first();
-			await hunk.waitFor({ state: 'visible', timeout: 10000 });
-			await hunk.locator('.monaco-custom-toggle, .monaco-checkbox, input[type="checkbox"]').first().click();
-			await shot('refactor-preview-a');
-			await apply.click();
-			await until('the second preview (b.txt)', 30000, async () => (await p.locator('.part.panel', { hasText: 'b.txt' }).first().isVisible().catch(() => false)) && (await discard.isVisible().catch(() => false)) || undefined);
-			await shot('refactor-preview-b');
-			await discard.click();
+			const reviewButton = async (title: string) => (await newestRow(p, 'response'))?.locator('.chat-command-button .monaco-button', { hasText: new RegExp(`^${title}$`) }).last();
+			await until('the review of a.txt in the chat', 30000, async () => {
+				if (await p.locator('.part.panel', { hasText: 'Refactor Preview' }).isVisible().catch(() => false)) throw new Error('the Refactor Preview opened');
+				const t = await lastAnswer(p);
+				return /Reasonix wants to change a\.txt/.test(t) && (await (await reviewButton('Choose Changes…'))?.isVisible().catch(() => false)) || undefined;
+			});
+			const t0 = await lastAnswer(p);
+			if (!/-\s+one\s+\+\s+ONE/.test(t0)) throw new Error(`the review shows no diff of a.txt: ${JSON.stringify(t0)}`);
+			// The chat keeps the focus: no editor or panel took it.
+			const focus = await p.evaluate(() => {
+				const el = (globalThis as any).document.activeElement;
+				return el?.closest('.interactive-input-part') ? 'chat' : `${el?.tagName}.${el?.className}`;
+			});
+			if (focus !== 'chat') throw new Error(`the focus left the chat input for ${focus}`);
+			await shot('review-in-chat');
+			await (await reviewButton('Choose Changes…'))!.click();
+			// Every change ticked to start with: the obvious Enter takes them all.
+			const rows = p.locator('.quick-input-widget .monaco-list-row');
+			await quickRow(p, 'three → THREE').waitFor({ state: 'visible', timeout: 10000 });
+			const ticked = await rows.evaluateAll((els) => els.map((e: any) => e.getAttribute('aria-checked') === 'true' || !!e.querySelector('input[type="checkbox"]:checked, .monaco-custom-toggle.checked, .codicon-check')));
+			if (ticked.length !== 2 || ticked.some((x) => !x)) throw new Error(`Choose Changes… starts with ${JSON.stringify(ticked)} ticked, want both`);
+			await quickRow(p, 'three → THREE').locator('.monaco-custom-toggle, .monaco-checkbox, input[type="checkbox"]').first().click();
+			await shot('review-choose-changes');
+			// (Enter with the focus on a row toggles it: OK accepts.)
+			await p.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
+			await until('the review of b.txt', 30000, async () => /Reasonix wants to change b\.txt/.test(await lastAnswer(p)) || undefined);
+			await (await reviewButton('Reject'))!.click();
 			// The chat renders an answer progressively: wait for the list
 			// under the heading, not just the heading.
 			const t = await until('the turn to end with its changed files listed', 60000, async () => {
@@ -644,7 +659,7 @@ async function main(): Promise<void> {
 				const st = readJson(path.join(OUT, 'probe-bridge.json'));
 				return now.length > 0 && !now.some((pid) => before.includes(pid)) && st?.state === 'running' && st.actions?.includes('/hello:greet') ? true : undefined;
 			});
-			await palette(p, 'Reasonix: Sessions');
+			await palette(p, 'Reasonix: Sessions…');
 			await quickRow(p, 'hello there chat').waitFor({ state: 'visible', timeout: 20000 });
 			await shot('sessions-list');
 			await quickRow(p, 'hello there chat').click();
@@ -656,6 +671,16 @@ async function main(): Promise<void> {
 			});
 			await shot('session-resumed');
 			await chat(p, '@reasonix recap', /\d+ earlier user messages, the first: "hello there chat"/);
+		});
+
+		// Issue 30 item 12: the Sessions view lists the stored sessions.
+		await check('the Sessions view lists the stored sessions with their model', async () => {
+			await palette(p, 'Reasonix: Focus on Sessions View');
+			const row = p.locator('.pane-body .monaco-list-row', { hasText: 'hello there chat' }).first();
+			await row.waitFor({ state: 'visible', timeout: 20000 });
+			const text = await row.innerText();
+			if (!/plugin\/echo-provider\/echo\/small/.test(text)) throw new Error(`the session row reads ${JSON.stringify(text)}, without the model /model chose`);
+			await shot('sessions-view');
 		});
 
 		// Issue 19 bug 4: a crashed plugin.

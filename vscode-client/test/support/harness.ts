@@ -8,6 +8,8 @@ import { ChunkRouter, LanguageModels } from '../../src/lm';
 import { BridgeLog } from '../../src/log';
 import { Method, PluginStateChange, UIRequest, UISurface } from '../../src/protocol';
 import { Rx } from '../../src/rx';
+import { EditReview } from '../../src/review';
+import { SessionsView } from '../../src/sessionsView';
 import { PluginUI } from '../../src/ui';
 import * as vscode from './vscode';
 
@@ -26,8 +28,8 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 	const rx = new Rx(bridge);
 	const docs = new VirtualDocs();
 	vscode.workspace.registerTextDocumentContentProvider('rx-bridge', docs);
-	const commands = new Commands(rx, docs, log as never);
-	const ui = new PluginUI(rx.generations, docs, {
+	const commands: Commands = new Commands(rx, docs, log as never, (plugin) => ui.notifications(plugin));
+	const ui: PluginUI = new PluginUI(rx.generations, docs, {
 		runAction: (name) => commands.runAction(name),
 		submit: async (plugin, surfaceId, generation, values) => {
 			const r = await rx.request<{ accepted: boolean }>(Method.uiSubmit, { plugin, surfaceId, generation, values });
@@ -43,8 +45,11 @@ export function harness(transport: Transport, backoff: BackoffOptions = FAST_BAC
 	const models = new LanguageModels(rx, chunks);
 	const memento = new Memento();
 	const chat = new ChatSessions(rx, memento as never);
+	const review = new EditReview(() => chat.reviewSink(), docs);
+	const sessionsView = new SessionsView(chat);
+	bridge.handlers.onApplyEdit((params, next) => review.handle(params, next));
 	commands.register();
-	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento };
+	return { log, bridge, rx, docs, commands, ui, chunks, models, chat, memento, review, sessionsView };
 }
 
 /** A ChatResponseStream that records what was streamed. */

@@ -38,6 +38,10 @@ export class StreamTransport implements Transport {
 	readonly logMessages: { type: number; message: string }[] = [];
 	readonly registrations: unknown[] = [];
 	readonly protocolTrace: string[] = [];
+	/** The edits applied (workspace/applyEdit past the extension's review). */
+	readonly applied: { label?: string; edit: any }[] = [];
+	/** What applying one answers. */
+	applyResult: { applied: boolean; failureReason?: string } = { applied: false, failureReason: 'test client' };
 	connections: MessageConnection[] = [];
 	starts = 0;
 
@@ -59,7 +63,14 @@ export class StreamTransport implements Transport {
 		conn.onRequest('client/registerCapability', (p: unknown) => { this.registrations.push(p); return null; });
 		conn.onRequest('client/unregisterCapability', () => null);
 		conn.onRequest('window/showMessageRequest', () => null);
-		conn.onRequest('workspace/applyEdit', () => ({ applied: false, failureReason: 'test client' }));
+		// An edit the extension lets through is recorded here (applied).
+		conn.onRequest('workspace/applyEdit', (p: { label?: string; edit: unknown }) => {
+			const next = async (q: { label?: string; edit: unknown }) => {
+				this.applied.push(q);
+				return this.applyResult;
+			};
+			return handlers.applyEdit ? handlers.applyEdit(p, next) : next(p);
+		});
 		conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => null));
 		conn.onNotification('$/logTrace', (p: TraceLine) => { this.logTraces.push(p); });
 		conn.onNotification('window/logMessage', (p: { type: number; message: string }) => { this.logMessages.push(p); });

@@ -63,7 +63,10 @@ export class Uri {
 	static file(p: string): Uri { return new Uri('file', p); }
 	static parse(s: string): Uri {
 		const i = s.indexOf(':');
-		return new Uri(s.slice(0, i), s.slice(i + 1));
+		let rest = s.slice(i + 1);
+		// scheme://authority/path: the (empty) authority is no part of the path.
+		if (rest.startsWith('//')) rest = rest.slice(rest.indexOf('/', 2) < 0 ? rest.length : rest.indexOf('/', 2));
+		return new Uri(s.slice(0, i), rest);
 	}
 	static joinPath(base: Uri, ...parts: string[]): Uri {
 		return new Uri(base.scheme, [base.path, ...parts].join('/').replace(/\/+/g, '/'));
@@ -159,7 +162,7 @@ export const fake = {
 	lmProviders: new Map<string, unknown>(),
 	/** Files workspace.fs and openTextDocument read, by fsPath. */
 	files: new Map<string, string>(),
-	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean }[],
+	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean; provider?: any }[],
 	reset(): void {
 		this.files.clear();
 		workspace.workspaceFolders = undefined;
@@ -184,6 +187,20 @@ export const fake = {
 			const t = setTimeout(() => reject(new Error(`timed out waiting for a fake vscode event; saw: ${this.events.map(describe).join(', ')}`)), timeoutMs);
 			this.waiters.push({ pred, resolve: (e) => { clearTimeout(t); resolve(e); } });
 		});
+	},
+	/**
+	 * A settings change as VS Code reports it: values set (undefined removes
+	 * one), then onDidChangeConfiguration for the keys given. With no keys
+	 * it is a change of some other extension's setting (VS Code sends
+	 * several of those while a window loads).
+	 */
+	changeConfig(values: Record<string, unknown> = {}): void {
+		for (const [k, v] of Object.entries(values)) {
+			if (v === undefined) delete this.config[k];
+			else this.config[k] = v;
+		}
+		const keys = Object.keys(values);
+		configChanges.fire({ affectsConfiguration: (section: string) => keys.some((k) => k === section || k.startsWith(`${section}.`)) });
 	},
 	messages(): string[] {
 		return this.events.filter((e) => e.type === 'message').map((e) => (e as { message: string }).message);
@@ -349,8 +366,8 @@ export const window = {
 		record({ type: 'progress', title: opts.title });
 		return task({ report() {} }, CancellationTokenNone);
 	},
-	createTreeView(id: string, _opts: unknown) {
-		const v = { id, badge: undefined as unknown, message: undefined as string | undefined, visible: false, onDidChangeVisibility: new EventEmitter<{ visible: boolean }>().event, dispose() {} };
+	createTreeView(id: string, opts: { treeDataProvider?: unknown }) {
+		const v = { id, badge: undefined as unknown, message: undefined as string | undefined, visible: false, provider: opts?.treeDataProvider as any, onDidChangeVisibility: new EventEmitter<{ visible: boolean }>().event, dispose() {} };
 		fake.treeViews.push(v);
 		return v;
 	},
@@ -359,6 +376,9 @@ export const window = {
 		return {};
 	},
 };
+
+/** Fires workspace.onDidChangeConfiguration (fake.changeConfig). */
+const configChanges = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
 export const workspace = {
 	registerTextDocumentContentProvider(scheme: string, p: { provideTextDocumentContent(uri: Uri): string }) {
@@ -400,7 +420,7 @@ export const workspace = {
 			},
 		};
 	},
-	onDidChangeConfiguration: new EventEmitter<unknown>().event,
+	onDidChangeConfiguration: configChanges.event,
 	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
 	asRelativePath(u: Uri | string): string {
 		const p = typeof u === 'string' ? u : u.fsPath;
@@ -460,3 +480,12 @@ export class SymbolInformation {}
 export class TypeHierarchyItem {}
 export class CodeAction {}
 export class Diagnostic {}
+
+/** vscode.l10n without a bundle: the English text, {0}… filled in. */
+export const l10n = {
+	t(message: string | { message: string; args?: unknown[] }, ...args: unknown[]): string {
+		const msg = typeof message === 'string' ? message : message.message;
+		const list = typeof message === 'string' ? args : message.args ?? [];
+		return msg.replace(/\{(\d+)\}/g, (m, i) => (Number(i) < list.length ? String(list[Number(i)]) : m));
+	},
+};
