@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // runTree runs run_command on the tree of role (cmdtree_linux_test.go) in
@@ -75,9 +77,10 @@ func TestRunCommandCancelKillsTree(t *testing.T) {
 // The timeout only has to outlast the tree's start.
 func TestRunCommandTimeoutKillsTree(t *testing.T) {
 	t.Parallel()
-	dir, done := runTree(t, context.Background(), "root", 5)
+	secs := max(5, int(testenv.Scale(5*time.Second)/time.Second))
+	dir, done := runTree(t, context.Background(), "root", secs)
 	r := <-done
-	if r.err == nil || !strings.Contains(r.err.Error(), "[killed after 5s: timed out]") {
+	if r.err == nil || !strings.Contains(r.err.Error(), fmt.Sprintf("[killed after %ds: timed out]", secs)) {
 		t.Errorf("err = %v", r.err)
 	}
 	checkTreeGone(t, dir)
