@@ -14,7 +14,7 @@ vim.api.nvim_create_user_command("Rx", function(opts)
   require("rx_bridge.commands").rx(opts)
 end, {
   nargs = "*",
-  desc = "Reasonix: run /<plugin>:<action>, or actions | reload | plugins | models | log",
+  desc = "Reasonix: run /<plugin>:<action>, or actions | setup | install | reload | plugins | models | sessions | log",
   complete = function(arglead, cmdline)
     return require("rx_bridge.commands").complete_rx(arglead, cmdline)
   end,

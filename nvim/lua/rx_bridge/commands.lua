@@ -23,9 +23,12 @@ local subcommands = {
   sessions = function()
     require("rx_bridge.sessions").pick()
   end,
+  setup = function()
+    require("rx_bridge.onboard").setup()
+  end,
 }
 
-M.subcommand_names = { "actions", "cards", "log", "models", "plugins", "reload", "sessions" }
+M.subcommand_names = { "actions", "cards", "install", "log", "models", "plugins", "reload", "sessions", "setup" }
 
 --- key=value words to an args object (string values only).
 local function parse_args(words)
@@ -44,6 +47,11 @@ function M.rx(opts)
   require("rx_bridge").ensure_setup()
   local words = opts.fargs
   local first = words[1] or "actions"
+  if first == "install" then
+    -- :Rx install [folder | git source]
+    require("rx_bridge.onboard").install(#words > 1 and table.concat(vim.list_slice(words, 2), " ") or nil)
+    return
+  end
   local sub = subcommands[first]
   if sub then
     if #words > 1 then
@@ -71,6 +79,9 @@ end
 function M.complete_rx(arglead, cmdline)
   require("rx_bridge").ensure_setup()
   local before = cmdline:match("^%s*%S+%s+(.*)$") or ""
+  if before:match("^install%s+") then
+    return vim.fn.getcompletion(arglead, "dir")
+  end
   -- Only the first argument completes.
   if before:find("%s") then
     return {}
