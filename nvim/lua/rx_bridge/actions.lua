@@ -44,9 +44,11 @@ end
 --- generation up (waits for it). Returns client, st or nil after notifying.
 function M.ready(opts)
   opts = opts or {}
-  local c, st = client_mod.ready(opts.root)
+  local c, st, told = client_mod.ready(opts.root)
   if not c then
-    fail(st)
+    if not told then
+      fail(st)
+    end
     return nil
   end
   if opts.generation ~= false and st.generation == 0 then

@@ -222,11 +222,14 @@ function M.ensure(root)
   if missing then
     state.set_error(missing, root)
     local exe = config.program()
+    local told = false
     if not missing_notified[exe] then
       missing_notified[exe] = true
+      told = true
       vim.notify("rx-bridge: " .. missing, vim.log.levels.ERROR)
     end
-    return nil, missing
+    -- The third value: the message was just shown (callers do not repeat it).
+    return nil, missing, told
   end
   local cfg = M.build(root)
   local id, err
@@ -239,7 +242,7 @@ function M.ensure(root)
     local msg = ("cannot start %s: %s"):format(table.concat(cfg.cmd, " "), tostring(err or "vim.lsp.start failed"))
     state.set_error(msg, root)
     vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
-    return nil, msg
+    return nil, msg, true
   end
   if not state.get(id) then
     state.new(id, root)
@@ -261,9 +264,9 @@ end
 --- Waits (in a coroutine) for the client of root to be initialized.
 --- Returns client, state or nil, message.
 function M.ready(root, timeout)
-  local c, err = M.ensure(root)
+  local c, err, told = M.ensure(root)
   if not c then
-    return nil, err
+    return nil, err, told
   end
   local st = state.get(c.id) or state.new(c.id, c.root_dir)
   if not state.wait_initialized(st, timeout or 10000) then

@@ -20,7 +20,9 @@ M.executable = function(name)
   return vim.fn.executable(name) == 1
 end
 -- The plugin's folder (nvim/ of an rx-bridge checkout, when it is one).
-M.plugin_dir = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+-- Symlinks are resolved: a plugin folder linked into pack/*/start is
+-- still found to be the nvim/ folder of its checkout.
+M.plugin_dir = paths.real(vim.fn.fnamemodify(paths.real(debug.getinfo(1, "S").source:sub(2)), ":p:h:h:h"))
 
 local goos_of = { linux = "linux", darwin = "darwin", windows_nt = "windows" }
 local goarch_of = { x86_64 = "amd64", amd64 = "amd64", x64 = "amd64", aarch64 = "arm64", arm64 = "arm64" }
@@ -205,8 +207,14 @@ local function sh(cmd, opts)
   end)
 end
 
-local function why(res)
-  local s = vim.trim(text.line(res.stderr ~= "" and res.stderr or res.stdout or ""))
+local function why(res, last_line)
+  local out = res.stderr ~= "" and res.stderr or res.stdout or ""
+  if last_line then
+    -- curl and wget print a warning per retry before the error itself.
+    local lines = vim.tbl_filter(function(l) return vim.trim(l) ~= "" end, vim.split(text.clean(out), "\n", { plain = true }))
+    out = lines[#lines] or ""
+  end
+  local s = vim.trim(text.line(out))
   if s == "" then
     s = ("exit code %d"):format(res.code)
   end
@@ -240,7 +248,7 @@ local function from_release(tmp)
     note("downloading " .. get[1])
     local res = sh(cmd)
     if res.code ~= 0 then
-      return nil, ("cannot download %s: %s"):format(get[1], why(res)), true
+      return nil, ("cannot download %s: %s"):format(get[1], why(res, true)), true
     end
   end
   local want, serr = M.sum_for(read(sums_file) or "", plat.archive)
@@ -322,9 +330,12 @@ local function install(opts)
     bin, err, may_fall_back = from_release(tmp)
     how = "from the release archive"
   end
+  local release_err
   if opts.from == "source" or (not bin and may_fall_back and opts.from ~= "release") then
+    -- Why the release was not used is told once: with the outcome.
     if err then
-      note(err .. "; building from source instead", vim.log.levels.WARN)
+      release_err = err
+      note("the release cannot be downloaded; building from source instead")
     end
     local serr
     bin, serr = from_source(tmp)
@@ -347,10 +358,16 @@ local function install(opts)
   if not ok then
     return done(nil, ("cannot move the new rx-bridge to %s: %s"):format(dest, tostring(perr)))
   end
-  return done({ path = dest, version = vim.trim(text.line(vim.split(res.stdout, "\n")[1])), how = how })
+  return done({ path = dest, version = vim.trim(text.line(vim.split(res.stdout, "\n")[1])), how = how,
+    release_error = release_err })
 end
 
 local running = false
+
+--- Whether an install runs now.
+function M.is_running()
+  return running
+end
 
 --- Installs rx-bridge asynchronously. opts.from: nil (the release, else
 --- source), "release" or "source". on_done(ok, result) gets { path,
@@ -369,14 +386,18 @@ function M.install(opts, on_done)
     local res, err = install(opts)
     running = false
     if res then
-      note(("installed %s (%s, %s)"):format(res.path, res.version, res.how))
+      note(("installed %s (%s, %s%s)"):format(res.path, res.version, res.how,
+        res.release_error and ("; " .. res.release_error) or ""))
       local ok_init, init = pcall(require, "rx_bridge")
       if ok_init then
         init.refresh()
       end
       on_done(true, res)
     else
-      note("install failed: " .. err, vim.log.levels.ERROR)
+      -- The build step (opts.quiet_failure) raises it instead: told once.
+      if not opts.quiet_failure then
+        note("install failed: " .. err, vim.log.levels.ERROR)
+      end
       on_done(false, err)
     end
   end)
@@ -386,6 +407,7 @@ end
 --- step of plugin managers (lazy.nvim's `build`).
 function M.build(opts)
   local finished, ok, res = false, false, nil
+  opts = vim.tbl_extend("force", opts or {}, { quiet_failure = true })
   M.install(opts, function(o, r)
     finished, ok, res = true, o, r
   end)
