@@ -782,6 +782,36 @@ local function create_buffer(chat)
   end
   vim.bo[buf].omnifunc = complete_name
   vim.bo[buf].completefunc = complete_name
+  -- The menu inserts nothing until an entry is chosen, and what is typed
+  -- filters it ('completeopt' is buffer-local from 0.11 on; on 0.10 it is
+  -- set while Insert mode is in this buffer).
+  local copt = "menuone,noinsert,noselect"
+  if vim.fn.has("nvim-0.11") == 1 then
+    vim.bo[buf].completeopt = copt
+  else
+    local saved
+    vim.api.nvim_create_autocmd({ "InsertEnter", "BufEnter" }, {
+      buffer = buf,
+      callback = function(ev)
+        if ev.event == "BufEnter" and vim.fn.mode() ~= "i" then
+          return
+        end
+        if saved == nil then
+          saved = vim.o.completeopt
+        end
+        vim.o.completeopt = copt
+      end,
+    })
+    vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
+      buffer = buf,
+      callback = function()
+        if saved ~= nil then
+          vim.o.completeopt = saved
+          saved = nil
+        end
+      end,
+    })
+  end
   vim.keymap.set("i", "/", function()
     local col = vim.api.nvim_win_get_cursor(0)[2]
     if vim.api.nvim_get_current_line():sub(1, col) == PROMPT then

@@ -26,6 +26,21 @@ T.test(":RxChat opens a prompt buffer on a new session", function()
   vim.cmd("stopinsert")
 end)
 
+T.test("/ completion: typing filters the commands, nothing is inserted until one is chosen", function()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  -- <F2> notes the line as it is while the menu is open.
+  local seen = {}
+  vim.keymap.set("i", "<F2>", function()
+    seen[#seen + 1] = vim.api.nvim_get_current_line()
+  end, { buffer = chat.buf })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A/hello:g<F2><C-n><C-y><F2><Esc>", true, false, true), "tx", false)
+  vim.keymap.del("i", "<F2>", { buffer = chat.buf })
+  -- /hello:card is listed first: inserted, it would have been "> /hello:cardhello:g".
+  T.eq({ "> /hello:g", "> /hello:greet" }, seen, "only what was typed, then the one chosen from the filtered list")
+  vim.api.nvim_buf_set_lines(chat.buf, -2, -1, false, { "> " })
+  vim.bo[chat.buf].modified = false
+end)
+
 T.test("a turn streams into the buffer with its tool call inline, above the prompt line", function()
   type_prompt("hello tool there")
   T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("— done", 1, true) ~= nil end, "the turn to end")
