@@ -358,11 +358,28 @@ local function show_busy(chat)
   for _, a in ipairs(chat.pending or {}) do
     lines[#lines + 1] = { { "📎 with the next prompt: " .. text.line(a.label), "RxBridgeChatMeta" } }
   end
+  -- An edit waiting for the user's review: the turn waits on it.
+  if chat.client_id then
+    local review = require("rx_bridge.review")
+    for _, rv in ipairs(review.pending_of(chat.client_id)) do
+      lines[#lines + 1] = { { ("✎ %s waits for your review: :RxReview (then a/r a hunk, ga/gr all, q)")
+        :format(review.names(rv)), "RxBridgeChatPermission" } }
+    end
+  end
   if #lines > 0 then
     vim.api.nvim_buf_set_extmark(chat.buf, busy_ns, prompt_row(chat), 0, { virt_lines = lines, virt_lines_above = true })
   end
   -- The buffer's state for statuslines: b:rx_bridge_busy.
   vim.b[chat.buf].rx_bridge_busy = chat.busy
+end
+
+--- Redraws every chat's virtual lines (a review started or ended).
+function M.refresh_all()
+  for _, chat in pairs(M.chats) do
+    if valid(chat) then
+      show_busy(chat)
+    end
+  end
 end
 
 local function stop_busy(chat)
@@ -414,6 +431,8 @@ local function finish_turn(chat, err, res)
     end
   end
   chat.cancelled = false
+  -- The turn's edits are on disk: buffers equal to their file are not 'modified'.
+  require("rx_bridge.review").sync_modified(chat.root)
   -- The next queued prompt, shown where the user would have typed it.
   local nxt = table.remove(chat.queue, 1)
   if nxt and client_of(chat) then
@@ -518,6 +537,7 @@ function M.undo_turn(chat, force)
       lines[#lines + 1] = ("  skipped %s: %s"):format(text.line(vim.fn.fnamemodify(s.path or "", ":~:.")), text.line(s.reason))
     end
     out(chat, lines, #(res.skipped or {}) > 0 and "RxBridgeChatNotice" or "RxBridgeChatMeta")
+    require("rx_bridge.review").sync_modified(chat.root)
     if chat.on_undo then
       chat.on_undo(res)
     end
@@ -761,7 +781,8 @@ local function create_buffer(chat)
   counter = counter + 1
   local buf = vim.api.nvim_create_buf(true, true)
   chat.buf = buf
-  vim.api.nvim_buf_set_name(buf, ("rx-chat://%d"):format(counter))
+  -- No slash in the name: the tab line shows it whole, not "r//1".
+  vim.api.nvim_buf_set_name(buf, ("Reasonix chat %d"):format(counter))
   vim.bo[buf].buftype = "prompt"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
