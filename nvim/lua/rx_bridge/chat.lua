@@ -652,6 +652,7 @@ function M.set_model(chat, ref)
       return
     end
     chat.model = ref
+    M.update_header(chat)
     out(chat, { ("model: %s%s"):format(text.line(ref), chat.busy and " (from the next turn)" or "") }, "RxBridgeChatMeta")
   end)
 end
@@ -888,11 +889,40 @@ local function create_buffer(chat)
     end,
   })
   out(chat, {
-    ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
+    M.header_text(chat),
     "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands · gm switches the model · gu undoes the last turn's edits",
     "",
   }, "RxBridgeChatMeta")
   return buf
+end
+
+--- The chat's first line: its model and session.
+function M.header_text(chat)
+  return ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id))
+end
+
+--- Rewrites the first line after the model changed (gm, a resume).
+local function update_header(chat)
+  if not valid(chat) then
+    return
+  end
+  local first = vim.api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] or ""
+  if vim.startswith(first, "Reasonix chat · ") then
+    vim.api.nvim_buf_set_lines(chat.buf, 0, 1, false, { M.header_text(chat) })
+    highlight(chat, 0, 0, "RxBridgeChatMeta")
+    vim.bo[chat.buf].modified = false
+  end
+end
+M.update_header = update_header
+
+--- The model an open chat of session_id uses, or nil.
+function M.model_of(session_id)
+  for _, chat in pairs(M.chats) do
+    if chat.session_id == session_id and chat.model ~= "" then
+      return chat.model
+    end
+  end
+  return nil
 end
 
 --- The buffer #buffer means in a chat opened now: the current buffer,
@@ -1050,8 +1080,9 @@ function M.resume(session_id, model, on_open)
       chat.client_id = nil
       return
     end
-    if type(res) == "table" and type(res.model) == "string" then
+    if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
       chat.model = res.model
+      M.update_header(chat)
     end
     out(chat, { "— resumed; the conversation goes on from here" }, "RxBridgeChatMeta")
     mode_note(chat, type(res) == "table" and res.mode or nil)
@@ -1119,6 +1150,7 @@ function reattach(chat, c, st)
     chat.client_id = c.id
     if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
       chat.model = res.model
+      M.update_header(chat)
     end
     out(chat, { ("— the bridge restarted; session %s resumed on %s, its history kept"):format(
       text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")

@@ -32,8 +32,11 @@ end
 --- One row of the picker.
 function M.row(s, now)
   local parts = { text.line(s.title ~= "" and s.title or "(no prompt yet)") }
-  if s.model and s.model ~= "" then
-    parts[#parts + 1] = text.line(s.model)
+  -- A session open in a chat here: the model that chat uses (gm may have
+  -- switched it since the record was written).
+  local model = require("rx_bridge.chat").model_of(s.sessionId) or s.model
+  if model and model ~= "" then
+    parts[#parts + 1] = text.line(model)
   end
   local age = M.age(s.updatedAt, now)
   if age ~= "" then
@@ -59,7 +62,7 @@ local function act(c, s, on_done)
   local actions = require("rx_bridge.actions")
   local what = select({ "Resume in a chat", "Rename", "Delete" }, { prompt = M.row(s) .. ": " })
   if what == "Resume in a chat" then
-    require("rx_bridge.chat").resume(s.sessionId, s.model, on_done and function() on_done() end or nil)
+    require("rx_bridge.chat").resume(s.sessionId, s.model, on_done and function(chat) on_done(chat) end or nil)
     return
   elseif what == "Rename" then
     local title = input({ prompt = "New title (empty: its first prompt): ", default = s.title })
