@@ -236,6 +236,17 @@ function M.on_update(client_id, params)
       chat.tokens = t
     end
   elseif kind == "notice" then
+    -- A plugin whose crash was told (one message naming :Rx reload) is not
+    -- reported again by each turn it misses: to :Rx log only.
+    local st = require("rx_bridge.state").get(client_id)
+    local notice = text.line(u.text)
+    for plugin, ps in pairs(st and st.plugin_states or {}) do
+      if ps.state == "crashed" and (notice:find("extension " .. plugin .. " ", 1, true)
+          or notice:find("sidecar " .. plugin .. " ", 1, true)) then
+        log.add("warn", plugin, notice)
+        return
+      end
+    end
     out(chat, { "! " .. (sub and (text.line(sub.name) .. ": ") or "") .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
   elseif kind == "permission" then
     if u.by ~= "user" then
