@@ -146,6 +146,25 @@ local function content_text(content)
   return table.concat(parts, "\n")
 end
 
+-- Rewrites a tool call's block: its line, its permission lines (the
+-- question, then its answer), the first lines of its output.
+local function render_tool(chat, t)
+  local row = mark_row(chat, t.mark)
+  local lines = { tool_line(t) }
+  vim.list_extend(lines, t.perm or {})
+  vim.list_extend(lines, t.preview_lines or {})
+  vim.api.nvim_buf_set_lines(chat.buf, row, row + 1 + t.preview, false, lines)
+  t.mark = mark(chat, row, t.mark)
+  t.preview = #lines - 1
+  highlight(chat, row, row, "RxBridgeChatTool")
+  local np = #(t.perm or {})
+  if np > 0 then
+    highlight(chat, row + 1, row + np, "RxBridgeChatPermission")
+  end
+  highlight(chat, row + 1 + np, row + #lines - 1, "RxBridgeChatMeta")
+  vim.bo[chat.buf].modified = false
+end
+
 ---@param u rx.ToolCallUpdate
 local function on_tool_call(chat, u)
   -- toolCallId is unique within the session (not the model's own id).
@@ -163,31 +182,22 @@ local function on_tool_call(chat, u)
   if u.title then t.title = prefix .. text.line(u.title) end
   if u.kind then t.kind = text.line(u.kind) end
   if u.status then t.status = text.line(u.status) end
-  local row = mark_row(chat, t.mark)
-  local lines = { tool_line(t) }
   local body = content_text(u.content)
   local n = config.values.chat.tool_output_lines
   if body ~= "" and n > 0 then
+    -- Else the preview an earlier update showed stays.
+    local preview = {}
     local blines = text.lines(body)
     for i = 1, math.min(n, #blines) do
-      lines[#lines + 1] = "    " .. blines[i]
+      preview[#preview + 1] = "    " .. blines[i]
     end
     if #blines > n then
-      lines[#lines + 1] = ("    … %d more lines"):format(#blines - n)
+      preview[#preview + 1] = ("    … %d more lines"):format(#blines - n)
     end
-  else
-    -- Keep the preview an earlier update showed.
-    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, row + 1, row + 1 + t.preview, false)) do
-      lines[#lines + 1] = l
-    end
+    t.preview_lines = preview
   end
-  vim.api.nvim_buf_set_lines(chat.buf, row, row + 1 + t.preview, false, lines)
-  t.mark = mark(chat, row, t.mark)
-  t.preview = #lines - 1
-  highlight(chat, row, row, "RxBridgeChatTool")
-  highlight(chat, row + 1, row + #lines - 1, "RxBridgeChatMeta")
+  render_tool(chat, t)
   chat.stream = nil
-  vim.bo[chat.buf].modified = false
 end
 
 --- rx/session/update
@@ -278,22 +288,45 @@ function M.on_permission(client_id, params)
       options[#options + 1] = o
     end
   end
-  if chat then
-    local lines = { ("? permission: %s%s"):format(title, tc.kind and (" (" .. text.line(tc.kind) .. ")") or "") }
-    if tc.rawInput ~= nil then
-      local ok, raw = pcall(vim.json.encode, tc.rawInput)
-      if ok then
-        raw = text.line(raw)
-        if #raw > 200 then
-          raw = raw:sub(1, 200) .. "…"
-        end
-        lines[#lines + 1] = "    " .. raw
+  local head = ("permission: %s%s"):format(title, tc.kind and (" (" .. text.line(tc.kind) .. ")") or "")
+  local raw_line
+  if tc.rawInput ~= nil then
+    local ok, raw = pcall(vim.json.encode, tc.rawInput)
+    if ok then
+      raw = text.line(raw)
+      if #raw > 200 then
+        raw = raw:sub(1, 200) .. "…"
       end
+      raw_line = "    " .. raw
     end
-    out(chat, lines, "RxBridgeChatPermission")
   end
+  -- The question goes right under its tool call's line (before the output
+  -- it guards) when the call is shown, else above the prompt. Answered, it
+  -- is rewritten as the answer: nothing there is a question any more.
+  local t = chat and tc.toolCallId and chat.tools[text.line(tc.toolCallId)] or nil
+  local row -- of the question when not under a tool call
+  local function show(first)
+    local lines = { first }
+    if raw_line then
+      lines[2] = raw_line
+    end
+    if not (chat and valid(chat)) then
+      return
+    end
+    if t then
+      t.perm = lines
+      render_tool(chat, t)
+    elseif row then
+      vim.api.nvim_buf_set_lines(chat.buf, row, row + #lines, false, lines)
+      highlight(chat, row, row + #lines - 1, "RxBridgeChatPermission")
+      vim.bo[chat.buf].modified = false
+    else
+      row = out(chat, lines, "RxBridgeChatPermission")
+    end
+  end
+  show("? " .. head)
   if #options == 0 then
-    if chat then out(chat, { "  → no options offered; denied" }, "RxBridgeChatPermission") end
+    show("✗ " .. head .. " → no options offered; denied")
     return { outcome = { outcome = "cancelled" } }
   end
   local choice = async.exclusive(function()
@@ -312,10 +345,11 @@ function M.on_permission(client_id, params)
     })
   end)
   if not choice then
-    if chat then out(chat, { "  → dismissed (denied)" }, "RxBridgeChatPermission") end
+    show("✗ " .. head .. " → dismissed (denied)")
     return { outcome = { outcome = "cancelled" } }
   end
-  if chat then out(chat, { "  → " .. text.line(choice.name or choice.optionId) }, "RxBridgeChatPermission") end
+  local allow = type(choice.kind) == "string" and choice.kind:find("^allow") ~= nil
+  show((allow and "✓ " or "✗ ") .. head .. " → " .. text.line(choice.name or choice.optionId))
   return { outcome = { outcome = "selected", optionId = choice.optionId } }
 end
 
@@ -437,7 +471,11 @@ local function finish_turn(chat, err, res)
           files[#files + 1] = "  " .. text.line(vim.fn.fnamemodify(e.path, ":~:.")) .. (e.created and " (new)" or "")
         end
       end
-      out(chat, { ("changed files (turn %s; gu or :RxUndoTurn undoes it):"):format(tostring(res.turn or "?")) }, "RxBridgeChatMeta")
+      local row = out(chat, { ("changed files (turn %s; gu or :RxUndoTurn undoes it):"):format(tostring(res.turn or "?")) }, "RxBridgeChatMeta")
+      if row and res.turn then
+        chat.undo_marks = chat.undo_marks or {}
+        chat.undo_marks[tostring(res.turn)] = mark(chat, row)
+      end
       out(chat, files, "RxBridgeChatMeta")
     end
   end
@@ -548,6 +586,15 @@ function M.undo_turn(chat, force)
       lines[#lines + 1] = ("  skipped %s: %s"):format(text.line(vim.fn.fnamemodify(s.path or "", ":~:.")), text.line(s.reason))
     end
     out(chat, lines, #(res.skipped or {}) > 0 and "RxBridgeChatNotice" or "RxBridgeChatMeta")
+    -- The undone turn's line offers its undo no more.
+    local id = chat.undo_marks and chat.undo_marks[tostring(res.turn)]
+    if id and valid(chat) then
+      local row = mark_row(chat, id)
+      vim.api.nvim_buf_set_lines(chat.buf, row, row + 1, false, { ("changed files (turn %s; undone):"):format(tostring(res.turn)) })
+      highlight(chat, row, row, "RxBridgeChatMeta")
+      vim.bo[chat.buf].modified = false
+      chat.undo_marks[tostring(res.turn)] = nil
+    end
     require("rx_bridge.review").sync_modified(chat.root)
     if chat.on_undo then
       chat.on_undo(res)

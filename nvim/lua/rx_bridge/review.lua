@@ -20,6 +20,15 @@ local counter = 0
 -- The reviews waiting for an answer, oldest first.
 M.pending = {}
 
+-- The chats show what waits for review.
+local function tell_chats()
+  local ok, chat = pcall(require, "rx_bridge.chat")
+  if ok then
+    chat.refresh_all()
+  end
+end
+
+
 local function diff(a, b)
   local fn = (vim.text and vim.text.diff) or vim.diff
   return fn(a, b, { result_type = "indices" })
@@ -288,14 +297,6 @@ function M.names(rv)
     names = vim.list_extend(vim.list_slice(names, 1, 3), { ("+%d"):format(#names - 3) })
   end
   return table.concat(names, ", ")
-end
-
--- The chats show what waits for review.
-local function tell_chats()
-  local ok, chat = pcall(require, "rx_bridge.chat")
-  if ok then
-    chat.refresh_all()
-  end
 end
 
 local function make_buffer(rv)

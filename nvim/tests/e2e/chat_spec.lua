@@ -77,6 +77,17 @@ T.test("two tool calls the provider both names call-1 show one line each, turn 1
   T.eq(first:sub(1, #first - 2), text:sub(1, #first - 2))
 end)
 
+T.test("a permission line sits under its tool call, before the output it guards; answered, it is no question any more", function()
+  T.answers.select = { "Allow once" }
+  local n = turns()
+  T.type_prompt(chat, 'call run_command {"command": ["true"]}')
+  wait_turns(n + 1)
+  local text = T.buf_text(chat.buf)
+  last = text:match(".*(\n> call run_command.-— done)")
+  T.match("\n⚙ Run true %(execute%) %[completed%]\n✓ permission: Run true %(execute%) → Allow once\n    {\"command\":%[\"true\"%]}\n    %[exit status 0", last)
+  T.eq(nil, last:find("? permission", 1, true), "no open question left:\n" .. last)
+end)
+
 T.test("a permission question is asked with the chat redrawn: its call and question are on screen", function()
   -- Which buffer text each redraw of the chat showed.
   local ns = vim.api.nvim_create_namespace("test.redraw")

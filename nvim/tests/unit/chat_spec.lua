@@ -68,8 +68,8 @@ T.test("a permission question is asked inline and answered", function()
     "the turn to end")
   T.eq({ "Allow", "Deny" }, T.ui.select[n + 1].shown)
   T.eq("Reasonix asks to run: run_command go test ./...", T.ui.select[n + 1].prompt)
-  T.contains(T.buf_text(chat.buf), '? permission: run_command go test ./... (execute)\n    {"')
-  T.contains(T.buf_text(chat.buf), "  → Allow\n")
+  T.contains(T.buf_text(chat.buf), '✓ permission: run_command go test ./... (execute) → Allow\n    {"')
+  T.eq(nil, T.buf_text(chat.buf):find("? permission", 1, true), "answered: no open question")
   local answers = {}
   for _, m in ipairs(T.received(client)) do
     if m.result and m.result.outcome then
