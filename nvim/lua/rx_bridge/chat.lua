@@ -671,6 +671,21 @@ local function settable(chat, what)
   return c
 end
 
+--- A model of rx/models as the picker shows it: its display name, its
+--- ref, its context window ("Echo (small) · plugin/…/small · 8192 context").
+function M.model_label(m)
+  local parts = {}
+  local name = text.line(m.displayName)
+  if name ~= "" and name ~= m.ref then
+    parts[#parts + 1] = name
+  end
+  parts[#parts + 1] = text.line(m.ref)
+  if type(m.contextWindow) == "number" and m.contextWindow > 0 then
+    parts[#parts + 1] = ("context %d"):format(m.contextWindow)
+  end
+  return table.concat(parts, " · ")
+end
+
 --- Switches the chat's model (rx/session/setModel): the running turn
 --- keeps its model, the next one uses this. Without a ref, the catalog is
 --- offered through vim.ui.select.
@@ -684,25 +699,27 @@ function M.set_model(chat, ref)
     if not ref or ref == "" then
       local st = require("rx_bridge.state").get(c.id)
       local res = st and (st.models or actions.fetch_models(c, st)) or {}
-      local refs = {}
+      local models = {}
       for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
         if type(m) == "table" and type(m.ref) == "string" then
-          refs[#refs + 1] = m.ref
+          models[#models + 1] = m
         end
       end
-      if #refs == 0 then
+      if #models == 0 then
         vim.notify("rx-bridge: no models known (:Rx models)", vim.log.levels.WARN)
         return
       end
       -- Asked at once, not queued behind a plugin's question (or the
       -- permission question the turn waits on): the user asked for it.
-      ref = require("rx_bridge.ui").select(refs, {
+      local m = require("rx_bridge.ui").select(models, {
         prompt = "Model for this chat (now " .. text.line(chat.model) .. ")",
         kind = "rx_bridge.model",
+        format_item = M.model_label,
       })
-      if not ref then
+      if not m then
         return
       end
+      ref = m.ref
     end
     local err = async.request(c, "rx/session/setModel", { sessionId = chat.session_id, model = ref })
     if err then

@@ -41,6 +41,19 @@ T.test("/ completion: typing filters the commands, nothing is inserted until one
   vim.bo[chat.buf].modified = false
 end)
 
+T.test("gm offers the models by their display names, with their refs", function()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  local n = #T.ui.select
+  vim.cmd("stopinsert")
+  vim.api.nvim_feedkeys("gm", "xt", false)
+  T.wait(function() return #T.ui.select > n end, "the model picker")
+  local shown = T.ui.select[n + 1].shown
+  T.eq(1, #shown)
+  T.contains(shown[1], "Echo (small)")
+  T.contains(shown[1], "plugin/echo-provider/echo/small")
+  T.ui.select[n + 1].answer(false)
+end)
+
 T.test("a turn streams into the buffer with its tool call inline, above the prompt line", function()
   type_prompt("hello tool there")
   T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("— done", 1, true) ~= nil end, "the turn to end")
