@@ -203,18 +203,12 @@ function M.run_on(client_id, name)
 end
 
 ---@param a rx.Action
+--- One format for commands and actions: "/name <hint> — what it does".
 function M.label(a)
   local name = text.line(a.name)
-  if a.kind == "command" then
-    local hint = text.line(a.argumentHint)
-    local desc = text.line(a.description)
-    return name .. (hint ~= "" and (" " .. hint) or "") .. (desc ~= "" and ("  " .. desc) or "")
-  end
-  local label = text.line(a.label)
-  if label == "" then
-    return name
-  end
-  return label .. "  " .. name
+  local hint = text.line(a.argumentHint)
+  local desc = text.line(a.kind == "command" and a.description or a.label)
+  return name .. (hint ~= "" and (" " .. hint) or "") .. (desc ~= "" and (" — " .. desc) or "")
 end
 
 --- :Rx actions

@@ -39,7 +39,7 @@ T.test(":Rx completes the actions and lists them in a picker", function()
   T.answers.select = { false }
   vim.cmd("Rx actions")
   T.wait(function() return #T.ui.select == 1 end, "the picker")
-  T.eq({ "Greet me  /hello:greet" }, T.ui.select[1].shown)
+  T.eq({ "/hello:greet — Greet me" }, T.ui.select[1].shown)
 end)
 
 T.test("/hello:greet asks through vim.ui and notifies the greeting", function()
