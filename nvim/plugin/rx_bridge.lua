@@ -46,7 +46,7 @@ end, { bang = true, desc = "Reasonix: undo the files of the chat's last turn (! 
 vim.api.nvim_create_user_command("RxInstall", function(opts)
   local from = opts.fargs[1]
   if from and from ~= "release" and from ~= "source" then
-    vim.notify(("rx-bridge: :RxInstall takes release or source, not %q"):format(from), vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. require("rx_bridge.i18n").t("install.bad_arg", from), vim.log.levels.ERROR)
     return
   end
   require("rx_bridge.install").install({ from = from })

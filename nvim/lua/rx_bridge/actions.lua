@@ -6,6 +6,7 @@ local async = require("rx_bridge.async")
 local client_mod = require("rx_bridge.client")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -53,7 +54,7 @@ function M.ready(opts)
   end
   if opts.generation ~= false and st.generation == 0 then
     if not state.wait_generation(st, opts.timeout or FIRST_GENERATION_TIMEOUT) then
-      fail("the plugins have not started yet (generation 0); see :Rx log")
+      fail(t_("actions.not_started"))
       return nil
     end
   end
@@ -64,7 +65,7 @@ end
 function M.fetch(c, st)
   local err, res = async.request(c, "rx/actions", vim.empty_dict())
   if err then
-    fail("rx/actions failed: " .. err_text(err))
+    fail(t_("actions.request_failed", "rx/actions", err_text(err)))
     return nil
   end
   if type(res) ~= "table" then
@@ -133,7 +134,7 @@ function M.run_with(c, name, args)
   local plugin = type(name) == "string" and name:match("^/([^:]+):") or nil
   local ps = st and plugin and st.plugin_states[plugin]
   if ps and ps.state == "crashed" then
-    fail(("%s: %s crashed; :Rx reload starts it again"):format(text.line(name), text.line(plugin)))
+    fail(t_("actions.crashed", text.line(name), text.line(plugin)))
     return false
   end
   local arguments = { name }
@@ -149,7 +150,7 @@ function M.run_with(c, name, args)
   if type(res) == "table" and type(res.message) == "string" and res.message ~= "" then
     vim.notify(text.clean(res.message), accepted and vim.log.levels.INFO or vim.log.levels.WARN, { title = "rx-bridge" })
   elseif not accepted then
-    vim.notify(("rx-bridge: %s did not run"):format(text.line(name)), vim.log.levels.WARN)
+    vim.notify("rx-bridge: " .. t_("actions.did_not_run", text.line(name)), vim.log.levels.WARN)
   end
   return accepted
 end
@@ -168,7 +169,7 @@ function M.run_slash(name, words)
       a = list and M.find(st, name)
     end
     if not M.is_command(a) then
-      fail(("%q is not a command; :Rx actions lists them"):format(tostring(name)))
+      fail(t_("actions.not_command", tostring(name)))
       return
     end
     M.run_command(c, a, #words > 0 and table.concat(words, " ") or nil)
@@ -180,7 +181,7 @@ function M.run(name, args)
   async.run(function()
     local n = M.normalize(name)
     if not n then
-      fail(("%q is not an action name; actions look like /<plugin>:<action> (:Rx actions lists them)"):format(tostring(name)))
+      fail(t_("actions.not_action", tostring(name)))
       return
     end
     local c = M.ready()
@@ -195,7 +196,7 @@ function M.run_on(client_id, name)
   async.run(function()
     local c = vim.lsp.get_client_by_id(client_id)
     if not c then
-      fail("the bridge of this card is gone")
+      fail(t_("actions.card_bridge_gone"))
       return
     end
     M.run_with(c, name)
@@ -223,12 +224,12 @@ function M.pick()
       return
     end
     if #list == 0 then
-      vim.notify("rx-bridge: no plugin declares an action or command", vim.log.levels.INFO)
+      vim.notify("rx-bridge: " .. t_("actions.none"), vim.log.levels.INFO)
       return
     end
     local choice = async.exclusive(function()
       return require("rx_bridge.ui").select(list, {
-        prompt = "Reasonix action or command",
+        prompt = t_("actions.pick_prompt"),
         kind = "rx_bridge.action",
         format_item = M.label,
       })
@@ -310,14 +311,14 @@ function M.reload()
     end
     local err, res = async.request(c, "workspace/executeCommand", { command = "rx.reload", arguments = {} })
     if err then
-      fail("reload failed: " .. err_text(err))
+      fail(t_("actions.reload_failed", err_text(err)))
       return
     end
     res = type(res) == "table" and res or {}
     state.bump(st, res.generation)
     local warnings = type(res.warnings) == "table" and res.warnings or {}
-    vim.notify(("rx-bridge: plugins reloaded (generation %s%s)"):format(
-      tostring(res.generation), #warnings > 0 and (", " .. #warnings .. " warnings") or ""), vim.log.levels.INFO)
+    vim.notify("rx-bridge: " .. (#warnings > 0 and t_("actions.reloaded_warnings", tostring(res.generation), #warnings)
+      or t_("install.reloaded", tostring(res.generation))), vim.log.levels.INFO)
     for _, w in ipairs(warnings) do
       vim.notify("rx-bridge: " .. text.clean(w), vim.log.levels.WARN)
     end
@@ -332,13 +333,13 @@ end
 ---@param res rx.PluginsResult
 function M.plugin_lines(res, st)
   local lines = {
-    ("rx-bridge plugins for %s (generation %d)"):format(st.root, st.generation),
+    t_("actions.plugins_head", st.root, st.generation),
     "",
   }
   ---@type rx.PluginInfo[]
   local plugins = type(res) == "table" and type(res.plugins) == "table" and res.plugins or {}
   if #plugins == 0 then
-    lines[#lines + 1] = "No plugins installed in " .. text.line(st.info.home or "the bridge home") .. "."
+    lines[#lines + 1] = t_("actions.no_plugins", text.line(st.info.home or "~"))
   end
   for _, p in ipairs(plugins) do
     local head = text.line(p.name)
@@ -467,7 +468,7 @@ function M.plugins()
     end
     local err, res = async.request(c, "rx/plugins", vim.empty_dict())
     if err then
-      fail("rx/plugins failed: " .. err_text(err))
+      fail(t_("actions.request_failed", "rx/plugins", err_text(err)))
       return
     end
     require("rx_bridge.view").scratch("plugins", M.plugin_lines(res, st), { filetype = "rxbridgeplugins" })
@@ -478,7 +479,7 @@ end
 function M.fetch_models(c, st)
   local err, res = async.request(c, "rx/models", vim.empty_dict())
   if err then
-    fail("rx/models failed: " .. err_text(err))
+    fail(t_("actions.request_failed", "rx/models", err_text(err)))
     return nil
   end
   st.models = type(res) == "table" and res or { models = {} }
@@ -518,7 +519,7 @@ end
 
 ---@param res rx.ModelsResult
 function M.model_lines(res)
-  local lines = { "Models (<CR> opens a chat with the one under the cursor)", "" }
+  local lines = { t_("actions.models_head"), "" }
   local rows = {}
   for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
     local origin = type(m.origin) == "table" and (text.line(m.origin.kind) .. (m.origin.id and (" " .. text.line(m.origin.id)) or "")) or ""
@@ -537,7 +538,7 @@ function M.model_lines(res)
     rows[#lines] = m.ref
   end
   if vim.tbl_isempty(rows) then
-    lines[#lines + 1] = "No models."
+    lines[#lines + 1] = t_("actions.no_models")
   end
   return lines, rows
 end

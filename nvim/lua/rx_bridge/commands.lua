@@ -1,4 +1,5 @@
 -- :Rx and :RxChat.
+local t_ = require("rx_bridge.i18n").t
 local M = {}
 
 local subcommands = {
@@ -36,7 +37,7 @@ local function parse_args(words)
   for _, w in ipairs(words) do
     local k, v = w:match("^([^=]+)=(.*)$")
     if not k then
-      return nil, ("%q is not key=value"):format(w)
+      return nil, t_("commands.not_kv", w)
     end
     args[k] = v
   end
@@ -55,7 +56,7 @@ function M.rx(opts)
   local sub = subcommands[first]
   if sub then
     if #words > 1 then
-      vim.notify(("rx-bridge: :Rx %s takes no arguments"):format(first), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("commands.no_args", first), vim.log.levels.ERROR)
       return
     end
     sub()
@@ -105,7 +106,7 @@ end
 function M.chat(opts)
   require("rx_bridge").ensure_setup()
   if #opts.fargs > 1 then
-    vim.notify("rx-bridge: :RxChat takes one model ref at most", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("commands.chat_one_model"), vim.log.levels.ERROR)
     return
   end
   require("rx_bridge.chat").open(opts.fargs[1])

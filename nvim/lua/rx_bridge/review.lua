@@ -12,6 +12,7 @@
 -- request is answered applied = true when anything was accepted.
 local async = require("rx_bridge.async")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -120,13 +121,13 @@ local function render(rv)
     lines[#lines + 1] = s
     rows[#lines] = ref
   end
-  add(("Review: %s · a/r hunk · A/R file · ga/gr all · q finish (undecided = rejected)"):format(text.line(rv.label)))
+  add(t_("review.head", text.line(rv.label)))
   if rv.description ~= "" then
     add(text.line(rv.description))
   end
   for fi, f in ipairs(rv.files) do
     add("")
-    add(("%s %s%s"):format(fi == 1 and "==" or "==", text.line(vim.fn.fnamemodify(f.path, ":~:.")), f.created and " (new file)" or ""), { file = fi })
+    add(("%s %s%s"):format(fi == 1 and "==" or "==", text.line(vim.fn.fnamemodify(f.path, ":~:.")), f.created and (" " .. t_("review.new_file")) or ""), { file = fi })
     for hi, h in ipairs(f.hunks) do
       add(("@@ -%d,%d +%d,%d @@ %s"):format(h.sa, h.ca, h.sb, h.cb, MARK[h.ok] or "[?]"), { file = fi, hunk = hi })
       for i = 0, h.ca - 1 do
@@ -277,7 +278,7 @@ end
 function M.open()
   local rv = M.pending[1]
   if not rv then
-    vim.notify("rx-bridge: no edit waits for review", vim.log.levels.INFO)
+    vim.notify("rx-bridge: " .. t_("review.none"), vim.log.levels.INFO)
     return
   end
   local win = vim.fn.win_findbuf(rv.buf)[1]
@@ -304,7 +305,7 @@ local function make_buffer(rv)
   local buf = vim.api.nvim_create_buf(false, true)
   rv.buf = buf
   -- No slash in the name: the tab line shows it whole, not "r//1".
-  vim.api.nvim_buf_set_name(buf, ("Reasonix review %d: %s"):format(counter, M.names(rv)))
+  vim.api.nvim_buf_set_name(buf, t_("review.bufname", counter, M.names(rv)))
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = "rxbridgereview"
@@ -352,7 +353,7 @@ function M.start(params, encoding, answer, client_id)
   vim.cmd("noautocmd tab sbuffer " .. rv.buf)
   vim.wo.wrap = false
   vim.api.nvim_set_current_tabpage(cur)
-  vim.notify(("rx-bridge: Reasonix wants to change %s; review it in its tab (:RxReview)"):format(M.names(rv)), vim.log.levels.INFO)
+  vim.notify("rx-bridge: " .. t_("review.wants", M.names(rv)), vim.log.levels.INFO)
   tell_chats()
   return rv
 end
@@ -371,7 +372,7 @@ function M.handle(err, params, ctx, cfg)
   if applied then
     return { applied = true }
   end
-  return { applied = false, failureReason = "the user rejected the edit" }
+  return { applied = false, failureReason = "the user rejected the edit" } -- for the model, not shown
 end
 
 return M
