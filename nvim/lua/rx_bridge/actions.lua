@@ -326,7 +326,7 @@ function M.reload()
 end
 
 local function yesno(b)
-  return b and "yes" or "no"
+  return t_(b and "plugins.yes" or "plugins.no")
 end
 
 --- The lines of :Rx plugins.
@@ -350,18 +350,17 @@ function M.plugin_lines(res, st)
     if p.description and p.description ~= "" then
       lines[#lines + 1] = "  " .. text.line(p.description)
     end
-    lines[#lines + 1] = ("  enabled: %s   running: %s   generation: %s"):format(
-      yesno(p.enabled), yesno(p.running), tostring(p.generation))
+    lines[#lines + 1] = "  " .. t_("plugins.flags", yesno(p.enabled), yesno(p.running), tostring(p.generation))
     if type(p.state) == "string" and p.state ~= "" then
-      lines[#lines + 1] = "  state: " .. text.line(p.state)
+      lines[#lines + 1] = "  " .. t_("plugins.state", text.line(p.state))
       if p.state ~= "running" and type(p.reason) == "string" and p.reason ~= "" then
-        lines[#lines + 1] = "  why: " .. text.line(p.reason)
+        lines[#lines + 1] = "  " .. t_("plugins.why", text.line(p.reason))
       end
       if type(p.since) == "string" and p.since ~= "" then
-        lines[#lines + 1] = "  since: " .. text.line(p.since)
+        lines[#lines + 1] = "  " .. t_("plugins.since", text.line(p.since))
       end
       if type(p.recover) == "string" and p.recover ~= "" then
-        lines[#lines + 1] = "  to recover: " .. text.line(p.recover)
+        lines[#lines + 1] = "  " .. t_("plugins.recover", text.line(p.recover))
       end
     end
     lines[#lines + 1] = "  manifest: " .. text.line(p.manifestKind)
@@ -381,7 +380,7 @@ function M.plugin_lines(res, st)
       end
       lines[#lines + 1] = "  runtime: " .. cmdline
     else
-      lines[#lines + 1] = "  runtime: none"
+      lines[#lines + 1] = "  " .. t_("plugins.runtime_none")
     end
     if type(p.contents) == "table" then
       vim.list_extend(lines, M.contents_lines(p.contents))
@@ -392,10 +391,10 @@ function M.plugin_lines(res, st)
       end
     end
     if p.error and p.error ~= "" then
-      lines[#lines + 1] = "  error: " .. text.line(p.error)
+      lines[#lines + 1] = "  " .. t_("plugins.error", text.line(p.error))
     end
     if type(p.details) == "string" and p.details ~= "" then
-      lines[#lines + 1] = "  details (stderr):"
+      lines[#lines + 1] = "  " .. t_("plugins.details")
       for _, l in ipairs(text.lines(p.details)) do
         lines[#lines + 1] = "    " .. l
       end
@@ -451,10 +450,10 @@ function M.contents_lines(pc)
     end
   end
   if type(pc.themes) == "table" and #pc.themes > 0 then
-    lines[#lines + 1] = "  themes (desktop only, not served): " .. text.line(table.concat(pc.themes, ", "))
+    lines[#lines + 1] = "  " .. t_("plugins.themes", text.line(table.concat(pc.themes, ", ")))
   end
   for _, w in ipairs(type(pc.warnings) == "table" and pc.warnings or {}) do
-    lines[#lines + 1] = "  warning: " .. text.line(w)
+    lines[#lines + 1] = "  " .. t_("plugins.warning", text.line(w))
   end
   return lines
 end

@@ -51,7 +51,7 @@ local function render(plugin, p)
   end
   if type(p.progress) == "number" then
     lines[#lines + 1] = ""
-    lines[#lines + 1] = ("Progress: %d%%"):format(math.floor(p.progress * 100 + 0.5))
+    lines[#lines + 1] = t_("card.progress", math.floor(p.progress * 100 + 0.5))
   end
   if type(p.actions) == "table" then
     for _, a in ipairs(p.actions) do
@@ -69,7 +69,7 @@ local function render(plugin, p)
     end
   end
   lines[#lines + 1] = ""
-  lines[#lines + 1] = ("— %s · q closes"):format(plugin)
+  lines[#lines + 1] = "— " .. t_("card.footer", plugin)
   return lines, actions, action_rows
 end
 

@@ -351,6 +351,23 @@ def("health.last_error", "last startup error (%s, %s): %s", "上次启动错误�
 def("health.no_error", "no startup error", "没有启动错误")
 def("health.version_note", "`rx-bridge version --json` is what the checks above run", "以上检查运行的是 `rx-bridge version --json`")
 
+-- status items, cards, :Rx plugins
+def("status.crashed", "(crashed)", "（已崩溃）")
+def("card.progress", "Progress: %d%%", "进度：%d%%")
+def("card.footer", "%s · q closes", "%s · q 关闭")
+def("plugins.flags", "enabled: %s   running: %s   generation: %s", "已启用：%s   运行中：%s   代：%s")
+def("plugins.yes", "yes", "是")
+def("plugins.no", "no", "否")
+def("plugins.state", "state: %s", "状态：%s")
+def("plugins.why", "why: %s", "原因：%s")
+def("plugins.since", "since: %s", "自：%s")
+def("plugins.recover", "to recover: %s", "恢复方法：%s")
+def("plugins.error", "error: %s", "错误：%s")
+def("plugins.details", "details (stderr):", "详情（stderr）：")
+def("plugins.runtime_none", "runtime: none", "运行时：无")
+def("plugins.warning", "warning: %s", "警告：%s")
+def("plugins.themes", "themes (desktop only, not served): %s", "主题（仅桌面版，不提供）：%s")
+
 -- shared
 def("cli.missing", "cannot run %q: %s", "无法运行 %q：%s")
 
