@@ -125,6 +125,34 @@ T.test("the server saw the key on every request; the key is shown and logged now
   T.ok(not all_text_seen():find(KEY, 1, true), "the key appears in a message, log, buffer or history")
 end)
 
+T.test(":Rx setup again, the key in an environment variable: it asks before replacing the provider", function()
+  vim.env.RX_FIRSTRUN_KEY = KEY
+  local n = #T.ui.select
+  T.answers.select = { "Any OpenAI-compatible server (its URL)", "Read it from an environment variable" }
+  T.answers.input = { url, "RX_FIRSTRUN_KEY" }
+  local done
+  require("rx_bridge.onboard").on_done = function(ok) done = ok end
+  vim.cmd("Rx setup")
+  T.wait(function() return #T.ui.select >= n + 3 end, "the model picker", 20000)
+  T.ui.select[n + 3].answer(1)
+  T.wait(function() return #T.ui.select >= n + 4 end, "the replace question", 20000)
+  T.contains(T.ui.select[n + 4].prompt, '"local"')
+  T.eq({ "Replace it", "Cancel" }, T.ui.select[n + 4].shown)
+  T.ui.select[n + 4].answer("Replace it")
+  T.wait(function() return done ~= nil end, ":Rx setup to finish", 30000)
+  T.eq(true, done, vim.inspect(T.notes))
+  T.eq(1, #secret_prompts, "no key typed this time")
+  local cfg = table.concat(vim.fn.readfile(home .. "/config.toml"), "\n")
+  T.contains(cfg, "RX_FIRSTRUN_KEY")
+  T.ok(not cfg:find(KEY, 1, true), "config.toml does not hold the key")
+  T.ok(T.find_note("$RX_FIRSTRUN_KEY"), "says where the key is read from: " .. vim.inspect(T.notes))
+  -- The restarted bridge reads the key from the variable.
+  chat = T.open_chat()
+  T.type_prompt(chat, "env key works")
+  T.wait_answer(chat, "fake-openai says: env key works")
+  T.ok(not all_text_seen():find(KEY, 1, true), "the key appears in a message, log, buffer or history")
+end)
+
 T.test(":Rx install shows the FULL TRUST preview, installs on yes and reloads the plugins", function()
   local src = shared .. "/plugins/hello"
   local before = #T.ui.select
