@@ -14,7 +14,7 @@ vim.api.nvim_create_user_command("Rx", function(opts)
   require("rx_bridge.commands").rx(opts)
 end, {
   nargs = "*",
-  desc = "Reasonix: run /<plugin>:<action>, or actions | reload | plugins | models | log",
+  desc = "Reasonix: run /<plugin>:<action>, or actions | setup | install | reload | plugins | models | sessions | log",
   complete = function(arglead, cmdline)
     return require("rx_bridge.commands").complete_rx(arglead, cmdline)
   end,
@@ -46,7 +46,7 @@ end, { bang = true, desc = "Reasonix: undo the files of the chat's last turn (! 
 vim.api.nvim_create_user_command("RxInstall", function(opts)
   local from = opts.fargs[1]
   if from and from ~= "release" and from ~= "source" then
-    vim.notify(("rx-bridge: :RxInstall takes release or source, not %q"):format(from), vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. require("rx_bridge.i18n").t("install.bad_arg", from), vim.log.levels.ERROR)
     return
   end
   require("rx_bridge.install").install({ from = from })

@@ -37,6 +37,10 @@ for _, spec in ipairs(specs) do
     XDG_STATE_HOME = tmp .. "/state",
     XDG_DATA_HOME = tmp .. "/data",
     XDG_CACHE_HOME = tmp .. "/cache",
+    -- The specs read the plugin's English messages (language "auto"
+    -- follows the locale); i18n_spec.lua switches languages itself.
+    LANG = "C.UTF-8",
+    LC_ALL = "C.UTF-8",
   }
   -- The e2e specs' screenshots (T.shot, one after each test and those a
   -- test takes) go to $RX_TEST_SHOTS_ROOT/<spec>/ when set.

@@ -6,6 +6,7 @@ local async = require("rx_bridge.async")
 local client_mod = require("rx_bridge.client")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -44,14 +45,16 @@ end
 --- generation up (waits for it). Returns client, st or nil after notifying.
 function M.ready(opts)
   opts = opts or {}
-  local c, st = client_mod.ready(opts.root)
+  local c, st, told = client_mod.ready(opts.root)
   if not c then
-    fail(st)
+    if not told then
+      fail(st)
+    end
     return nil
   end
   if opts.generation ~= false and st.generation == 0 then
     if not state.wait_generation(st, opts.timeout or FIRST_GENERATION_TIMEOUT) then
-      fail("the plugins have not started yet (generation 0); see :Rx log")
+      fail(t_("actions.not_started"))
       return nil
     end
   end
@@ -62,7 +65,7 @@ end
 function M.fetch(c, st)
   local err, res = async.request(c, "rx/actions", vim.empty_dict())
   if err then
-    fail("rx/actions failed: " .. err_text(err))
+    fail(t_("actions.request_failed", "rx/actions", err_text(err)))
     return nil
   end
   if type(res) ~= "table" then
@@ -131,7 +134,7 @@ function M.run_with(c, name, args)
   local plugin = type(name) == "string" and name:match("^/([^:]+):") or nil
   local ps = st and plugin and st.plugin_states[plugin]
   if ps and ps.state == "crashed" then
-    fail(("%s: %s crashed; :Rx reload starts it again"):format(text.line(name), text.line(plugin)))
+    fail(t_("actions.crashed", text.line(name), text.line(plugin)))
     return false
   end
   local arguments = { name }
@@ -147,7 +150,7 @@ function M.run_with(c, name, args)
   if type(res) == "table" and type(res.message) == "string" and res.message ~= "" then
     vim.notify(text.clean(res.message), accepted and vim.log.levels.INFO or vim.log.levels.WARN, { title = "rx-bridge" })
   elseif not accepted then
-    vim.notify(("rx-bridge: %s did not run"):format(text.line(name)), vim.log.levels.WARN)
+    vim.notify("rx-bridge: " .. t_("actions.did_not_run", text.line(name)), vim.log.levels.WARN)
   end
   return accepted
 end
@@ -166,7 +169,7 @@ function M.run_slash(name, words)
       a = list and M.find(st, name)
     end
     if not M.is_command(a) then
-      fail(("%q is not a command; :Rx actions lists them"):format(tostring(name)))
+      fail(t_("actions.not_command", tostring(name)))
       return
     end
     M.run_command(c, a, #words > 0 and table.concat(words, " ") or nil)
@@ -178,7 +181,7 @@ function M.run(name, args)
   async.run(function()
     local n = M.normalize(name)
     if not n then
-      fail(("%q is not an action name; actions look like /<plugin>:<action> (:Rx actions lists them)"):format(tostring(name)))
+      fail(t_("actions.not_action", tostring(name)))
       return
     end
     local c = M.ready()
@@ -193,7 +196,7 @@ function M.run_on(client_id, name)
   async.run(function()
     local c = vim.lsp.get_client_by_id(client_id)
     if not c then
-      fail("the bridge of this card is gone")
+      fail(t_("actions.card_bridge_gone"))
       return
     end
     M.run_with(c, name)
@@ -201,18 +204,12 @@ function M.run_on(client_id, name)
 end
 
 ---@param a rx.Action
+--- One format for commands and actions: "/name <hint> — what it does".
 function M.label(a)
   local name = text.line(a.name)
-  if a.kind == "command" then
-    local hint = text.line(a.argumentHint)
-    local desc = text.line(a.description)
-    return name .. (hint ~= "" and (" " .. hint) or "") .. (desc ~= "" and ("  " .. desc) or "")
-  end
-  local label = text.line(a.label)
-  if label == "" then
-    return name
-  end
-  return label .. "  " .. name
+  local hint = text.line(a.argumentHint)
+  local desc = text.line(a.kind == "command" and a.description or a.label)
+  return name .. (hint ~= "" and (" " .. hint) or "") .. (desc ~= "" and (" — " .. desc) or "")
 end
 
 --- :Rx actions
@@ -227,12 +224,12 @@ function M.pick()
       return
     end
     if #list == 0 then
-      vim.notify("rx-bridge: no plugin declares an action or command", vim.log.levels.INFO)
+      vim.notify("rx-bridge: " .. t_("actions.none"), vim.log.levels.INFO)
       return
     end
     local choice = async.exclusive(function()
       return require("rx_bridge.ui").select(list, {
-        prompt = "Reasonix action or command",
+        prompt = t_("actions.pick_prompt"),
         kind = "rx_bridge.action",
         format_item = M.label,
       })
@@ -314,14 +311,14 @@ function M.reload()
     end
     local err, res = async.request(c, "workspace/executeCommand", { command = "rx.reload", arguments = {} })
     if err then
-      fail("reload failed: " .. err_text(err))
+      fail(t_("actions.reload_failed", err_text(err)))
       return
     end
     res = type(res) == "table" and res or {}
     state.bump(st, res.generation)
     local warnings = type(res.warnings) == "table" and res.warnings or {}
-    vim.notify(("rx-bridge: plugins reloaded (generation %s%s)"):format(
-      tostring(res.generation), #warnings > 0 and (", " .. #warnings .. " warnings") or ""), vim.log.levels.INFO)
+    vim.notify("rx-bridge: " .. (#warnings > 0 and t_("actions.reloaded_warnings", tostring(res.generation), #warnings)
+      or t_("install.reloaded", tostring(res.generation))), vim.log.levels.INFO)
     for _, w in ipairs(warnings) do
       vim.notify("rx-bridge: " .. text.clean(w), vim.log.levels.WARN)
     end
@@ -329,20 +326,20 @@ function M.reload()
 end
 
 local function yesno(b)
-  return b and "yes" or "no"
+  return t_(b and "plugins.yes" or "plugins.no")
 end
 
 --- The lines of :Rx plugins.
 ---@param res rx.PluginsResult
 function M.plugin_lines(res, st)
   local lines = {
-    ("rx-bridge plugins for %s (generation %d)"):format(st.root, st.generation),
+    t_("actions.plugins_head", st.root, st.generation),
     "",
   }
   ---@type rx.PluginInfo[]
   local plugins = type(res) == "table" and type(res.plugins) == "table" and res.plugins or {}
   if #plugins == 0 then
-    lines[#lines + 1] = "No plugins installed in " .. text.line(st.info.home or "the bridge home") .. "."
+    lines[#lines + 1] = t_("actions.no_plugins", text.line(st.info.home or "~"))
   end
   for _, p in ipairs(plugins) do
     local head = text.line(p.name)
@@ -353,18 +350,17 @@ function M.plugin_lines(res, st)
     if p.description and p.description ~= "" then
       lines[#lines + 1] = "  " .. text.line(p.description)
     end
-    lines[#lines + 1] = ("  enabled: %s   running: %s   generation: %s"):format(
-      yesno(p.enabled), yesno(p.running), tostring(p.generation))
+    lines[#lines + 1] = "  " .. t_("plugins.flags", yesno(p.enabled), yesno(p.running), tostring(p.generation))
     if type(p.state) == "string" and p.state ~= "" then
-      lines[#lines + 1] = "  state: " .. text.line(p.state)
+      lines[#lines + 1] = "  " .. t_("plugins.state", text.line(p.state))
       if p.state ~= "running" and type(p.reason) == "string" and p.reason ~= "" then
-        lines[#lines + 1] = "  why: " .. text.line(p.reason)
+        lines[#lines + 1] = "  " .. t_("plugins.why", text.line(p.reason))
       end
       if type(p.since) == "string" and p.since ~= "" then
-        lines[#lines + 1] = "  since: " .. text.line(p.since)
+        lines[#lines + 1] = "  " .. t_("plugins.since", text.line(p.since))
       end
       if type(p.recover) == "string" and p.recover ~= "" then
-        lines[#lines + 1] = "  to recover: " .. text.line(p.recover)
+        lines[#lines + 1] = "  " .. t_("plugins.recover", text.line(p.recover))
       end
     end
     lines[#lines + 1] = "  manifest: " .. text.line(p.manifestKind)
@@ -384,7 +380,7 @@ function M.plugin_lines(res, st)
       end
       lines[#lines + 1] = "  runtime: " .. cmdline
     else
-      lines[#lines + 1] = "  runtime: none"
+      lines[#lines + 1] = "  " .. t_("plugins.runtime_none")
     end
     if type(p.contents) == "table" then
       vim.list_extend(lines, M.contents_lines(p.contents))
@@ -395,10 +391,10 @@ function M.plugin_lines(res, st)
       end
     end
     if p.error and p.error ~= "" then
-      lines[#lines + 1] = "  error: " .. text.line(p.error)
+      lines[#lines + 1] = "  " .. t_("plugins.error", text.line(p.error))
     end
     if type(p.details) == "string" and p.details ~= "" then
-      lines[#lines + 1] = "  details (stderr):"
+      lines[#lines + 1] = "  " .. t_("plugins.details")
       for _, l in ipairs(text.lines(p.details)) do
         lines[#lines + 1] = "    " .. l
       end
@@ -454,10 +450,10 @@ function M.contents_lines(pc)
     end
   end
   if type(pc.themes) == "table" and #pc.themes > 0 then
-    lines[#lines + 1] = "  themes (desktop only, not served): " .. text.line(table.concat(pc.themes, ", "))
+    lines[#lines + 1] = "  " .. t_("plugins.themes", text.line(table.concat(pc.themes, ", ")))
   end
   for _, w in ipairs(type(pc.warnings) == "table" and pc.warnings or {}) do
-    lines[#lines + 1] = "  warning: " .. text.line(w)
+    lines[#lines + 1] = "  " .. t_("plugins.warning", text.line(w))
   end
   return lines
 end
@@ -471,7 +467,7 @@ function M.plugins()
     end
     local err, res = async.request(c, "rx/plugins", vim.empty_dict())
     if err then
-      fail("rx/plugins failed: " .. err_text(err))
+      fail(t_("actions.request_failed", "rx/plugins", err_text(err)))
       return
     end
     require("rx_bridge.view").scratch("plugins", M.plugin_lines(res, st), { filetype = "rxbridgeplugins" })
@@ -482,7 +478,7 @@ end
 function M.fetch_models(c, st)
   local err, res = async.request(c, "rx/models", vim.empty_dict())
   if err then
-    fail("rx/models failed: " .. err_text(err))
+    fail(t_("actions.request_failed", "rx/models", err_text(err)))
     return nil
   end
   st.models = type(res) == "table" and res or { models = {} }
@@ -522,7 +518,7 @@ end
 
 ---@param res rx.ModelsResult
 function M.model_lines(res)
-  local lines = { "Models (<CR> opens a chat with the one under the cursor)", "" }
+  local lines = { t_("actions.models_head"), "" }
   local rows = {}
   for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
     local origin = type(m.origin) == "table" and (text.line(m.origin.kind) .. (m.origin.id and (" " .. text.line(m.origin.id)) or "")) or ""
@@ -541,7 +537,7 @@ function M.model_lines(res)
     rows[#lines] = m.ref
   end
   if vim.tbl_isempty(rows) then
-    lines[#lines + 1] = "No models."
+    lines[#lines + 1] = t_("actions.no_models")
   end
   return lines, rows
 end

@@ -7,6 +7,7 @@
 -- "/<plugin>:<actionId>"; nothing else in a card does anything.
 local config = require("rx_bridge.config")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -50,7 +51,7 @@ local function render(plugin, p)
   end
   if type(p.progress) == "number" then
     lines[#lines + 1] = ""
-    lines[#lines + 1] = ("Progress: %d%%"):format(math.floor(p.progress * 100 + 0.5))
+    lines[#lines + 1] = t_("card.progress", math.floor(p.progress * 100 + 0.5))
   end
   if type(p.actions) == "table" then
     for _, a in ipairs(p.actions) do
@@ -68,7 +69,7 @@ local function render(plugin, p)
     end
   end
   lines[#lines + 1] = ""
-  lines[#lines + 1] = ("— %s · q closes"):format(plugin)
+  lines[#lines + 1] = "— " .. t_("card.footer", plugin)
   return lines, actions, action_rows
 end
 
@@ -215,12 +216,12 @@ end
 function M.pick()
   local list = M.list()
   if #list == 0 then
-    vim.notify("rx-bridge: no cards", vim.log.levels.INFO)
+    vim.notify("rx-bridge: " .. t_("card.none"), vim.log.levels.INFO)
     return
   end
   require("rx_bridge.async").run(function()
     local choice = require("rx_bridge.ui").select(list, {
-      prompt = "Cards",
+      prompt = t_("card.pick_prompt"),
       kind = "rx_bridge.card",
       format_item = function(c)
         return c.plugin_name .. ": " .. c.title
@@ -261,7 +262,7 @@ function M.show(client_id, params)
     vim.api.nvim_win_set_config(c.win, win_config(lines, plugin))
     highlight(c)
   elseif new then
-    vim.notify(("%s: card “%s” (:Rx cards shows it)"):format(plugin, card.title), vim.log.levels.INFO,
+    vim.notify(t_("card.new", plugin, card.title), vim.log.levels.INFO,
       { title = "rx-bridge: " .. plugin })
   end
   require("rx_bridge.log").add("info", plugin, ("card %s: %s"):format(text.line(params.surfaceId), card.title))

@@ -8,6 +8,7 @@ local config = require("rx_bridge.config")
 local log = require("rx_bridge.log")
 local text = require("rx_bridge.text")
 local context = require("rx_bridge.context")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -146,6 +147,25 @@ local function content_text(content)
   return table.concat(parts, "\n")
 end
 
+-- Rewrites a tool call's block: its line, its permission lines (the
+-- question, then its answer), the first lines of its output.
+local function render_tool(chat, t)
+  local row = mark_row(chat, t.mark)
+  local lines = { tool_line(t) }
+  vim.list_extend(lines, t.perm or {})
+  vim.list_extend(lines, t.preview_lines or {})
+  vim.api.nvim_buf_set_lines(chat.buf, row, row + 1 + t.preview, false, lines)
+  t.mark = mark(chat, row, t.mark)
+  t.preview = #lines - 1
+  highlight(chat, row, row, "RxBridgeChatTool")
+  local np = #(t.perm or {})
+  if np > 0 then
+    highlight(chat, row + 1, row + np, "RxBridgeChatPermission")
+  end
+  highlight(chat, row + 1 + np, row + #lines - 1, "RxBridgeChatMeta")
+  vim.bo[chat.buf].modified = false
+end
+
 ---@param u rx.ToolCallUpdate
 local function on_tool_call(chat, u)
   -- toolCallId is unique within the session (not the model's own id).
@@ -163,31 +183,22 @@ local function on_tool_call(chat, u)
   if u.title then t.title = prefix .. text.line(u.title) end
   if u.kind then t.kind = text.line(u.kind) end
   if u.status then t.status = text.line(u.status) end
-  local row = mark_row(chat, t.mark)
-  local lines = { tool_line(t) }
   local body = content_text(u.content)
   local n = config.values.chat.tool_output_lines
   if body ~= "" and n > 0 then
+    -- Else the preview an earlier update showed stays.
+    local preview = {}
     local blines = text.lines(body)
     for i = 1, math.min(n, #blines) do
-      lines[#lines + 1] = "    " .. blines[i]
+      preview[#preview + 1] = "    " .. blines[i]
     end
     if #blines > n then
-      lines[#lines + 1] = ("    … %d more lines"):format(#blines - n)
+      preview[#preview + 1] = t_("chat.more_lines", #blines - n)
     end
-  else
-    -- Keep the preview an earlier update showed.
-    for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.buf, row + 1, row + 1 + t.preview, false)) do
-      lines[#lines + 1] = l
-    end
+    t.preview_lines = preview
   end
-  vim.api.nvim_buf_set_lines(chat.buf, row, row + 1 + t.preview, false, lines)
-  t.mark = mark(chat, row, t.mark)
-  t.preview = #lines - 1
-  highlight(chat, row, row, "RxBridgeChatTool")
-  highlight(chat, row + 1, row + #lines - 1, "RxBridgeChatMeta")
+  render_tool(chat, t)
   chat.stream = nil
-  vim.bo[chat.buf].modified = false
 end
 
 --- rx/session/update
@@ -208,7 +219,7 @@ function M.on_update(client_id, params)
     local id = text.line(sub.id)
     if not chat.cancelled and not chat.subagents[id] then
       chat.subagents[id] = true
-      out(chat, { "  🧬 " .. text.line(sub.name) .. " is working…" }, "RxBridgeChatNotice")
+      out(chat, { "  🧬 " .. t_("chat.subagent_working", text.line(sub.name)) }, "RxBridgeChatNotice")
     end
     return
   end
@@ -236,10 +247,21 @@ function M.on_update(client_id, params)
       chat.tokens = t
     end
   elseif kind == "notice" then
+    -- A plugin whose crash was told (one message naming :Rx reload) is not
+    -- reported again by each turn it misses: to :Rx log only.
+    local st = require("rx_bridge.state").get(client_id)
+    local notice = text.line(u.text)
+    for plugin, ps in pairs(st and st.plugin_states or {}) do
+      if ps.state == "crashed" and (notice:find("extension " .. plugin .. " ", 1, true)
+          or notice:find("sidecar " .. plugin .. " ", 1, true)) then
+        log.add("warn", plugin, notice)
+        return
+      end
+    end
     out(chat, { "! " .. (sub and (text.line(sub.name) .. ": ") or "") .. text.line(u.text) }, u.severity == "error" and "RxBridgeChatError" or "RxBridgeChatNotice")
   elseif kind == "permission" then
     if u.by ~= "user" then
-      out(chat, { ("  permission %s by %s"):format(text.line(u.outcome), text.line(u.by)) }, "RxBridgeChatPermission")
+      out(chat, { "  " .. t_("chat.permission_by", text.line(u.outcome), text.line(u.by)) }, "RxBridgeChatPermission")
     end
   elseif kind == "user_message_chunk" then
     -- A live turn's prompt is already in the buffer (the prompt line the
@@ -267,22 +289,45 @@ function M.on_permission(client_id, params)
       options[#options + 1] = o
     end
   end
-  if chat then
-    local lines = { ("? permission: %s%s"):format(title, tc.kind and (" (" .. text.line(tc.kind) .. ")") or "") }
-    if tc.rawInput ~= nil then
-      local ok, raw = pcall(vim.json.encode, tc.rawInput)
-      if ok then
-        raw = text.line(raw)
-        if #raw > 200 then
-          raw = raw:sub(1, 200) .. "…"
-        end
-        lines[#lines + 1] = "    " .. raw
+  local head = t_("chat.permission", title .. (tc.kind and (" (" .. text.line(tc.kind) .. ")") or ""))
+  local raw_line
+  if tc.rawInput ~= nil then
+    local ok, raw = pcall(vim.json.encode, tc.rawInput)
+    if ok then
+      raw = text.line(raw)
+      if #raw > 200 then
+        raw = raw:sub(1, 200) .. "…"
       end
+      raw_line = "    " .. raw
     end
-    out(chat, lines, "RxBridgeChatPermission")
   end
+  -- The question goes right under its tool call's line (before the output
+  -- it guards) when the call is shown, else above the prompt. Answered, it
+  -- is rewritten as the answer: nothing there is a question any more.
+  local t = chat and tc.toolCallId and chat.tools[text.line(tc.toolCallId)] or nil
+  local row -- of the question when not under a tool call
+  local function show(first)
+    local lines = { first }
+    if raw_line then
+      lines[2] = raw_line
+    end
+    if not (chat and valid(chat)) then
+      return
+    end
+    if t then
+      t.perm = lines
+      render_tool(chat, t)
+    elseif row then
+      vim.api.nvim_buf_set_lines(chat.buf, row, row + #lines, false, lines)
+      highlight(chat, row, row + #lines - 1, "RxBridgeChatPermission")
+      vim.bo[chat.buf].modified = false
+    else
+      row = out(chat, lines, "RxBridgeChatPermission")
+    end
+  end
+  show("? " .. head)
   if #options == 0 then
-    if chat then out(chat, { "  → no options offered; denied" }, "RxBridgeChatPermission") end
+    show("✗ " .. head .. " → " .. t_("chat.permission_no_options"))
     return { outcome = { outcome = "cancelled" } }
   end
   local choice = async.exclusive(function()
@@ -293,7 +338,7 @@ function M.on_permission(client_id, params)
       vim.cmd("redraw")
     end
     return require("rx_bridge.ui").select(options, {
-      prompt = "Reasonix asks to run: " .. title,
+      prompt = t_("chat.permission_prompt", title),
       kind = "rx_bridge.permission",
       format_item = function(o)
         return text.line(o.name ~= nil and o.name or o.optionId)
@@ -301,10 +346,11 @@ function M.on_permission(client_id, params)
     })
   end)
   if not choice then
-    if chat then out(chat, { "  → dismissed (denied)" }, "RxBridgeChatPermission") end
+    show("✗ " .. head .. " → " .. t_("chat.permission_dismissed"))
     return { outcome = { outcome = "cancelled" } }
   end
-  if chat then out(chat, { "  → " .. text.line(choice.name or choice.optionId) }, "RxBridgeChatPermission") end
+  local allow = type(choice.kind) == "string" and choice.kind:find("^allow") ~= nil
+  show((allow and "✓ " or "✗ ") .. head .. " → " .. text.line(choice.name or choice.optionId))
   return { outcome = { outcome = "selected", optionId = choice.optionId } }
 end
 
@@ -314,17 +360,17 @@ end
 
 -- Stop reasons as people say them.
 local STOPS = {
-  end_turn = "done",
-  cancelled = "cancelled",
-  max_tokens = "stopped: max tokens (the answer was cut off)",
-  max_turn_requests = "stopped: step limit reached (step_budget model requests)",
-  refusal = "stopped: refused (the model, or a plugin, declined)",
+  end_turn = "chat.stop.end_turn",
+  cancelled = "chat.stop.cancelled",
+  max_tokens = "chat.stop.max_tokens",
+  max_turn_requests = "chat.stop.max_turn_requests",
+  refusal = "chat.stop.refusal",
 }
 
 --- The words for a stop reason; an unknown one is shown as it is.
 function M.stop_text(reason)
   reason = text.line(reason or "end_turn")
-  return STOPS[reason] or ("stopped: " .. reason:gsub("_", " "))
+  return STOPS[reason] and t_(STOPS[reason]) or t_("chat.stop.other", (reason:gsub("_", " ")))
 end
 
 --- "12 tokens (10 in, 2 out, 4 cached)" for a turn's usage, or nil.
@@ -332,11 +378,10 @@ local function usage_text(t)
   if not t then
     return nil
   end
-  local s = ("%d tokens (%d in, %d out"):format(t.total, t.prompt, t.completion)
   if t.cached > 0 then
-    s = s .. (", %d cached"):format(t.cached)
+    return t_("chat.usage_cached", t.total, t.prompt, t.completion, t.cached)
   end
-  return s .. ")"
+  return t_("chat.usage", t.total, t.prompt, t.completion)
 end
 
 --- The virtual lines above the prompt: while a turn runs, how long it
@@ -350,19 +395,35 @@ local function show_busy(chat)
   local lines = {}
   if chat.busy then
     local secs = math.floor((vim.uv.now() - chat.started) / 1000)
-    lines[1] = { { ("⏳ working… %ds · <C-c> cancels"):format(secs), "RxBridgeChatMeta" } }
+    lines[1] = { { "⏳ " .. t_("chat.working", secs), "RxBridgeChatMeta" } }
     for _, q in ipairs(chat.queue) do
-      lines[#lines + 1] = { { "⏸ queued: " .. text.line(q.prompt), "RxBridgeChatNotice" } }
+      lines[#lines + 1] = { { "⏸ " .. t_("chat.queued", text.line(q.prompt)), "RxBridgeChatNotice" } }
     end
   end
   for _, a in ipairs(chat.pending or {}) do
-    lines[#lines + 1] = { { "📎 with the next prompt: " .. text.line(a.label), "RxBridgeChatMeta" } }
+    lines[#lines + 1] = { { "📎 " .. t_("chat.next_prompt_attach", text.line(a.label)), "RxBridgeChatMeta" } }
+  end
+  -- An edit waiting for the user's review: the turn waits on it.
+  if chat.client_id then
+    local review = require("rx_bridge.review")
+    for _, rv in ipairs(review.pending_of(chat.client_id)) do
+      lines[#lines + 1] = { { "✎ " .. t_("chat.review_waiting", review.names(rv)), "RxBridgeChatPermission" } }
+    end
   end
   if #lines > 0 then
     vim.api.nvim_buf_set_extmark(chat.buf, busy_ns, prompt_row(chat), 0, { virt_lines = lines, virt_lines_above = true })
   end
   -- The buffer's state for statuslines: b:rx_bridge_busy.
   vim.b[chat.buf].rx_bridge_busy = chat.busy
+end
+
+--- Redraws every chat's virtual lines (a review started or ended).
+function M.refresh_all()
+  for _, chat in pairs(M.chats) do
+    if valid(chat) then
+      show_busy(chat)
+    end
+  end
 end
 
 local function stop_busy(chat)
@@ -387,7 +448,7 @@ local function finish_turn(chat, err, res)
   end
   if err then
     out(chat, vim.tbl_map(function(l)
-      return "error: " .. l
+      return t_("chat.error", l)
     end, text.lines(require("rx_bridge.actions").err_text(err))), "RxBridgeChatError")
   else
     res = type(res) == "table" and res or {}
@@ -406,14 +467,20 @@ local function finish_turn(chat, err, res)
       local files = {}
       for _, e in ipairs(res.edits) do
         if type(e) == "table" and type(e.path) == "string" then
-          files[#files + 1] = "  " .. text.line(vim.fn.fnamemodify(e.path, ":~:.")) .. (e.created and " (new)" or "")
+          files[#files + 1] = "  " .. text.line(vim.fn.fnamemodify(e.path, ":~:.")) .. (e.created and (" " .. t_("chat.new_file")) or "")
         end
       end
-      out(chat, { ("changed files (turn %s; gu or :RxUndoTurn undoes it):"):format(tostring(res.turn or "?")) }, "RxBridgeChatMeta")
+      local row = out(chat, { t_("chat.changed_files", tostring(res.turn or "?")) }, "RxBridgeChatMeta")
+      if row and res.turn then
+        chat.undo_marks = chat.undo_marks or {}
+        chat.undo_marks[tostring(res.turn)] = mark(chat, row)
+      end
       out(chat, files, "RxBridgeChatMeta")
     end
   end
   chat.cancelled = false
+  -- The turn's edits are on disk: buffers equal to their file are not 'modified'.
+  require("rx_bridge.review").sync_modified(chat.root)
   -- The next queued prompt, shown where the user would have typed it.
   local nxt = table.remove(chat.queue, 1)
   if nxt and client_of(chat) then
@@ -425,7 +492,7 @@ end
 --- Shows what a prompt attached, under its prompt line.
 local function show_attached(chat, item)
   if #item.labels > 0 then
-    out(chat, { "  📎 attached: " .. text.line(table.concat(item.labels, ", ")) }, "RxBridgeChatMeta")
+    out(chat, { "  📎 " .. t_("chat.attached", text.line(table.concat(item.labels, ", "))) }, "RxBridgeChatMeta")
   end
 end
 
@@ -491,12 +558,12 @@ function M.undo_turn(chat, force)
     end
   end
   if not chat then
-    vim.notify("rx-bridge: :RxUndoTurn needs a chat (run it in the chat's buffer)", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("chat.undo_needs_chat"), vim.log.levels.ERROR)
     return
   end
   local c = client_of(chat)
   if not c then
-    vim.notify("rx-bridge: the bridge of this chat is gone", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("chat.bridge_gone"), vim.log.levels.ERROR)
     return
   end
   async.run(function()
@@ -506,18 +573,28 @@ function M.undo_turn(chat, force)
     end
     local err, res = async.request(c, "rx/session/undoTurn", params)
     if err then
-      local msg = "undo: " .. require("rx_bridge.actions").err_text(err)
+      local msg = t_("chat.undo_failed", require("rx_bridge.actions").err_text(err))
       out(chat, { msg }, "RxBridgeChatError")
       vim.notify("rx-bridge: " .. msg, vim.log.levels.WARN)
       return
     end
     ---@type rx.UndoTurnResult
     res = type(res) == "table" and res or {}
-    local lines = { ("— undid turn %s: %d file(s) restored"):format(tostring(res.turn), #(res.restored or {})) }
+    local lines = { "— " .. t_("chat.undid", tostring(res.turn), #(res.restored or {})) }
     for _, s in ipairs(res.skipped or {}) do
-      lines[#lines + 1] = ("  skipped %s: %s"):format(text.line(vim.fn.fnamemodify(s.path or "", ":~:.")), text.line(s.reason))
+      lines[#lines + 1] = "  " .. t_("chat.skipped", text.line(vim.fn.fnamemodify(s.path or "", ":~:.")), text.line(s.reason))
     end
     out(chat, lines, #(res.skipped or {}) > 0 and "RxBridgeChatNotice" or "RxBridgeChatMeta")
+    -- The undone turn's line offers its undo no more.
+    local id = chat.undo_marks and chat.undo_marks[tostring(res.turn)]
+    if id and valid(chat) then
+      local row = mark_row(chat, id)
+      vim.api.nvim_buf_set_lines(chat.buf, row, row + 1, false, { t_("chat.changed_files_undone", tostring(res.turn)) })
+      highlight(chat, row, row, "RxBridgeChatMeta")
+      vim.bo[chat.buf].modified = false
+      chat.undo_marks[tostring(res.turn)] = nil
+    end
+    require("rx_bridge.review").sync_modified(chat.root)
     if chat.on_undo then
       chat.on_undo(res)
     end
@@ -538,13 +615,13 @@ function M.submit(chat, prompt)
     return
   end
   if not client_of(chat) and not detached[chat] then
-    out(chat, { "error: the bridge of this chat is gone; :RxChat opens a new one" }, "RxBridgeChatError")
+    out(chat, { t_("chat.error", t_("chat.bridge_gone_new")) }, "RxBridgeChatError")
     return
   end
   local item, err = prepare(chat, prompt)
   if not item then
     -- Nothing is sent; the prompt goes back to the prompt line.
-    out(chat, { "error: " .. text.line(err) .. " (not sent)" }, "RxBridgeChatError")
+    out(chat, { t_("chat.error", t_("chat.not_sent", text.line(err))) }, "RxBridgeChatError")
     if valid(chat) then
       vim.api.nvim_buf_set_lines(chat.buf, -2, -1, false, { PROMPT .. prompt })
       vim.bo[chat.buf].modified = false
@@ -587,10 +664,25 @@ end
 local function settable(chat, what)
   local c = client_of(chat)
   if not c then
-    vim.notify(("rx-bridge: the bridge of this chat is not running (the next prompt restarts it); the %s is unchanged"):format(what),
+    vim.notify("rx-bridge: " .. t_("chat.not_running_" .. what),
       vim.log.levels.WARN)
   end
   return c
+end
+
+--- A model of rx/models as the picker shows it: its display name, its
+--- ref, its context window ("Echo (small) · plugin/…/small · 8192 context").
+function M.model_label(m)
+  local parts = {}
+  local name = text.line(m.displayName)
+  if name ~= "" and name ~= m.ref then
+    parts[#parts + 1] = name
+  end
+  parts[#parts + 1] = text.line(m.ref)
+  if type(m.contextWindow) == "number" and m.contextWindow > 0 then
+    parts[#parts + 1] = t_("setup.context", tostring(m.contextWindow))
+  end
+  return table.concat(parts, " · ")
 end
 
 --- Switches the chat's model (rx/session/setModel): the running turn
@@ -606,33 +698,36 @@ function M.set_model(chat, ref)
     if not ref or ref == "" then
       local st = require("rx_bridge.state").get(c.id)
       local res = st and (st.models or actions.fetch_models(c, st)) or {}
-      local refs = {}
+      local models = {}
       for _, m in ipairs(type(res.models) == "table" and res.models or {}) do
         if type(m) == "table" and type(m.ref) == "string" then
-          refs[#refs + 1] = m.ref
+          models[#models + 1] = m
         end
       end
-      if #refs == 0 then
-        vim.notify("rx-bridge: no models known (:Rx models)", vim.log.levels.WARN)
+      if #models == 0 then
+        vim.notify("rx-bridge: " .. t_("chat.no_models"), vim.log.levels.WARN)
         return
       end
       -- Asked at once, not queued behind a plugin's question (or the
       -- permission question the turn waits on): the user asked for it.
-      ref = require("rx_bridge.ui").select(refs, {
-        prompt = "Model for this chat (now " .. text.line(chat.model) .. ")",
+      local m = require("rx_bridge.ui").select(models, {
+        prompt = t_("chat.model_prompt", text.line(chat.model)),
         kind = "rx_bridge.model",
+        format_item = M.model_label,
       })
-      if not ref then
+      if not m then
         return
       end
+      ref = m.ref
     end
     local err = async.request(c, "rx/session/setModel", { sessionId = chat.session_id, model = ref })
     if err then
-      vim.notify("rx-bridge: cannot switch the model: " .. actions.err_text(err), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("chat.model_failed", actions.err_text(err)), vim.log.levels.ERROR)
       return
     end
     chat.model = ref
-    out(chat, { ("model: %s%s"):format(text.line(ref), chat.busy and " (from the next turn)" or "") }, "RxBridgeChatMeta")
+    M.update_header(chat)
+    out(chat, { t_(chat.busy and "chat.model_next" or "chat.model_now", text.line(ref)) }, "RxBridgeChatMeta")
   end)
 end
 
@@ -641,7 +736,7 @@ local MODES = { "normal", "plan" }
 --- What a chat says of a session resumed in a mode other than normal.
 local function mode_note(chat, mode)
   if mode == "plan" then
-    out(chat, { "— this session is in plan mode: the agent reads, searches and plans, and edits nothing (:RxChatMode normal switches it)" },
+    out(chat, { "— " .. t_("chat.plan_mode_note") },
       "RxBridgeChatMeta")
   end
 end
@@ -656,7 +751,7 @@ function M.set_mode(chat, mode)
     end
     if not mode or mode == "" then
       mode = require("rx_bridge.ui").select(MODES, {
-        prompt = "Mode of this chat's session (plan: read, search and plan; no edits, no commands)",
+        prompt = t_("chat.mode_prompt"),
         kind = "rx_bridge.mode",
       })
       if not mode then
@@ -665,10 +760,10 @@ function M.set_mode(chat, mode)
     end
     local err = async.request(c, "rx/session/setMode", { sessionId = chat.session_id, mode = mode })
     if err then
-      vim.notify("rx-bridge: cannot switch the mode: " .. require("rx_bridge.actions").err_text(err), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("chat.mode_failed", require("rx_bridge.actions").err_text(err)), vim.log.levels.ERROR)
       return
     end
-    out(chat, { "mode: " .. text.line(mode) }, "RxBridgeChatMeta")
+    out(chat, { t_("chat.mode_now", text.line(mode)) }, "RxBridgeChatMeta")
   end)
 end
 
@@ -740,7 +835,7 @@ function M.cancel(chat)
   end
   chat.cancelled = true
   require("rx_bridge.compat").notify(c, "rx/session/cancel", { sessionId = chat.session_id })
-  out(chat, { "(cancelling…)" }, "RxBridgeChatMeta")
+  out(chat, { t_("chat.cancelling") }, "RxBridgeChatMeta")
 end
 
 function open_window(buf)
@@ -761,7 +856,8 @@ local function create_buffer(chat)
   counter = counter + 1
   local buf = vim.api.nvim_create_buf(true, true)
   chat.buf = buf
-  vim.api.nvim_buf_set_name(buf, ("rx-chat://%d"):format(counter))
+  -- No slash in the name: the tab line shows it whole, not "r//1".
+  vim.api.nvim_buf_set_name(buf, ("Reasonix chat %d"):format(counter))
   vim.bo[buf].buftype = "prompt"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
@@ -782,9 +878,33 @@ local function create_buffer(chat)
   end
   vim.bo[buf].omnifunc = complete_name
   vim.bo[buf].completefunc = complete_name
+  -- The "/" menu inserts nothing until an entry is chosen, and what is
+  -- typed filters it: 'completeopt' is "menuone,noinsert,noselect" from
+  -- the "/" until the completion is done (buffer-local from 0.11 on; on
+  -- 0.10 the global value, given back after).
+  local copt = "menuone,noinsert,noselect"
+  local saved
+  local function slash_copt(on)
+    if vim.fn.has("nvim-0.11") == 1 then
+      vim.bo[buf].completeopt = on and copt or ""
+    elseif on then
+      saved = saved or vim.o.completeopt
+      vim.o.completeopt = copt
+    elseif saved then
+      vim.o.completeopt = saved
+      saved = nil
+    end
+  end
+  vim.api.nvim_create_autocmd({ "CompleteDone", "InsertLeave", "BufLeave" }, {
+    buffer = buf,
+    callback = function()
+      slash_copt(false)
+    end,
+  })
   vim.keymap.set("i", "/", function()
     local col = vim.api.nvim_win_get_cursor(0)[2]
     if vim.api.nvim_get_current_line():sub(1, col) == PROMPT then
+      slash_copt(true)
       return "/<C-x><C-o>"
     end
     return "/"
@@ -837,11 +957,40 @@ local function create_buffer(chat)
     end,
   })
   out(chat, {
-    ("Reasonix chat · %s · session %s"):format(text.line(chat.model), text.line(chat.session_id)),
-    "<CR> sends the prompt line · <C-c> cancels the running turn · / lists the commands · gm switches the model · gu undoes the last turn's edits",
+    M.header_text(chat),
+    t_("chat.help"),
     "",
   }, "RxBridgeChatMeta")
   return buf
+end
+
+--- The chat's first line: its model and session.
+function M.header_text(chat)
+  return t_("chat.header", text.line(chat.model), text.line(chat.session_id))
+end
+
+--- Rewrites the first line after the model changed (gm, a resume).
+local function update_header(chat)
+  if not valid(chat) then
+    return
+  end
+  local first = vim.api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] or ""
+  if vim.startswith(first, "Reasonix ") then
+    vim.api.nvim_buf_set_lines(chat.buf, 0, 1, false, { M.header_text(chat) })
+    highlight(chat, 0, 0, "RxBridgeChatMeta")
+    vim.bo[chat.buf].modified = false
+  end
+end
+M.update_header = update_header
+
+--- The model an open chat of session_id uses, or nil.
+function M.model_of(session_id)
+  for _, chat in pairs(M.chats) do
+    if chat.session_id == session_id and chat.model ~= "" then
+      return chat.model
+    end
+  end
+  return nil
 end
 
 --- The buffer #buffer means in a chat opened now: the current buffer,
@@ -860,7 +1009,7 @@ end
 --- there is none). Calls on_added(chat) (tests).
 function M.add_selection(buf, first, last, on_added)
   if not context.is_source(buf) then
-    vim.notify("rx-bridge: :RxChatAdd attaches lines of a file buffer, not of this one", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("chat.add_not_file"), vim.log.levels.ERROR)
     return
   end
   local root = require("rx_bridge.client").root_for(buf)
@@ -929,8 +1078,8 @@ function M.open(model, on_open)
     end
     local err, res = async.request(c, "rx/session/new", params)
     if err then
-      local hint = (model and model ~= "") and "" or " (name a model: :RxChat <model>; :Rx models lists them)"
-      vim.notify("rx-bridge: cannot start a chat: " .. actions.err_text(err) .. hint, vim.log.levels.ERROR)
+      local hint = (model and model ~= "") and "" or (" " .. t_("chat.name_a_model"))
+      vim.notify("rx-bridge: " .. t_("chat.cannot_start", actions.err_text(err)) .. hint, vim.log.levels.ERROR)
       return
     end
     if type(res) ~= "table" or type(res.sessionId) ~= "string" then
@@ -995,14 +1144,15 @@ function M.resume(session_id, model, on_open)
     local err, res = async.request(c, "rx/session/load", { sessionId = session_id })
     if err then
       M.chats[key(c.id, session_id)] = nil
-      out(chat, { "— cannot resume this session: " .. actions.err_text(err) }, "RxBridgeChatError")
+      out(chat, { "— " .. t_("chat.cannot_resume", actions.err_text(err)) }, "RxBridgeChatError")
       chat.client_id = nil
       return
     end
-    if type(res) == "table" and type(res.model) == "string" then
+    if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
       chat.model = res.model
+      M.update_header(chat)
     end
-    out(chat, { "— resumed; the conversation goes on from here" }, "RxBridgeChatMeta")
+    out(chat, { "— " .. t_("chat.resumed") }, "RxBridgeChatMeta")
     mode_note(chat, type(res) == "table" and res.mode or nil)
     out(chat, { "" })
     vim.cmd("startinsert")
@@ -1036,9 +1186,9 @@ function M.forget(client_id)
       chat.client_id = nil
       if valid(chat) and chat.root then
         detached[chat] = true
-        out(chat, { "— the bridge exited; the next prompt restarts it and resumes this session" }, "RxBridgeChatError")
+        out(chat, { "— " .. t_("chat.bridge_exited_resume") }, "RxBridgeChatError")
       else
-        out(chat, { "— the bridge exited; :RxChat opens a new chat" }, "RxBridgeChatError")
+        out(chat, { "— " .. t_("chat.bridge_exited") }, "RxBridgeChatError")
       end
     end
   end
@@ -1068,14 +1218,14 @@ function reattach(chat, c, st)
     chat.client_id = c.id
     if type(res) == "table" and type(res.model) == "string" and res.model ~= "" then
       chat.model = res.model
+      M.update_header(chat)
     end
-    out(chat, { ("— the bridge restarted; session %s resumed on %s, its history kept"):format(
-      text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
+    out(chat, { "— " .. t_("chat.bridge_restarted", text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
     mode_note(chat, type(res) == "table" and res.mode or nil)
     log.add("info", "chat", ("session %s resumed after the bridge restarted"):format(text.line(chat.session_id)))
   else
     M.chats[key(c.id, chat.session_id)] = nil
-    out(chat, { "— cannot resume this session: " .. require("rx_bridge.actions").err_text(err) .. "; :RxChat opens a new chat" },
+    out(chat, { "— " .. t_("chat.cannot_resume_new", require("rx_bridge.actions").err_text(err)) },
       "RxBridgeChatError")
   end
   local waiters = chat.reattaching
@@ -1106,11 +1256,11 @@ end
 --- A prompt in a detached chat: the bridge of its workspace is started
 --- (or found), the session resumed, then the turn runs.
 function submit_detached(chat, item)
-  out(chat, { "(starting the bridge and resuming the session…)" }, "RxBridgeChatMeta")
+  out(chat, { t_("chat.starting_bridge") }, "RxBridgeChatMeta")
   async.run(function()
     local c, st = require("rx_bridge.client").ready(chat.root, 20000)
     if not c then
-      out(chat, { "error: cannot start the bridge: " .. text.line(st) }, "RxBridgeChatError")
+      out(chat, { t_("chat.error", t_("chat.cannot_start_bridge", text.line(st))) }, "RxBridgeChatError")
       return
     end
     if chat.client_id ~= c.id and not reattach(chat, c, st) then

@@ -8,6 +8,7 @@ local log = require("rx_bridge.log")
 local paths = require("rx_bridge.paths")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -82,13 +83,12 @@ local function on_init(client, result)
   if type(info) ~= "table" then
     state.set_error(("%s is not rx-bridge: its initialize result has no experimental.rxBridge"):format(
       table.concat(client.config.cmd or {}, " ")), st.root)
-    vim.notify("rx-bridge: the server started by `cmd` is not rx-bridge serve", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("client.not_bridge"), vim.log.levels.ERROR)
     compat.stop(client)
     return
   end
   if info.version ~= M.PROTOCOL_VERSION then
-    local msg = ("rx-bridge speaks editor protocol version %s; this plugin speaks %d (update one of them)"):format(
-      tostring(info.version), M.PROTOCOL_VERSION)
+    local msg = t_("client.protocol", tostring(info.version), M.PROTOCOL_VERSION)
     state.set_error(msg, st.root)
     vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
     compat.stop(client)
@@ -115,9 +115,8 @@ local function on_exit(code, signal, client_id)
   local st = state.get(client_id)
   local root = st and st.root or "?"
   if code ~= 0 or signal ~= 0 then
-    local when = (st and st.initialized) and "" or " before it initialized"
-    local msg = ("rx-bridge serve for %s exited with code %d%s%s (see :Rx log and :LspLog)"):format(
-      root, code, signal ~= 0 and (", signal " .. signal) or "", when)
+    local msg = t_((st and st.initialized) and "client.exited" or "client.exited_early",
+      root, code .. (signal ~= 0 and (", signal " .. signal) or ""))
     vim.schedule(function()
       state.set_error(msg, root)
       if not (st and st.initialized) then
@@ -156,6 +155,11 @@ function M.build(root)
     -- didChange is sent at once, so the bridge knows what an edit left in
     -- a buffer when the edit's answer reaches it (turn edits, undo).
     flags = { exit_timeout = false, debounce_text_changes = 0 },
+    -- The user's language (the plugin's `language`), so the bridge can
+    -- pick its own: initialize's `locale` ("en" or "zh-CN").
+    before_init = function(params)
+      params.locale = require("rx_bridge.i18n").locale()
+    end,
     on_init = on_init,
     on_exit = on_exit,
     on_error = on_error,
@@ -168,8 +172,7 @@ function M.missing_binary()
   if vim.fn.executable(exe) == 1 then
     return nil
   end
-  return ("cannot start %q: it is not an executable%s. Install it with :RxInstall (or `go install ./cmd/rx-bridge` in the rx-bridge repository) or set cmd in require(\"rx_bridge\").setup({ cmd = { \"/path/to/rx-bridge\", \"serve\" } })"):format(
-    exe, paths.is_path(exe) and "" or " on $PATH")
+  return t_(paths.is_path(exe) and "client.missing" or "client.missing_path", exe)
 end
 
 local missing_notified = {}
@@ -222,11 +225,14 @@ function M.ensure(root)
   if missing then
     state.set_error(missing, root)
     local exe = config.program()
+    local told = false
     if not missing_notified[exe] then
       missing_notified[exe] = true
+      told = true
       vim.notify("rx-bridge: " .. missing, vim.log.levels.ERROR)
     end
-    return nil, missing
+    -- The third value: the message was just shown (callers do not repeat it).
+    return nil, missing, told
   end
   local cfg = M.build(root)
   local id, err
@@ -236,10 +242,10 @@ function M.ensure(root)
     id, err = vim.lsp.start_client(cfg)
   end
   if not id then
-    local msg = ("cannot start %s: %s"):format(table.concat(cfg.cmd, " "), tostring(err or "vim.lsp.start failed"))
+    local msg = t_("client.cannot_start", table.concat(cfg.cmd, " "), tostring(err or "vim.lsp.start failed"))
     state.set_error(msg, root)
     vim.notify("rx-bridge: " .. msg, vim.log.levels.ERROR)
-    return nil, msg
+    return nil, msg, true
   end
   if not state.get(id) then
     state.new(id, root)
@@ -261,13 +267,13 @@ end
 --- Waits (in a coroutine) for the client of root to be initialized.
 --- Returns client, state or nil, message.
 function M.ready(root, timeout)
-  local c, err = M.ensure(root)
+  local c, err, told = M.ensure(root)
   if not c then
-    return nil, err
+    return nil, err, told
   end
   local st = state.get(c.id) or state.new(c.id, c.root_dir)
   if not state.wait_initialized(st, timeout or 10000) then
-    return nil, ("rx-bridge for %s did not initialize"):format(st.root)
+    return nil, t_("client.no_init", st.root)
   end
   return c, st
 end

@@ -1,4 +1,5 @@
 -- :Rx and :RxChat.
+local t_ = require("rx_bridge.i18n").t
 local M = {}
 
 local subcommands = {
@@ -23,9 +24,12 @@ local subcommands = {
   sessions = function()
     require("rx_bridge.sessions").pick()
   end,
+  setup = function()
+    require("rx_bridge.onboard").setup()
+  end,
 }
 
-M.subcommand_names = { "actions", "cards", "log", "models", "plugins", "reload", "sessions" }
+M.subcommand_names = { "actions", "cards", "install", "log", "models", "plugins", "reload", "sessions", "setup" }
 
 --- key=value words to an args object (string values only).
 local function parse_args(words)
@@ -33,7 +37,7 @@ local function parse_args(words)
   for _, w in ipairs(words) do
     local k, v = w:match("^([^=]+)=(.*)$")
     if not k then
-      return nil, ("%q is not key=value"):format(w)
+      return nil, t_("commands.not_kv", w)
     end
     args[k] = v
   end
@@ -44,10 +48,15 @@ function M.rx(opts)
   require("rx_bridge").ensure_setup()
   local words = opts.fargs
   local first = words[1] or "actions"
+  if first == "install" then
+    -- :Rx install [folder | git source]
+    require("rx_bridge.onboard").install(#words > 1 and table.concat(vim.list_slice(words, 2), " ") or nil)
+    return
+  end
   local sub = subcommands[first]
   if sub then
     if #words > 1 then
-      vim.notify(("rx-bridge: :Rx %s takes no arguments"):format(first), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("commands.no_args", first), vim.log.levels.ERROR)
       return
     end
     sub()
@@ -71,6 +80,9 @@ end
 function M.complete_rx(arglead, cmdline)
   require("rx_bridge").ensure_setup()
   local before = cmdline:match("^%s*%S+%s+(.*)$") or ""
+  if before:match("^install%s+") then
+    return vim.fn.getcompletion(arglead, "dir")
+  end
   -- Only the first argument completes.
   if before:find("%s") then
     return {}
@@ -94,7 +106,7 @@ end
 function M.chat(opts)
   require("rx_bridge").ensure_setup()
   if #opts.fargs > 1 then
-    vim.notify("rx-bridge: :RxChat takes one model ref at most", vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. t_("commands.chat_one_model"), vim.log.levels.ERROR)
     return
   end
   require("rx_bridge.chat").open(opts.fargs[1])

@@ -32,6 +32,9 @@ M.defaults = {
   exit_timeout = 3000,
   -- Lines kept for :Rx log.
   log_max = 2000,
+  -- The plugin's own messages: "auto" (zh-CN when v:lang or $LANG says
+  -- zh_CN, zh-CN or zh_SG, else English), "en" or "zh-CN".
+  language = "auto",
 }
 
 M.values = vim.deepcopy(M.defaults)
@@ -59,6 +62,7 @@ local rules = {
   { "card", function(v) return type(v) == "table" and type(v.max_width) == "number" end, "{ border = ..., max_width = <number> }" },
   { "exit_timeout", function(v) return type(v) == "number" end, "a number (ms)" },
   { "log_max", function(v) return type(v) == "number" and v > 0 end, "a positive number" },
+  { "language", function(v) return one_of(v, { "auto", "en", "zh-CN" }) end, "auto|en|zh-CN" },
 }
 
 local function check(opts)

@@ -5,6 +5,7 @@
 -- sent as the editor has it; a file too large or not text goes as a link.
 local paths = require("rx_bridge.paths")
 
+local t_ = require("rx_bridge.i18n").t
 local M = {}
 
 -- Larger files go as a link the model reads with its tools (VS Code's
@@ -81,16 +82,16 @@ function M.file(path, root)
   end
   local stat = vim.uv.fs_stat(abs)
   if not stat then
-    return nil, ("#file:%s: no such file in %s"):format(path, root)
+    return nil, t_("context.no_file", path, root)
   end
   if stat.type ~= "file" then
-    return nil, ("#file:%s: not a file (%s)"):format(path, stat.type)
+    return nil, t_("context.not_file", path, stat.type)
   end
   local res, label = { uri = vim.uri_from_fname(abs) }, short(abs, root)
   if stat.size <= M.MAX_TEXT then
     local f = io.open(abs, "rb")
     if not f then
-      return nil, ("#file:%s: cannot be read"):format(path)
+      return nil, t_("context.unreadable", path)
     end
     local s = f:read("*a") or ""
     f:close()
@@ -116,13 +117,13 @@ function M.resolve(prompt, from, root, pending)
   for word in prompt:gmatch("%S+") do
     if word == "#buffer" then
       if not M.is_source(from) then
-        return nil, "#buffer: the chat was not opened from a file buffer"
+        return nil, t_("context.no_buffer")
       end
       add(M.buffer(from, root))
     elseif vim.startswith(word, "#file:") then
       local p = word:sub(#"#file:" + 1)
       if p == "" then
-        return nil, "#file: needs a path (#file:<path>, relative to " .. root .. ")"
+        return nil, t_("context.needs_path", root)
       end
       local r, l = M.file(p, root)
       if not r then

@@ -5,6 +5,7 @@ local async = require("rx_bridge.async")
 local log = require("rx_bridge.log")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -80,9 +81,9 @@ local function submit_form(client_id, params)
       values = answer.values,
     })
     if err then
-      vim.notify("rx-bridge: submitting the form failed: " .. text.line(err.message), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("handlers.form_failed", text.line(err.message)), vim.log.levels.ERROR)
     elseif res and res.accepted == false then
-      vim.notify(("rx-bridge: %s no longer takes this form (the plugins were reloaded)"):format(text.line(params.plugin)),
+      vim.notify("rx-bridge: " .. t_("handlers.form_stale", text.line(params.plugin)),
         vim.log.levels.WARN)
     end
   end)
@@ -147,8 +148,7 @@ M["rx/pluginStateChanged"] = function(_, params, ctx)
   if before and before.state == "crashed" and before.generation == params.generation then
     return
   end
-  vim.notify(("rx-bridge: plugin %s crashed: %s\n:Rx reload starts it again (:Rx plugins shows why); chats on other models go on"):format(
-    plugin, text.line(params.reason)), vim.log.levels.ERROR, { title = "rx-bridge: " .. plugin })
+  vim.notify("rx-bridge: " .. t_("handlers.crashed", plugin, text.line(params.reason)), vim.log.levels.ERROR, { title = "rx-bridge: " .. plugin })
 end
 
 M["rx/ui/request"] = function(_, params, ctx)

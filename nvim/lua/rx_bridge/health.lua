@@ -2,6 +2,7 @@
 local config = require("rx_bridge.config")
 local state = require("rx_bridge.state")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -19,20 +20,20 @@ local function run_cli(args)
   local res = obj:wait(10000)
   if res.code ~= 0 then
     local why = text.line(res.stderr ~= "" and res.stderr or res.stdout)
-    return nil, ("`%s` exited with %d: %s"):format(table.concat(cmd, " "), res.code, why)
+    return nil, t_("health.cli_exit", table.concat(cmd, " "), res.code, why)
   end
   local okj, decoded = pcall(vim.json.decode, res.stdout, { luanil = { object = true, array = true } })
   if not okj or type(decoded) ~= "table" then
-    return nil, ("`%s` printed no JSON"):format(table.concat(cmd, " "))
+    return nil, t_("health.no_json", table.concat(cmd, " "))
   end
   return decoded
 end
 
 local runtime_words = {
-  ["full-trust"] = "FULL TRUST runtime",
-  ignored = "runtime ignored (legacy manifest)",
-  none = "no runtime",
-  unknown = "manifest does not load (run `rx-bridge plugin doctor`)",
+  ["full-trust"] = "health.rt.full_trust",
+  ignored = "health.rt.ignored",
+  none = "health.rt.none",
+  unknown = "health.rt.unknown",
 }
 
 local function running_plugins()
@@ -60,7 +61,7 @@ function M.check()
     local v = vim.version()
     health.ok(("Neovim %d.%d.%d"):format(v.major, v.minor, v.patch))
   else
-    health.error("Neovim 0.10 or newer is required")
+    health.error(t_("health.nvim_old"))
   end
 
   health.start("rx_bridge: binary")
@@ -68,27 +69,26 @@ function M.check()
   local install = require("rx_bridge.install")
   local installed = install.installed()
   if installed then
-    health.info(("installed by :RxInstall: %s%s"):format(installed,
-      config.values.cmd and " (not used: `cmd` is set)" or ""))
+    health.info(t_(config.values.cmd and "health.installed_unused" or "health.installed", installed))
   else
-    health.info(("none installed by :RxInstall (it would go to %s)"):format(install.bin_path()))
+    health.info(t_("health.none_installed", install.bin_path()))
   end
   local missing = require("rx_bridge.client").missing_binary()
   local version
   if missing then
     health.error(missing)
   else
-    health.ok(("found %s"):format(vim.fn.exepath(exe) ~= "" and vim.fn.exepath(exe) or exe))
+    health.ok(t_("health.found", vim.fn.exepath(exe) ~= "" and vim.fn.exepath(exe) or exe))
     local v, err = run_cli({ "version", "--json" })
     if not v then
-      health.error("cannot read the version: " .. err)
+      health.error(t_("health.no_version", err))
     else
       version = v
       health.ok(("rx-bridge %s (protocol %s)"):format(text.line(v.version), text.line(v.protocolId)))
       if v.protocolMajor == 1 then
-        health.ok("protocol major 1 (supported)")
+        health.ok(t_("health.protocol_ok"))
       else
-        health.error(("protocol major %s; this plugin supports 1"):format(tostring(v.protocolMajor)))
+        health.error(t_("health.protocol_bad", tostring(v.protocolMajor)))
       end
     end
   end
@@ -105,17 +105,17 @@ function M.check()
     home = st.info.home
   end
   if home then
-    health.info("home: " .. text.line(home))
+    health.info(t_("health.home", text.line(home)))
   else
-    health.info("home: rx-bridge's default ($RX_BRIDGE_HOME, $XDG_CONFIG_HOME/rx-bridge or ~/.config/rx-bridge)")
+    health.info(t_("health.home_default"))
   end
   if lerr then
-    health.error("cannot list plugins: " .. lerr)
+    health.error(t_("health.no_list", lerr))
   elseif list then
     local running = running_plugins()
     local plugins = type(list.plugins) == "table" and list.plugins or {}
     if #plugins == 0 then
-      health.info("no plugins installed")
+      health.info(t_("health.no_plugins"))
     end
     -- JSON null arrives as vim.NIL: every field is read through str/tbl,
     -- so a package without a runtime (runtime null) is listed like any
@@ -129,25 +129,25 @@ function M.check()
     for _, p in ipairs(plugins) do
       local runtime = str(p.runtime)
       local line = ("%s %s: %s, %s (%s)"):format(text.line(str(p.name) or "?"), text.line(str(p.version) or "-"),
-        text.line(str(p.state) or "-"), runtime and (runtime_words[runtime] or text.line(runtime)) or "no runtime",
+        text.line(str(p.state) or "-"), runtime and (runtime_words[runtime] and t_(runtime_words[runtime]) or text.line(runtime)) or t_("health.rt.none"),
         text.line(str(p.install) or "-"))
       local r = running and tbl(running[p.name])
       if r then
-        local rs = str(r.state) ~= nil and r.state ~= "" and r.state or (r.running == true and "running" or "not running")
+        local rs = str(r.state) ~= nil and r.state ~= "" and r.state or (r.running == true and t_("health.running") or t_("health.not_running"))
         line = line .. ", " .. text.line(rs)
         local rt = tbl(r.runtime)
         if rt and str(rt.command) then
-          line = line .. "; command " .. text.line(rt.command)
+          line = line .. t_("health.command", text.line(rt.command))
         end
       end
       if str(p.error) and p.error ~= "" then
         health.error(line .. " — " .. text.line(p.error))
       elseif r and r.state == "crashed" then
-        health.error(line .. " — " .. text.line(str(r.reason) or "crashed"), { ":Rx reload starts it again; :Rx plugins shows its stderr tail" })
+        health.error(line .. " — " .. text.line(str(r.reason) or "crashed"), { t_("health.crashed_advice") })
       elseif r and str(r.error) and r.error ~= "" then
-        health.warn(line .. " — start failed: " .. text.line(r.error))
+        health.warn(line .. " — " .. t_("health.start_failed", text.line(r.error)))
       elseif runtime == "full-trust" then
-        health.ok(line .. " — runs outside any sandbox with your environment; :Rx plugins shows its FULL TRUST block")
+        health.ok(line .. " — " .. t_("health.full_trust"))
       else
         health.ok(line)
       end
@@ -163,26 +163,26 @@ function M.check()
     local s = state.get(cl.id)
     if s then
       any = true
-      health.ok(("%s: rx-bridge %s, editor protocol %s, generation %d, %d actions"):format(
+      health.ok(t_("health.bridge",
         s.root, text.line(s.info.bridgeVersion or "?"), tostring(s.info.version or "?"), s.generation, #s.actions))
     end
   end
   if not any then
-    health.info("no bridge running in this Neovim (one starts with the first file, :Rx or :RxChat)")
+    health.info(t_("health.no_bridge"))
   end
 
   health.start("rx_bridge: startup")
   if state.last_error and state.last_start and state.last_start >= state.last_error.at then
-    health.warn(("last startup error (%s, %s), before a bridge started fine: %s"):format(state.last_error.time,
+    health.warn(t_("health.last_error_old", state.last_error.time,
       text.line(state.last_error.root or "?"), text.line(state.last_error.message)))
   elseif state.last_error then
-    health.error(("last startup error (%s, %s): %s"):format(state.last_error.time, text.line(state.last_error.root or "?"),
+    health.error(t_("health.last_error", state.last_error.time, text.line(state.last_error.root or "?"),
       text.line(state.last_error.message)))
   else
-    health.ok("no startup error")
+    health.ok(t_("health.no_error"))
   end
   if version == nil and not missing then
-    health.info("`rx-bridge version --json` is what the checks above run")
+    health.info(t_("health.version_note"))
   end
 end
 

@@ -12,7 +12,7 @@ function M.setup(opts)
   local config = require("rx_bridge.config")
   local ok, err = config.set(opts)
   if not ok then
-    vim.notify("rx-bridge: invalid setup option: " .. tostring(err), vim.log.levels.ERROR)
+    vim.notify("rx-bridge: " .. require("rx_bridge.i18n").t("init.invalid_option", tostring(err)), vim.log.levels.ERROR)
     return false
   end
   did_setup = true

@@ -8,6 +8,7 @@
 local async = require("rx_bridge.async")
 local paths = require("rx_bridge.paths")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -20,7 +21,9 @@ M.executable = function(name)
   return vim.fn.executable(name) == 1
 end
 -- The plugin's folder (nvim/ of an rx-bridge checkout, when it is one).
-M.plugin_dir = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+-- Symlinks are resolved: a plugin folder linked into pack/*/start is
+-- still found to be the nvim/ folder of its checkout.
+M.plugin_dir = paths.real(vim.fn.fnamemodify(paths.real(debug.getinfo(1, "S").source:sub(2)), ":p:h:h:h"))
 
 local goos_of = { linux = "linux", darwin = "darwin", windows_nt = "windows" }
 local goarch_of = { x86_64 = "amd64", amd64 = "amd64", x64 = "amd64", aarch64 = "arm64", arm64 = "arm64" }
@@ -35,8 +38,7 @@ function M.platform(uname)
   end
   local goarch = goarch_of[(uname.machine or ""):lower()]
   if not (goos and goarch) then
-    return nil, ("there is no release archive for %s on %s (releases cover Linux, macOS and Windows on amd64 and arm64)")
-      :format(tostring(uname.sysname), tostring(uname.machine))
+    return nil, t_("install.no_archive", tostring(uname.sysname), tostring(uname.machine))
   end
   local folder = ("rx-bridge_%s_%s"):format(goos, goarch)
   return {
@@ -80,12 +82,12 @@ function M.sum_for(sums, name)
     local h, file = line:match("^\\?(%x+) [ *](.-)%s*$")
     if h and file == name then
       if #h ~= 64 then
-        return nil, ("SHA256SUMS has a malformed entry for %s"):format(name)
+        return nil, t_("install.sums_malformed", name)
       end
       return h:lower()
     end
   end
-  return nil, ("SHA256SUMS has no entry for %s"):format(name)
+  return nil, t_("install.sums_missing", name)
 end
 
 --- The SHA-256 in the output of a hashing tool (sha256sum, shasum, certutil
@@ -146,12 +148,12 @@ function M.extractor(archive, dir)
     elseif M.executable("tar") then
       return { "tar", "-xf", archive, "-C", dir }
     end
-    return nil, "neither unzip nor tar is installed to unpack " .. archive
+    return nil, t_("install.no_unzip", archive)
   end
   if M.executable("tar") then
     return { "tar", "-xzf", archive, "-C", dir }
   end
-  return nil, "tar is not installed to unpack " .. archive
+  return nil, t_("install.no_tar", archive)
 end
 
 --- The rx-bridge checkout holding a plugin folder, or nil.
@@ -205,8 +207,14 @@ local function sh(cmd, opts)
   end)
 end
 
-local function why(res)
-  local s = vim.trim(text.line(res.stderr ~= "" and res.stderr or res.stdout or ""))
+local function why(res, last_line)
+  local out = res.stderr ~= "" and res.stderr or res.stdout or ""
+  if last_line then
+    -- curl and wget print a warning per retry before the error itself.
+    local lines = vim.tbl_filter(function(l) return vim.trim(l) ~= "" end, vim.split(text.clean(out), "\n", { plain = true }))
+    out = lines[#lines] or ""
+  end
+  local s = vim.trim(text.line(out))
   if s == "" then
     s = ("exit code %d"):format(res.code)
   end
@@ -235,32 +243,31 @@ local function from_release(tmp)
   for _, get in ipairs({ { base .. "/SHA256SUMS", sums_file }, { base .. "/" .. plat.archive, archive } }) do
     local cmd = M.downloader(get[1], get[2])
     if not cmd then
-      return nil, "neither curl nor wget is installed to download " .. get[1], true
+      return nil, t_("install.no_curl", get[1]), true
     end
-    note("downloading " .. get[1])
+    note(t_("install.downloading", get[1]))
     local res = sh(cmd)
     if res.code ~= 0 then
-      return nil, ("cannot download %s: %s"):format(get[1], why(res)), true
+      return nil, t_("install.cannot_download", get[1], why(res, true)), true
     end
   end
   local want, serr = M.sum_for(read(sums_file) or "", plat.archive)
   if not want then
-    return nil, ("%s (%s/SHA256SUMS); refusing to install it"):format(serr, base)
+    return nil, t_("install.sums_refused", serr, base)
   end
   local h = M.hasher(archive)
   if not h then
-    return nil, ("no sha256sum, shasum, certutil or PowerShell to verify %s; refusing to install it"):format(plat.archive)
+    return nil, t_("install.no_hasher", plat.archive)
   end
   local res = sh(h.cmd, { env = h.env })
   local got = res.code == 0 and M.parse_hash(res.stdout) or nil
   if not got then
-    return nil, ("cannot compute the SHA-256 of %s with %s: %s"):format(plat.archive, h.cmd[1], why(res))
+    return nil, t_("install.hash_failed", plat.archive, h.cmd[1], why(res))
   end
   if got ~= want then
-    return nil, ("checksum mismatch for %s: SHA256SUMS says %s, the download has %s; refusing to install it")
-      :format(plat.archive, want, got)
+    return nil, t_("install.mismatch", plat.archive, want, got)
   end
-  note(("verified %s (sha256 %s)"):format(plat.archive, got))
+  note(t_("install.verified", plat.archive, got))
   local out = paths.join(tmp, "unpacked")
   vim.fn.mkdir(out, "p")
   local cmd, xerr = M.extractor(archive, out)
@@ -269,11 +276,11 @@ local function from_release(tmp)
   end
   res = sh(cmd)
   if res.code ~= 0 then
-    return nil, ("cannot unpack %s: %s"):format(plat.archive, why(res))
+    return nil, t_("install.cannot_unpack", plat.archive, why(res))
   end
   local bin = paths.join(out, plat.folder .. "/" .. plat.exe)
   if not vim.uv.fs_stat(bin) then
-    return nil, ("%s has no %s/%s"):format(plat.archive, plat.folder, plat.exe)
+    return nil, t_("install.archive_lacks", plat.archive, plat.folder, plat.exe)
   end
   return bin
 end
@@ -281,13 +288,13 @@ end
 local function from_source(tmp)
   local go = "go"
   if not M.executable(go) then
-    return nil, "`go` is not on $PATH to build rx-bridge from source"
+    return nil, t_("install.no_go")
   end
   local b = M.source_build(M.plugin_dir, tmp, go)
-  note("building from source: " .. b.what)
+  note(t_("install.building", b.what))
   local res = sh(b.cmd, { cwd = b.cwd, env = b.env })
   if res.code ~= 0 then
-    return nil, ("%s failed: %s"):format(b.what, why(res))
+    return nil, t_("install.build_failed", b.what, why(res))
   end
   return paths.join(tmp, paths.exe("rx-bridge"))
 end
@@ -311,7 +318,7 @@ local function install(opts)
   vim.fn.mkdir(paths.join(dir, "bin"), "p")
   local tmp, terr = vim.uv.fs_mkdtemp(paths.join(dir, ".install-XXXXXX"))
   if not tmp then
-    return nil, ("cannot create a temporary folder in %s: %s"):format(dir, tostring(terr))
+    return nil, t_("install.no_tmp", dir, tostring(terr))
   end
   local function done(...)
     vim.fn.delete(tmp, "rf")
@@ -320,17 +327,20 @@ local function install(opts)
   local bin, err, may_fall_back, how
   if opts.from ~= "source" then
     bin, err, may_fall_back = from_release(tmp)
-    how = "from the release archive"
+    how = t_("install.how_release")
   end
+  local release_err
   if opts.from == "source" or (not bin and may_fall_back and opts.from ~= "release") then
+    -- Why the release was not used is told once: with the outcome.
     if err then
-      note(err .. "; building from source instead", vim.log.levels.WARN)
+      release_err = err
+      note(t_("install.fallback"))
     end
     local serr
     bin, serr = from_source(tmp)
-    how = "built from source"
+    how = t_("install.how_source")
     if not bin then
-      err = err and (err .. "; and " .. serr) or serr
+      err = err and t_("install.and", err, serr) or serr
     end
   end
   if not bin then
@@ -341,16 +351,22 @@ local function install(opts)
   end
   local res = sh({ bin, "version" })
   if res.code ~= 0 then
-    return done(nil, ("the new rx-bridge does not run (`rx-bridge version`: %s); nothing installed"):format(why(res)))
+    return done(nil, t_("install.does_not_run", why(res)))
   end
   local ok, perr = place(bin, dest)
   if not ok then
-    return done(nil, ("cannot move the new rx-bridge to %s: %s"):format(dest, tostring(perr)))
+    return done(nil, t_("install.cannot_move", dest, tostring(perr)))
   end
-  return done({ path = dest, version = vim.trim(text.line(vim.split(res.stdout, "\n")[1])), how = how })
+  return done({ path = dest, version = vim.trim(text.line(vim.split(res.stdout, "\n")[1])), how = how,
+    release_error = release_err })
 end
 
 local running = false
+
+--- Whether an install runs now.
+function M.is_running()
+  return running
+end
 
 --- Installs rx-bridge asynchronously. opts.from: nil (the release, else
 --- source), "release" or "source". on_done(ok, result) gets { path,
@@ -360,7 +376,7 @@ function M.install(opts, on_done)
   opts = opts or {}
   on_done = on_done or function() end
   if running then
-    local msg = "an install is already running"
+    local msg = t_("install.running")
     note(msg, vim.log.levels.WARN)
     return on_done(false, msg)
   end
@@ -369,14 +385,18 @@ function M.install(opts, on_done)
     local res, err = install(opts)
     running = false
     if res then
-      note(("installed %s (%s, %s)"):format(res.path, res.version, res.how))
+      note(t_("install.installed", res.path, res.version, res.how,
+        res.release_error and ("; " .. res.release_error) or ""))
       local ok_init, init = pcall(require, "rx_bridge")
       if ok_init then
         init.refresh()
       end
       on_done(true, res)
     else
-      note("install failed: " .. err, vim.log.levels.ERROR)
+      -- The build step (opts.quiet_failure) raises it instead: told once.
+      if not opts.quiet_failure then
+        note(t_("install.install_failed", err), vim.log.levels.ERROR)
+      end
       on_done(false, err)
     end
   end)
@@ -386,6 +406,7 @@ end
 --- step of plugin managers (lazy.nvim's `build`).
 function M.build(opts)
   local finished, ok, res = false, false, nil
+  opts = vim.tbl_extend("force", opts or {}, { quiet_failure = true })
   M.install(opts, function(o, r)
     finished, ok, res = true, o, r
   end)
@@ -393,10 +414,10 @@ function M.build(opts)
     return finished
   end, 50)
   if not finished then
-    error("rx-bridge: the install did not finish", 0)
+    error("rx-bridge: " .. t_("install.unfinished"), 0)
   end
   if not ok then
-    error("rx-bridge: install failed: " .. tostring(res), 0)
+    error("rx-bridge: " .. t_("install.install_failed", tostring(res)), 0)
   end
   return res
 end

@@ -45,7 +45,7 @@ end
 
 function M.lines()
   if #entries == 0 then
-    return { "(nothing logged yet)" }
+    return { require("rx_bridge.i18n").t("log.empty") }
   end
   return vim.list_slice(entries, 1, #entries)
 end

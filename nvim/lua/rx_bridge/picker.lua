@@ -4,6 +4,7 @@
 -- nil when dismissed.
 local config = require("rx_bridge.config")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -44,7 +45,7 @@ function M.builtin(options, opts, on_done)
       format_item = function(item)
         if item == DONE then
           local n = #ordered(options, set)
-          return ("Done (%d selected)"):format(n)
+          return t_("picker.done", n)
         end
         return (set[item] and "[x] " or "[ ] ") .. text.line(item)
       end,

@@ -12,6 +12,7 @@
 -- request is answered applied = true when anything was accepted.
 local async = require("rx_bridge.async")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -19,6 +20,15 @@ local ns = vim.api.nvim_create_namespace("rx_bridge_review")
 local counter = 0
 -- The reviews waiting for an answer, oldest first.
 M.pending = {}
+
+-- The chats show what waits for review.
+local function tell_chats()
+  local ok, chat = pcall(require, "rx_bridge.chat")
+  if ok then
+    chat.refresh_all()
+  end
+end
+
 
 local function diff(a, b)
   local fn = (vim.text and vim.text.diff) or vim.diff
@@ -111,13 +121,13 @@ local function render(rv)
     lines[#lines + 1] = s
     rows[#lines] = ref
   end
-  add(("Review: %s · a/r hunk · A/R file · ga/gr all · q finish (undecided = rejected)"):format(text.line(rv.label)))
+  add(t_("review.head", text.line(rv.label)))
   if rv.description ~= "" then
     add(text.line(rv.description))
   end
   for fi, f in ipairs(rv.files) do
     add("")
-    add(("%s %s%s"):format(fi == 1 and "==" or "==", text.line(vim.fn.fnamemodify(f.path, ":~:.")), f.created and " (new file)" or ""), { file = fi })
+    add(("%s %s%s"):format(fi == 1 and "==" or "==", text.line(vim.fn.fnamemodify(f.path, ":~:.")), f.created and (" " .. t_("review.new_file")) or ""), { file = fi })
     for hi, h in ipairs(f.hunks) do
       add(("@@ -%d,%d +%d,%d @@ %s"):format(h.sa, h.ca, h.sb, h.cb, MARK[h.ok] or "[?]"), { file = fi, hunk = hi })
       for i = 0, h.ca - 1 do
@@ -220,6 +230,8 @@ function M.finish(rv)
   for _, f in ipairs(rv.files) do
     applied = apply(f) or applied
   end
+  -- A file whose accepted hunks leave it as its disk holds has nothing to save.
+  M.sync_modified()
   for i, p in ipairs(M.pending) do
     if p == rv then
       table.remove(M.pending, i)
@@ -235,13 +247,38 @@ function M.finish(rv)
     pcall(vim.api.nvim_buf_delete, rv.buf, { force = true })
   end
   rv.answer(applied)
+  tell_chats()
+end
+
+--- The reviews waiting of bridge client_id.
+function M.pending_of(client_id)
+  return vim.tbl_filter(function(rv)
+    return rv.client_id == nil or rv.client_id == client_id
+  end, M.pending)
+end
+
+--- Clears 'modified' of the loaded file buffers under root (all when nil)
+--- whose text is what their file on disk holds: after a turn's edits were
+--- written, or undone, they have nothing to save (and :qa would refuse).
+function M.sync_modified(root)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" and vim.bo[buf].modified then
+      local path = vim.api.nvim_buf_get_name(buf)
+      if path ~= "" and (root == nil or vim.startswith(path, root .. "/")) and vim.fn.filereadable(path) == 1 then
+        local ok, disk = pcall(vim.fn.readfile, path)
+        if ok and vim.deep_equal(disk, vim.api.nvim_buf_get_lines(buf, 0, -1, false)) then
+          vim.bo[buf].modified = false
+        end
+      end
+    end
+  end
 end
 
 --- :RxReview — goes to the oldest pending review.
 function M.open()
   local rv = M.pending[1]
   if not rv then
-    vim.notify("rx-bridge: no edit waits for review", vim.log.levels.INFO)
+    vim.notify("rx-bridge: " .. t_("review.none"), vim.log.levels.INFO)
     return
   end
   local win = vim.fn.win_findbuf(rv.buf)[1]
@@ -252,11 +289,23 @@ function M.open()
   end
 end
 
+--- The files of a review, by name, for messages and its tab: "a.txt, b.txt".
+function M.names(rv)
+  local names = vim.tbl_map(function(f)
+    return text.line(vim.fn.fnamemodify(f.path, ":t"))
+  end, rv.files)
+  if #names > 3 then
+    names = vim.list_extend(vim.list_slice(names, 1, 3), { ("+%d"):format(#names - 3) })
+  end
+  return table.concat(names, ", ")
+end
+
 local function make_buffer(rv)
   counter = counter + 1
   local buf = vim.api.nvim_create_buf(false, true)
   rv.buf = buf
-  vim.api.nvim_buf_set_name(buf, ("rx-review://%d"):format(counter))
+  -- No slash in the name: the tab line shows it whole, not "r//1".
+  vim.api.nvim_buf_set_name(buf, t_("review.bufname", counter, M.names(rv)))
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = "rxbridgereview"
@@ -282,7 +331,7 @@ end
 --- Opens a review of params (a workspace/applyEdit); calls answer(applied)
 --- once the user finished it. The review tab is made without leaving the
 --- current window.
-function M.start(params, encoding, answer)
+function M.start(params, encoding, answer, client_id)
   local edit = params.edit
   local desc = {}
   for _, a in pairs(edit.changeAnnotations or {}) do
@@ -295,6 +344,7 @@ function M.start(params, encoding, answer)
     description = table.concat(desc, "; "),
     files = files_of(edit, encoding),
     answer = answer,
+    client_id = client_id,
   }
   make_buffer(rv)
   render(rv)
@@ -303,10 +353,8 @@ function M.start(params, encoding, answer)
   vim.cmd("noautocmd tab sbuffer " .. rv.buf)
   vim.wo.wrap = false
   vim.api.nvim_set_current_tabpage(cur)
-  local names = vim.tbl_map(function(f)
-    return vim.fn.fnamemodify(f.path, ":t")
-  end, rv.files)
-  vim.notify(("rx-bridge: Reasonix wants to change %s; review it in its tab (:RxReview)"):format(text.line(table.concat(names, ", "))), vim.log.levels.INFO)
+  vim.notify("rx-bridge: " .. t_("review.wants", M.names(rv)), vim.log.levels.INFO)
+  tell_chats()
   return rv
 end
 
@@ -319,12 +367,12 @@ function M.handle(err, params, ctx, cfg)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local encoding = client and client.offset_encoding or "utf-16"
   local applied = async.await(function(cb)
-    M.start(params, encoding, cb)
+    M.start(params, encoding, cb, ctx.client_id)
   end)
   if applied then
     return { applied = true }
   end
-  return { applied = false, failureReason = "the user rejected the edit" }
+  return { applied = false, failureReason = "the user rejected the edit" } -- for the model, not shown
 end
 
 return M

@@ -3,6 +3,7 @@
 -- a chat, rename or delete.
 local async = require("rx_bridge.async")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -20,20 +21,23 @@ function M.age(stamp, now)
   local offset = os.time() - os.time(os.date("!*t"))
   local ago = (now or os.time()) - (utc + offset)
   if ago < 60 then
-    return "just now"
+    return t_("sessions.just_now")
   elseif ago < 3600 then
-    return ("%d min ago"):format(math.floor(ago / 60))
+    return t_("sessions.min_ago", math.floor(ago / 60))
   elseif ago < 86400 then
-    return ("%d h ago"):format(math.floor(ago / 3600))
+    return t_("sessions.h_ago", math.floor(ago / 3600))
   end
-  return ("%d days ago"):format(math.floor(ago / 86400))
+  return t_("sessions.days_ago", math.floor(ago / 86400))
 end
 
 --- One row of the picker.
 function M.row(s, now)
-  local parts = { text.line(s.title ~= "" and s.title or "(no prompt yet)") }
-  if s.model and s.model ~= "" then
-    parts[#parts + 1] = text.line(s.model)
+  local parts = { text.line(s.title ~= "" and s.title or t_("sessions.no_prompt")) }
+  -- A session open in a chat here: the model that chat uses (gm may have
+  -- switched it since the record was written).
+  local model = require("rx_bridge.chat").model_of(s.sessionId) or s.model
+  if model and model ~= "" then
+    parts[#parts + 1] = text.line(model)
   end
   local age = M.age(s.updatedAt, now)
   if age ~= "" then
@@ -57,28 +61,32 @@ end
 --- Runs one of the session's actions; on_done() after (tests).
 local function act(c, s, on_done)
   local actions = require("rx_bridge.actions")
-  local what = select({ "Resume in a chat", "Rename", "Delete" }, { prompt = M.row(s) .. ": " })
-  if what == "Resume in a chat" then
-    require("rx_bridge.chat").resume(s.sessionId, s.model, on_done and function() on_done() end or nil)
+  local what = select({ "resume", "rename", "delete" }, { prompt = M.row(s) .. ": ", format_item = function(w)
+    return t_("sessions." .. w)
+  end })
+  if what == "resume" then
+    require("rx_bridge.chat").resume(s.sessionId, s.model, on_done and function(chat) on_done(chat) end or nil)
     return
-  elseif what == "Rename" then
-    local title = input({ prompt = "New title (empty: its first prompt): ", default = s.title })
+  elseif what == "rename" then
+    local title = input({ prompt = t_("sessions.title_prompt"), default = s.title })
     if title ~= nil then
       local err = async.request(c, "rx/session/rename", { sessionId = s.sessionId, title = title })
       if err then
-        vim.notify("rx-bridge: cannot rename the session: " .. actions.err_text(err), vim.log.levels.ERROR)
+        vim.notify("rx-bridge: " .. t_("sessions.rename_failed", actions.err_text(err)), vim.log.levels.ERROR)
       else
-        vim.notify(("rx-bridge: session renamed to %q"):format(title ~= "" and title or "(its first prompt)"))
+        vim.notify("rx-bridge: " .. t_("sessions.renamed", title ~= "" and title or t_("sessions.first_prompt")))
       end
     end
-  elseif what == "Delete" then
-    local sure = select({ "Delete", "Keep" }, { prompt = ("Delete %q and its transcript? "):format(text.line(s.title)) })
-    if sure == "Delete" then
+  elseif what == "delete" then
+    local sure = select({ "delete", "keep" }, { prompt = t_("sessions.delete_prompt", text.line(s.title)), format_item = function(w)
+      return t_("sessions." .. w)
+    end })
+    if sure == "delete" then
       local err = async.request(c, "rx/session/delete", { sessionId = s.sessionId })
       if err then
-        vim.notify("rx-bridge: cannot delete the session: " .. actions.err_text(err), vim.log.levels.ERROR)
+        vim.notify("rx-bridge: " .. t_("sessions.delete_failed", actions.err_text(err)), vim.log.levels.ERROR)
       else
-        vim.notify(("rx-bridge: deleted %q"):format(text.line(s.title)))
+        vim.notify("rx-bridge: " .. t_("sessions.deleted", text.line(s.title)))
       end
     end
   end
@@ -97,17 +105,17 @@ function M.pick(on_done)
     end
     local err, res = async.request(c, "rx/session/list", vim.empty_dict())
     if err then
-      vim.notify("rx-bridge: cannot list the sessions: " .. actions.err_text(err), vim.log.levels.ERROR)
+      vim.notify("rx-bridge: " .. t_("sessions.list_failed", actions.err_text(err)), vim.log.levels.ERROR)
       return
     end
     local list = type(res) == "table" and res.sessions or {}
     if #list == 0 then
-      vim.notify("rx-bridge: no stored session in this workspace yet; :RxChat starts one")
+      vim.notify("rx-bridge: " .. t_("sessions.none"))
       return
     end
     local now = os.time()
     local s = select(list, {
-      prompt = "Reasonix sessions: ",
+      prompt = t_("sessions.pick_prompt"),
       kind = "rx_bridge.session",
       format_item = function(item)
         return M.row(item, now)

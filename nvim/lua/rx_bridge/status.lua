@@ -2,6 +2,7 @@
 -- (client, plugin, surfaceId), updated in place, forgotten with their
 -- generation. require("rx_bridge").status() formats them for statuslines.
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -97,7 +98,7 @@ function M.format(opts)
   for _, it in ipairs(M.items()) do
     local s = esc(it.label)
     if it.runtime_state then
-      s = s .. " (" .. esc(it.runtime_state) .. ")"
+      s = s .. " " .. esc(it.runtime_state == "crashed" and t_("status.crashed") or ("(" .. it.runtime_state .. ")"))
     end
     if opts.detail and it.detail and it.detail ~= "" then
       s = s .. ": " .. esc(it.detail)

@@ -3,6 +3,7 @@
 -- picker. Runs inside a coroutine; one prompt is shown at a time.
 local async = require("rx_bridge.async")
 local text = require("rx_bridge.text")
+local t_ = require("rx_bridge.i18n").t
 
 local M = {}
 
@@ -78,10 +79,11 @@ local function ask_confirm(prompt, field)
     prompt = prompt,
     kind = "rx_bridge.confirm",
     format_item = function(item)
+      local shown = t_(item == "Yes" and "ui.yes" or "ui.no")
       if (item == "Yes" and default_yes) or (item == "No" and default_no) then
-        return item .. " (default)"
+        return shown .. " " .. t_("ui.default")
       end
-      return item
+      return shown
     end,
   })
   if choice == nil then

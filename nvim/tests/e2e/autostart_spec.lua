@@ -31,7 +31,7 @@ T.test("opening a file starts its root's bridge and attaches the buffer", functi
   T.answers.select = { false }
   vim.cmd("Rx actions")
   T.wait(function() return #T.ui.select == 1 end, "the picker")
-  T.eq({ "Greet me  /hello:greet" }, T.ui.select[1].shown)
+  T.eq({ "/hello:greet — Greet me" }, T.ui.select[1].shown)
 end)
 
 T.run()

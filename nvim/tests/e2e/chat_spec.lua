@@ -77,6 +77,17 @@ T.test("two tool calls the provider both names call-1 show one line each, turn 1
   T.eq(first:sub(1, #first - 2), text:sub(1, #first - 2))
 end)
 
+T.test("a permission line sits under its tool call, before the output it guards; answered, it is no question any more", function()
+  T.answers.select = { "Allow once" }
+  local n = turns()
+  T.type_prompt(chat, 'call run_command {"command": ["true"]}')
+  wait_turns(n + 1)
+  local text = T.buf_text(chat.buf)
+  last = text:match(".*(\n> call run_command.-— done)")
+  T.match("\n⚙ Run true %(execute%) %[completed%]\n✓ permission: Run true %(execute%) → Allow once\n    {\"command\":%[\"true\"%]}\n    %[exit status 0", last)
+  T.eq(nil, last:find("? permission", 1, true), "no open question left:\n" .. last)
+end)
+
 T.test("a permission question is asked with the chat redrawn: its call and question are on screen", function()
   -- Which buffer text each redraw of the chat showed.
   local ns = vim.api.nvim_create_namespace("test.redraw")
@@ -137,11 +148,17 @@ T.test("gm switches the model at any time: the next turn runs on it; turns show 
   T.type_prompt(chat, 'call run_command {"command": ["true"]}')
   T.wait(function() return #T.ui.select > asked end, "the permission question", 20000)
   local permission = T.ui.select[asked + 1]
-  T.answers.select = { LARGE }
   vim.cmd("stopinsert")
   vim.api.nvim_feedkeys("gm", "xt", false)
   T.wait(function() return #T.ui.select > asked + 1 end, "the model question")
-  T.ok(vim.tbl_contains(T.ui.select[asked + 2].shown, SMALL), "the catalog is offered")
+  local picker = T.ui.select[asked + 2]
+  local refs = vim.tbl_map(function(m) return type(m) == "table" and m.ref or m end, picker.items)
+  T.ok(vim.tbl_contains(refs, SMALL), "the catalog is offered")
+  for i, r in ipairs(refs) do
+    if r == LARGE then
+      picker.answer(i)
+    end
+  end
   T.wait(function() return T.buf_text(chat.buf):find("model: " .. LARGE .. " (from the next turn)", 1, true) ~= nil end,
     "the switch", 20000)
   T.ok(chat.busy, "the turn still runs")

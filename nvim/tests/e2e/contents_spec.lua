@@ -69,7 +69,7 @@ T.test("rx/actions lists the package's command with its description and argument
 end)
 
 T.test(":Rx actions runs /kit:review: its arguments asked, the expanded text answered in :RxChat", function()
-  T.answers.select = { "/kit:review <file>  Review a file" }
+  T.answers.select = { "/kit:review <file> — Review a file" }
   T.answers.input = { "main.go" }
   vim.cmd("Rx actions")
   T.wait(function() return next(chat_mod.chats) ~= nil end, "the chat", 15000)
@@ -95,10 +95,10 @@ T.test("typing / at the start of the chat prompt completes the commands; the cho
   T.eq("/kit:review", items[1].word)
   T.eq("/kit:review <file>", items[1].abbr)
   T.eq("Review a file", items[1].info)
-  -- "/" completes with the first command (the menu shows when there are
-  -- more); typing on takes it.
+  -- "/" opens the menu; typing filters it, nothing is inserted until an
+  -- entry is chosen (<C-n>, <C-y>).
   local n = turns(chat.buf)
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A/ notes.txt<CR>", true, false, true), "xt", false)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A/ki<C-n><C-y> notes.txt<CR>", true, false, true), "xt", false)
   T.wait(function() return not chat.busy and turns(chat.buf) > n end, "the turn", 20000)
   local text = T.buf_text(chat.buf)
   dump(text)

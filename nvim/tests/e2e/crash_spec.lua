@@ -79,6 +79,10 @@ T.test("later turns on echo-provider's model go on; no further crash message", f
   T.shot("turns-after-crash")
   local text = T.buf_text(chat.buf)
   T.eq(nil, text:find("error:", 1, true), "no turn failed:\n" .. text)
+  -- The crash was told once (the message above); the chat does not repeat
+  -- it in the next turn's notices. They are in :Rx log.
+  T.eq(nil, text:find("crashed", 1, true), "the crash again in the chat:\n" .. text)
+  T.contains(table.concat(require("rx_bridge.log").lines(), "\n"), "sidecar hello")
 end)
 
 T.test(":Rx plugins and :checkhealth say hello crashed", function()

@@ -71,6 +71,35 @@ local function press(rv, file, hunk, keys)
   vim.api.nvim_feedkeys(keys, "xt", false)
 end
 
+--- The chat's text with its virtual lines (the busy area above the prompt).
+local function chat_screen_text()
+  local out = { T.buf_text(chat.buf) }
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, 0, -1, { details = true })) do
+    for _, vl in ipairs(m[4].virt_lines or {}) do
+      for _, chunk in ipairs(vl) do
+        out[#out + 1] = chunk[1]
+      end
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+--- The screen's first row (the tab line when there are tabs).
+local function tabline()
+  vim.cmd("redraw!")
+  local cells = {}
+  for c = 1, vim.o.columns do
+    cells[#cells + 1] = vim.fn.screenstring(1, c)
+  end
+  return table.concat(cells)
+end
+
+--- Whether a file buffer is 'modified' exactly when it differs from its file on disk.
+local function consistent(name)
+  local disk = table.concat(vim.fn.readfile(ws .. "/" .. name), "\n") .. "\n"
+  return vim.bo[bufs[name]].modified == (disk ~= text_of(name))
+end
+
 local function back_to_chat(tab)
   if vim.api.nvim_tabpage_is_valid(tab) then
     vim.api.nvim_set_current_tabpage(tab)
@@ -90,6 +119,13 @@ T.test("a turn editing two files: one file accepted, the other rejected; the mod
   local rv = next_review(tab)
   T.eq(ws .. "/a.txt", rv.files[1].path)
   T.contains(T.buf_text(rv.buf), "+BRAVO")
+  -- The chat says what waits and how to get there; the tab has a readable name.
+  T.wait(function() return chat_screen_text():find(":RxReview", 1, true) ~= nil end, "the chat to name :RxReview")
+  T.contains(chat_screen_text(), "a.txt")
+  T.contains(tabline(), "Reasonix review 1: a.txt")
+  T.contains(tabline(), "Reasonix chat")
+  T.ok(not tabline():find("//", 1, true), "no tab named like r//1: " .. tabline())
+  T.shot("review pending")
   press(rv, 1, nil, "A")
   press(rv, 1, nil, "q")
   back_to_chat(tab)
@@ -104,6 +140,9 @@ T.test("a turn editing two files: one file accepted, the other rejected; the mod
   T.eq(asked, #T.ui.select, "no permission question for the edits")
   T.eq((A:gsub("bravo", "BRAVO")), text_of("a.txt"))
   T.eq(B, text_of("b.txt"))
+  T.ok(consistent("a.txt"), "a.txt accepted: 'modified' only if it differs from the disk")
+  T.ok(consistent("b.txt"), "b.txt rejected: 'modified' only if it differs from the disk")
+  T.ok(not chat_screen_text():find(":RxReview", 1, true), "nothing waits for review any more")
   local shown = T.buf_text(chat.buf)
   T.contains(shown, "the user rejected the edit to b.txt")
   T.contains(shown, "changed files (turn 1")
@@ -134,7 +173,12 @@ T.test("gu in the chat undoes the last turn: the buffer is restored", function()
   vim.api.nvim_feedkeys("gu", "xt", false)
   T.wait(function() return undone ~= nil end, "the undo", 15000)
   T.eq(2, undone.turn)
+  -- The undone turn's line says so, and offers nothing any more; turn 1's still does.
+  T.contains(T.buf_text(chat.buf), "changed files (turn 2; undone)")
+  T.contains(T.buf_text(chat.buf), "changed files (turn 1; gu or :RxUndoTurn undoes it)")
+  T.eq(nil, T.buf_text(chat.buf):find("turn 2; gu", 1, true), "turn 2 still offers an undo")
   T.eq((A:gsub("bravo", "BRAVO")), text_of("a.txt"))
+  T.ok(consistent("a.txt"), "a.txt undone: 'modified' only if it differs from the disk")
   T.contains(T.buf_text(chat.buf), "undid turn 2")
 end)
 
@@ -162,6 +206,32 @@ T.test(":RxUndoTurn leaves a file the user changed since alone and says so", fun
   T.eq((A:gsub("bravo", "BRAVO")), text_of("a.txt"))
   T.eq("one\nTWO\nmine\n", text_of("b.txt"))
   T.contains(T.buf_text(chat.buf), "skipped b.txt: changed since the turn")
+end)
+
+T.test("saved, accepted, undone: the buffer equals its file again and is not 'modified', so :qa quits", function()
+  vim.api.nvim_buf_call(bufs["a.txt"], function() vim.cmd("silent write") end)
+  vim.api.nvim_buf_call(bufs["b.txt"], function() vim.cmd("silent write") end)
+  local saved = text_of("a.txt")
+  local tab = vim.api.nvim_get_current_tabpage()
+  chat_mod.submit(chat, edit("a.txt", { "hotel", "HOTEL" }))
+  local rv = next_review(tab)
+  press(rv, 1, nil, "ga")
+  back_to_chat(tab)
+  T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("changed files (turn 4", 1, true) end, "the turn's end", 30000)
+  T.ok(vim.bo[bufs["a.txt"]].modified, "accepted, not saved yet")
+  local undone
+  chat.on_undo = function(res) undone = res end
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  vim.cmd("RxUndoTurn")
+  T.wait(function() return undone ~= nil end, "the undo", 15000)
+  T.eq(saved, text_of("a.txt"))
+  T.eq(false, vim.bo[bufs["a.txt"]].modified, "undone to what the disk holds")
+  T.ok(consistent("b.txt"))
+  -- What :qa checks (E37/E162): no file buffer with unsaved changes.
+  local unsaved = vim.tbl_filter(function(b)
+    return vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == "" and vim.bo[b].modified
+  end, vim.api.nvim_list_bufs())
+  T.eq({}, vim.tbl_map(vim.api.nvim_buf_get_name, unsaved), "buffers :qa would refuse to leave")
 end)
 
 T.run()

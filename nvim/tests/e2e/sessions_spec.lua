@@ -5,6 +5,7 @@ local T = require("tests.helpers")
 
 local bin = assert(os.getenv("RX_E2E_BIN"), "RX_E2E_BIN is not set (run nvim/scripts/test.sh e2e)")
 local SMALL = "plugin/echo-provider/echo/small"
+local LARGE = "plugin/echo-provider/echo/large"
 local tmp = assert(os.getenv("RX_TEST_TMP"))
 
 local home = tmp .. "/home"
@@ -114,6 +115,67 @@ T.test(":RxChatMode plan refuses an edit; the session resumed later says it is i
   vim.api.nvim_set_current_win(vim.fn.bufwinid(resumed.buf))
   vim.cmd("RxChatMode normal")
   T.wait_answer(resumed, "mode: normal", "the switch back")
+end)
+
+--- The header line of a chat (its first).
+local function header(chat)
+  return vim.api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1]
+end
+
+T.test("after gm the header, :Rx sessions and the resumed chat show the model chosen, not the first one", function()
+  local chat = T.open_chat()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  T.contains(header(chat), SMALL)
+  -- gm, the picker: the large model.
+  local n = #T.ui.select
+  vim.api.nvim_feedkeys("gm", "xt", false)
+  T.wait(function() return #T.ui.select > n end, "the model picker")
+  local picker = T.ui.select[n + 1]
+  local idx
+  for i, item in ipairs(picker.items) do
+    if item == LARGE or (type(item) == "table" and item.ref == LARGE) then
+      idx = i
+    end
+  end
+  picker.answer(assert(idx, "the picker lists " .. LARGE .. ": " .. vim.inspect(picker.shown)))
+  T.wait_answer(chat, "model: ", "the switch")
+  T.contains(header(chat), LARGE, "the header names the model now in use")
+  T.type_prompt(chat, "which model now")
+  T.wait_answer(chat, "\nwhich model now")
+  local sid = chat.session_id
+  -- Listed while open, and after the chat closed: the model in use.
+  local function row()
+    local m = #T.ui.select
+    T.answers.select = { false }
+    sessions.pick()
+    T.wait(function() return #T.ui.select > m end, "the sessions picker")
+    for i, it in ipairs(T.ui.select[m + 1].items) do
+      if it.sessionId == sid then
+        return T.ui.select[m + 1].shown[i]
+      end
+    end
+  end
+  T.contains(row(), LARGE, "the row of the open chat's session")
+  vim.cmd("stopinsert")
+  vim.cmd("bwipeout! " .. chat.buf)
+  T.wait(function() return chat_mod.model_of(sid) == nil end, "the chat to close")
+  T.contains(row(), LARGE, "the row of the closed session")
+  -- Resumed: the header and the chat's model.
+  local m = #T.ui.select
+  local resumed
+  sessions.pick(function(c) resumed = c end)
+  T.wait(function() return #T.ui.select > m end, "the sessions picker")
+  for i, it in ipairs(T.ui.select[m + 1].items) do
+    if it.sessionId == sid then
+      T.ui.select[m + 1].answer(i)
+    end
+  end
+  T.wait(function() return #T.ui.select > m + 1 end, "the session's actions")
+  T.ui.select[m + 2].answer("Resume in a chat")
+  T.wait(function() return resumed ~= nil end, "the resumed chat", 15000)
+  T.eq(LARGE, resumed.model)
+  T.contains(header(resumed), LARGE, "the resumed chat's header")
+  vim.cmd("stopinsert")
 end)
 
 T.run()

@@ -26,7 +26,7 @@ T.test(":Rx completes subcommands and /plugin:action names", function()
   T.eq({ "/hello:greet" }, vim.fn.getcompletion("Rx hello:g", "cmdline"))
   T.eq({ "reload" }, vim.fn.getcompletion("Rx rel", "cmdline"))
   local all = vim.fn.getcompletion("Rx ", "cmdline")
-  T.eq({ "actions", "cards", "log", "models", "plugins", "reload", "sessions", "/hello:card", "/hello:greet" }, all)
+  T.eq({ "actions", "cards", "install", "log", "models", "plugins", "reload", "sessions", "setup", "/hello:card", "/hello:greet" }, all)
   T.eq({}, vim.fn.getcompletion("Rx /hello:greet ", "cmdline"))
 end)
 
@@ -38,9 +38,14 @@ T.test(":Rx actions lists actions in a picker and runs the chosen one", function
   end, "the action picker")
   local picker = T.ui.select[1]
   T.eq("Reasonix action or command", picker.prompt)
-  T.eq({ "/hello:card", "Greet someone  /hello:greet" }, picker.shown)
+  T.eq({ "/hello:card", "/hello:greet — Greet someone" }, picker.shown)
+  -- Commands and actions in one format: name, argument hint, what it does.
+  local actions = require("rx_bridge.actions")
+  T.eq("/kit:review <file> — Reviews a file",
+    actions.label({ name = "/kit:review", kind = "command", argumentHint = "<file>", description = "Reviews a file" }))
+  T.eq("/hello:greet — Greet someone", actions.label({ name = "/hello:greet", label = "Greet someone" }))
 
-  T.answers.select = { "Greet someone  /hello:greet", false }
+  T.answers.select = { "/hello:greet — Greet someone", false }
   vim.cmd("Rx actions")
   T.wait(function()
     return #T.ui.select == 3

@@ -26,6 +26,34 @@ T.test(":RxChat opens a prompt buffer on a new session", function()
   vim.cmd("stopinsert")
 end)
 
+T.test("/ completion: typing filters the commands, nothing is inserted until one is chosen", function()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  -- <F2> notes the line as it is while the menu is open.
+  local seen = {}
+  vim.keymap.set("i", "<F2>", function()
+    seen[#seen + 1] = vim.api.nvim_get_current_line()
+  end, { buffer = chat.buf })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A/hello:g<F2><C-n><C-y><F2><Esc>", true, false, true), "tx", false)
+  vim.keymap.del("i", "<F2>", { buffer = chat.buf })
+  -- /hello:card is listed first: inserted, it would have been "> /hello:cardhello:g".
+  T.eq({ "> /hello:g", "> /hello:greet" }, seen, "only what was typed, then the one chosen from the filtered list")
+  vim.api.nvim_buf_set_lines(chat.buf, -2, -1, false, { "> " })
+  vim.bo[chat.buf].modified = false
+end)
+
+T.test("gm offers the models by their display names, with their refs", function()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(chat.buf))
+  local n = #T.ui.select
+  vim.cmd("stopinsert")
+  vim.api.nvim_feedkeys("gm", "xt", false)
+  T.wait(function() return #T.ui.select > n end, "the model picker")
+  local shown = T.ui.select[n + 1].shown
+  T.eq(1, #shown)
+  T.contains(shown[1], "Echo (small)")
+  T.contains(shown[1], "plugin/echo-provider/echo/small")
+  T.ui.select[n + 1].answer(false)
+end)
+
 T.test("a turn streams into the buffer with its tool call inline, above the prompt line", function()
   type_prompt("hello tool there")
   T.wait(function() return not chat.busy and T.buf_text(chat.buf):find("— done", 1, true) ~= nil end, "the turn to end")
@@ -53,8 +81,8 @@ T.test("a permission question is asked inline and answered", function()
     "the turn to end")
   T.eq({ "Allow", "Deny" }, T.ui.select[n + 1].shown)
   T.eq("Reasonix asks to run: run_command go test ./...", T.ui.select[n + 1].prompt)
-  T.contains(T.buf_text(chat.buf), '? permission: run_command go test ./... (execute)\n    {"')
-  T.contains(T.buf_text(chat.buf), "  → Allow\n")
+  T.contains(T.buf_text(chat.buf), '✓ permission: run_command go test ./... (execute) → Allow\n    {"')
+  T.eq(nil, T.buf_text(chat.buf):find("? permission", 1, true), "answered: no open question")
   local answers = {}
   for _, m in ipairs(T.received(client)) do
     if m.result and m.result.outcome then

@@ -55,6 +55,17 @@ T.test("a missing binary gives one clear message, and :checkhealth shows it", fu
   T.contains(h, "last startup error")
 end)
 
+T.test(":Rx before rx-bridge is installed says so once", function()
+  T.notes = {}
+  T.eq(true, require("rx_bridge").setup({ cmd = { "rx-bridge-never-installed", "serve" }, autostart = false }))
+  vim.cmd("Rx")
+  T.eq(1, #T.notes, "one message: " .. vim.inspect(T.notes))
+  T.contains(T.notes[1].msg, 'cannot start "rx-bridge-never-installed"')
+  -- The next command says it again, once.
+  vim.cmd("Rx plugins")
+  T.eq(2, #T.notes, "one more message: " .. vim.inspect(T.notes))
+end)
+
 T.test(":checkhealth rx_bridge reports binary, version, protocol, home and plugins", function()
   T.setup()
   local client = T.start()
