@@ -387,6 +387,28 @@ func buildExtension(cfg config) error {
 	return nil
 }
 
+// extensionAssets lists, relative to vscode-client and with slashes, the
+// files the package carries beside the code: package.nls*.json, l10n/*.json
+// and media/walkthrough/*, sorted.
+func extensionAssets(dir string) ([]string, error) {
+	var out []string
+	for _, pat := range []string{"package.nls*.json", "l10n/*.json", "media/walkthrough/*"} {
+		m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			rel, err := filepath.Rel(dir, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // packageExtension writes rx-bridge-<vscodeTarget>.vsix: the extension with
 // t's binary at extension/bin/.
 func packageExtension(cfg config, t target, exe, license []byte, work string) error {
@@ -403,6 +425,19 @@ func packageExtension(cfg config, t target, exe, license []byte, work string) er
 		{from: "dist/extension.js", to: "dist/extension.js", mode: 0o644},
 		{data: license, to: "LICENSE", mode: 0o644},
 		{data: exe, to: "bin/" + t.exe(), mode: 0o755},
+	}
+	// The localisations (package.nls*.json, l10n/) and the walkthrough's media.
+	extra, err := extensionAssets(client(cfg))
+	if err != nil {
+		return err
+	}
+	for _, rel := range extra {
+		copies = append(copies, struct {
+			from string
+			data []byte
+			to   string
+			mode os.FileMode
+		}{from: rel, to: rel, mode: 0o644})
 	}
 	for _, c := range copies {
 		data := c.data

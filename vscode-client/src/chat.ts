@@ -9,7 +9,8 @@
 // (@reasonix /model sets it).
 
 import * as vscode from 'vscode';
-import { modelInformation, VENDOR } from './lm';
+import { l10n } from './l10n';
+import { modelInformation, noModelText, SETUP_MODEL_COMMAND, SETUP_MODEL_ID, VENDOR } from './lm';
 import * as path from 'node:path';
 import {
 	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
@@ -135,6 +136,7 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		if (!sessionId) {
 			const m = wanted ?? (await this.defaultModel());
+			if (!m && !(await this.hasModels())) return noModel(stream, previous);
 			const r = await this.rx.request<SessionRef>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
 			model = r.model;
@@ -214,8 +216,16 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	private wantedModel(request: vscode.ChatRequest): string | undefined {
 		const m = (request as { model?: vscode.LanguageModelChat }).model;
-		if (m && m.vendor === VENDOR && m.id) return m.id;
+		if (m && m.vendor === VENDOR && m.id && m.id !== SETUP_MODEL_ID) return m.id;
 		return this.memento.get<string>(MODEL_KEY) || undefined;
+	}
+
+	private async hasModels(): Promise<boolean> {
+		try {
+			return ((await this.rx.models()).models ?? []).length > 0;
+		} catch {
+			return false;
+		}
 	}
 
 	private async defaultModel(): Promise<string | undefined> {
@@ -235,10 +245,7 @@ export class ChatSessions implements vscode.Disposable {
 			detail: m.origin?.kind === 'plugin' ? `from the plugin ${m.origin.id ?? ''}` : 'built in',
 			ref: m.ref,
 		}));
-		if (items.length === 0) {
-			stream.markdown('No models are available. Install a provider plugin or configure one in `config.toml`.');
-			return { metadata: previous };
-		}
+		if (items.length === 0) return noModel(stream, previous);
 		const picked = await vscode.window.showQuickPick(items, { title: 'Reasonix: model for this chat', ignoreFocusOut: true });
 		if (!picked) {
 			stream.markdown('Model unchanged.');
@@ -273,7 +280,8 @@ export class ChatSessions implements vscode.Disposable {
 	private async listCommands(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		const list = (await this.rx.refreshActions()).filter((a) => a.kind === 'command');
 		if (list.length === 0) {
-			stream.markdown('No plugin commands. Install a plugin package with commands, skills or MCP prompts (`rx-bridge plugin install`), then run **Reasonix: Reload Plugins**.');
+			stream.markdown(l10n.t('No plugin commands. Run "Reasonix: Install Plugin…" to install a plugin with commands, skills or MCP prompts.'));
+			stream.button({ command: INSTALL_PLUGIN_COMMAND, title: l10n.t('Reasonix: Install Plugin…') });
 			return { metadata: previous };
 		}
 		const lines = ['Plugin commands (pick one to type its arguments):', ''];
@@ -618,6 +626,16 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		default:
 			return;
 	}
+}
+
+/** The command that fixes "no plugins" (setup.ts registers it). */
+export const INSTALL_PLUGIN_COMMAND = 'rxBridge.installPlugin';
+
+/** The answer while the bridge has no model: the one step that fixes it, as a button. */
+function noModel(stream: vscode.ChatResponseStream, previous: ChatMetadata): vscode.ChatResult {
+	stream.markdown(noModelText());
+	stream.button({ command: SETUP_MODEL_COMMAND, title: l10n.t('Reasonix: Set Up Model…') });
+	return { metadata: previous };
 }
 
 /** Says so when a session was reopened in plan mode (left so by an ACP client, say). */
