@@ -36,7 +36,8 @@ export function setupPlaceholder(): vscode.LanguageModelChatInformation {
 		tooltip: noModelText(),
 		maxInputTokens: 8192,
 		maxOutputTokens: 1024,
-		capabilities: { toolCalling: false, imageInput: false },
+		// Agent mode lists only models that call tools: it must be there.
+		capabilities: { toolCalling: true, imageInput: false },
 	};
 }
 
@@ -150,7 +151,7 @@ export async function streamChat(
 		return r;
 	} catch (err) {
 		if (token.isCancellationRequested) throw new vscode.CancellationError();
-		throw new Error(`Reasonix: ${params.model}: ${errorText(err)}`);
+		throw new Error(l10n.t('Reasonix: {0}: {1}', params.model, errorText(err)));
 	} finally {
 		cancelSub.dispose();
 		sink.dispose();
