@@ -8,6 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { l10n, useLanguage } from '../src/l10n';
+import { uiLanguage } from '../src/lspTransport';
+import { env, fake } from './support/vscode';
 
 const CLIENT = path.resolve(__dirname, '..', '..');
 const SRC = path.join(CLIENT, 'src');
@@ -96,5 +98,22 @@ describe('localisation', () => {
 			useLanguage(CLIENT, 'auto');
 		}
 		assert.equal(l10n.t('Reasonix: {0} is set up and is the default model.', 'local/x'), 'Reasonix: local/x is set up and is the default model.');
+	});
+
+	it('initialize\'s locale: rxBridge.language, else VS Code\'s display language', () => {
+		fake.reset();
+		env.language = 'zh-cn';
+		try {
+			assert.equal(uiLanguage(), 'zh-cn');
+			env.language = 'en';
+			assert.equal(uiLanguage(), 'en');
+			fake.config['rxBridge.language'] = 'zh-cn';
+			assert.equal(uiLanguage(), 'zh-cn');
+			fake.config['rxBridge.language'] = 'auto';
+			assert.equal(uiLanguage(), 'en');
+		} finally {
+			env.language = 'en';
+			fake.reset();
+		}
 	});
 });
