@@ -779,7 +779,11 @@ async function main(t: Tools): Promise<void> {
 /** The strings of the first-run scenario, in the extension's two languages. */
 const FIRST_RUN_TEXT = {
 	'en': {
+		getStartedCmd: 'Reasonix: Get Started',
+		openChatCmd: 'Reasonix: Open Chat',
+		setupCmd: 'Reasonix: Set Up Model',
 		walkthrough: 'Get started with Reasonix',
+		walkthroughButton: 'Set Up Model…',
 		setupTitle: 'Reasonix: Set Up Model',
 		custom: 'Any OpenAI-compatible server',
 		noModel: /No model is set up yet\. Run "Reasonix: Set Up Model…"/,
@@ -794,7 +798,11 @@ const FIRST_RUN_TEXT = {
 		usage: /\d+ tokens \(12 in, \d+ out\)/,
 	},
 	'zh-cn': {
-		walkthrough: 'Get started with Reasonix',
+		getStartedCmd: 'Reasonix: 入门',
+		openChatCmd: 'Reasonix: 打开聊天',
+		setupCmd: 'Reasonix: 设置模型',
+		walkthrough: 'Reasonix 入门',
+		walkthroughButton: '设置模型…',
 		setupTitle: 'Reasonix：设置模型',
 		custom: '任何兼容 OpenAI 的服务器',
 		noModel: /尚未设置模型。请运行“Reasonix: 设置模型…”/,
@@ -830,8 +838,9 @@ function filesContaining(dir: string, needle: string): string[] {
  * Run Plugin Action list (a git source; its FULL TRUST preview, then
  * Install). The key must reach the server (auth: true in its log) and
  * appear in no file of the home, the user data or the logs. In 'zh-cn'
- * the extension's rxBridge.language is zh-cn (VS Code's Chinese language
- * pack is not installable offline): its strings must show in Chinese.
+ * VS Code's display language is zh-cn (code-server --locale zh-cn, with a
+ * language pack of our own: see below): the command titles, the
+ * walkthrough and the extension's strings must show in Chinese.
  */
 async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 	const t0 = Date.now();
@@ -889,8 +898,30 @@ async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 		'telemetry.telemetryLevel': 'off',
 		'update.mode': 'none',
 	};
-	if (lang !== 'en') settings['rxBridge.language'] = lang;
 	fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+	const locale: string[] = [];
+	if (lang !== 'en') {
+		// VS Code's display language: code-server --locale takes only a
+		// language some installed language pack provides, and VS Code's
+		// Chinese pack comes from the Marketplace, which is not reachable
+		// here. A pack of our own with no translations makes zh-cn the
+		// display language (VS Code's own strings stay English; every
+		// extension gets zh-cn: package.nls.zh-cn.json, vscode.l10n's
+		// bundle). It is registered in languagepacks.json as VS Code's
+		// language pack service does when a pack is installed from its UI
+		// (--install-extension does not).
+		const packDir = path.join(exts, 'rx-e2e.language-pack-zh-cn-0.0.1');
+		fs.mkdirSync(path.join(packDir, 'translations'), { recursive: true });
+		fs.writeFileSync(path.join(packDir, 'package.json'), JSON.stringify({
+			name: 'language-pack-zh-cn', publisher: 'rx-e2e', version: '0.0.1', engines: { vscode: '*' },
+			contributes: { localizations: [{ languageId: lang, languageName: 'Chinese Simplified', localizedLanguageName: '中文(简体)', translations: [{ id: 'vscode', path: './translations/main.i18n.json' }] }] },
+		}));
+		fs.writeFileSync(path.join(packDir, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
+		fs.writeFileSync(path.join(userData, 'languagepacks.json'), JSON.stringify({
+			[lang]: { hash: `rx-e2e-${Date.now()}`, extensions: [{ extensionIdentifier: { id: 'rx-e2e.language-pack-zh-cn' }, version: '0.0.1' }], translations: { vscode: path.join(packDir, 'translations', 'main.i18n.json') }, label: '中文(简体)' },
+		}));
+		locale.push('--locale', lang);
+	}
 
 	const searchPath = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'rx-bridge'))).join(path.delimiter);
 	const port = await freePort();
@@ -898,7 +929,7 @@ async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 	const csLog = fs.openSync(csLogFile, 'w');
 	const cs: ChildProcess = spawn(node24, [
 		entry, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
-		'--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', exts, workspace,
+		'--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', exts, ...locale, workspace,
 	], {
 		detached: true,
 		stdio: ['ignore', csLog, csLog],
@@ -927,15 +958,15 @@ async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 		});
 
 		await check('Reasonix: Get Started opens the walkthrough', async () => {
-			await palette(p, 'Reasonix: Get Started');
+			await palette(p, T.getStartedCmd);
 			await p.locator('.gettingStartedContainer', { hasText: T.walkthrough }).first().waitFor({ state: 'visible', timeout: 20000 });
-			await p.locator('.gettingStartedContainer', { hasText: 'Set Up Model' }).first().waitFor({ state: 'visible', timeout: 10000 });
+			await p.locator('.gettingStartedContainer .monaco-button', { hasText: T.walkthroughButton }).first().waitFor({ state: 'visible', timeout: 10000 });
 			await shot('walkthrough');
 			await palette(p, 'View: Close All Editors');
 		});
 
 		await check('Reasonix: Open Chat puts @reasonix in the chat input; with no model it names Set Up Model…', async () => {
-			await palette(p, 'Reasonix: Open Chat');
+			await palette(p, T.openChatCmd);
 			const input = p.locator('.interactive-input-part .monaco-editor').first();
 			await input.waitFor({ state: 'visible', timeout: 20000 });
 			await until('@reasonix in the chat input', 20000, async () => /@reasonix/.test(await input.innerText()) || undefined);
@@ -950,7 +981,7 @@ async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 		});
 
 		await step('Reasonix: Set Up Model… lists the providers', async () => {
-			await palette(p, 'Reasonix: Set Up Model');
+			await palette(p, T.setupCmd);
 			await p.locator('.quick-input-widget', { hasText: T.setupTitle }).first().waitFor({ state: 'visible', timeout: 20000 });
 			for (const r of ['DeepSeek', 'OpenAI', 'OpenRouter', 'Ollama', 'llama.cpp', 'vLLM', T.custom]) await quickRow(p, r).waitFor({ state: 'visible', timeout: 10000 });
 		});
@@ -976,7 +1007,7 @@ async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
 			await p.locator('.statusbar-item', { hasText: T.running }).first().waitFor({ state: 'visible', timeout: 60000 });
 		});
 		await step('@reasonix answers, streamed, from the fake server', async () => {
-			await palette(p, 'Reasonix: Open Chat');
+			await palette(p, T.openChatCmd);
 			const answer = await chat(p, '@reasonix hello from the first run', /fake-openai says: .*hello from the first run/, 90000).catch(async (err) => {
 				throw new Error(`${err.message}; the answer reads ${JSON.stringify(await lastAnswer(p))}`);
 			});
