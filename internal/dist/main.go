@@ -387,6 +387,28 @@ func buildExtension(cfg config) error {
 	return nil
 }
 
+// extensionAssets lists, relative to vscode-client and with slashes, the
+// files the package carries beside the code: package.nls*.json, l10n/*.json
+// and media/walkthrough/*, sorted.
+func extensionAssets(dir string) ([]string, error) {
+	var out []string
+	for _, pat := range []string{"package.nls*.json", "l10n/*.json", "media/walkthrough/*"} {
+		m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			rel, err := filepath.Rel(dir, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // packageExtension writes rx-bridge-<vscodeTarget>.vsix: the extension with
 // t's binary at extension/bin/.
 func packageExtension(cfg config, t target, exe, license []byte, work string) error {
@@ -404,22 +426,12 @@ func packageExtension(cfg config, t target, exe, license []byte, work string) er
 		{data: license, to: "LICENSE", mode: 0o644},
 		{data: exe, to: "bin/" + t.exe(), mode: 0o755},
 	}
-	// The localised texts: package.nls*.json (package.json's %keys%) and
-	// the l10n bundles (vscode.l10n.t), in a fixed order.
-	nls, err := filepath.Glob(filepath.Join(client(cfg), "package.nls*.json"))
+	// The localisations (package.nls*.json, l10n/) and the walkthrough's media.
+	extra, err := extensionAssets(client(cfg))
 	if err != nil {
 		return err
 	}
-	bundles, err := filepath.Glob(filepath.Join(client(cfg), "l10n", "bundle.l10n*.json"))
-	if err != nil {
-		return err
-	}
-	for _, f := range slices.Sorted(slices.Values(append(nls, bundles...))) {
-		rel, err := filepath.Rel(client(cfg), f)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	for _, rel := range extra {
 		copies = append(copies, struct {
 			from string
 			data []byte

@@ -265,3 +265,38 @@ func TestDistTwice(t *testing.T) {
 		t.Errorf("the archived binary says %s (%v)", v, err)
 	}
 }
+
+// The package carries the localisations and the walkthrough's media of
+// vscode-client (package.json names them: a package without them shows
+// %keys% and a walkthrough without pictures).
+func TestExtensionAssets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"package.json", "package.nls.json", "package.nls.zh-cn.json", "l10n/bundle.l10n.zh-cn.json", "l10n/notes.txt", "media/walkthrough/a.md", "media/readme/shot.png"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := extensionAssets(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"l10n/bundle.l10n.zh-cn.json", "media/walkthrough/a.md", "package.nls.json", "package.nls.zh-cn.json"}
+	if !slices.Equal(got, want) {
+		t.Errorf("extensionAssets = %q, want %q", got, want)
+	}
+	// The real client has them all.
+	real, err := extensionAssets(filepath.Join("..", "..", "vscode-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"package.nls.json", "package.nls.zh-cn.json", "l10n/bundle.l10n.zh-cn.json"} {
+		if !slices.Contains(real, f) {
+			t.Errorf("vscode-client's package would lack %s (has %q)", f, real)
+		}
+	}
+}

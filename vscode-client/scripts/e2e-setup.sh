@@ -2,7 +2,7 @@
 # Installs everything the code-server end-to-end test needs, idempotently,
 # into a cache outside the repository (CI runs on a clean clone, so nothing
 # may be assumed to be on the machine):
-#   - Debian: chromium and the build deps of code-server's native modules
+#   - Debian: chromium, a CJK font and the build deps of code-server's native modules
 #   - Node 24 from the npm registry (code-server needs it; the machine has 20)
 #   - code-server from the npm registry
 # Prints nothing but progress; exits non-zero with the reason on failure.
@@ -12,7 +12,8 @@ CACHE="${RX_E2E_CACHE:-$HOME/.cache/rx-bridge-e2e}"
 CHROMIUM="${RX_E2E_CHROMIUM:-/usr/bin/chromium}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
-APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config chromium)
+# fonts-wqy-microhei: a CJK font, so the zh-CN run's screenshots show Chinese, not boxes.
+APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config chromium fonts-wqy-microhei)
 
 mkdir -p "$CACHE"
 log() { echo "e2e-setup: $*" >&2; }

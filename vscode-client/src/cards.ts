@@ -5,6 +5,7 @@
 // a new card shows as a badge on the view.
 
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import type { CardPayload } from './protocol';
 import { noIcons, percent } from './text';
 
@@ -67,9 +68,9 @@ export class CardsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
 			const p = n.card.payload;
 			const item = new vscode.TreeItem(noIcons(p.title || n.card.plugin), vscode.TreeItemCollapsibleState.Expanded);
 			item.description = noIcons(n.card.plugin);
-			item.tooltip = noIcons(`${n.card.plugin}: ${p.title ?? n.card.surfaceId} (click to open)`);
+			item.tooltip = noIcons(l10n.t('{0}: {1} (click to open)', n.card.plugin, p.title ?? n.card.surfaceId));
 			item.iconPath = new vscode.ThemeIcon('note');
-			item.command = { command: OPEN_CARD_COMMAND, title: 'Open Card', arguments: [n.card.key] };
+			item.command = { command: OPEN_CARD_COMMAND, title: l10n.t('Open Card'), arguments: [n.card.key] };
 			item.contextValue = 'card';
 			return item;
 		}
@@ -117,7 +118,7 @@ export class CardsView implements vscode.TreeDataProvider<Node>, vscode.Disposab
 
 	private updateBadge(): void {
 		if (!this.view) return;
-		this.view.badge = this.unseen > 0 ? { value: this.unseen, tooltip: `${this.unseen} new plugin card(s)` } : undefined;
-		this.view.message = this.cards.size === 0 ? 'No plugin cards. Plugins show cards here when they have something to say.' : undefined;
+		this.view.badge = this.unseen > 0 ? { value: this.unseen, tooltip: l10n.t('{0} new plugin card(s)', this.unseen) } : undefined;
+		this.view.message = this.cards.size === 0 ? l10n.t('No plugin cards. Plugins show cards here when they have something to say.') : undefined;
 	}
 }

@@ -9,7 +9,8 @@
 // (@reasonix /model sets it).
 
 import * as vscode from 'vscode';
-import { modelInformation, VENDOR } from './lm';
+import { l10n } from './l10n';
+import { modelInformation, noModelText, SETUP_MODEL_COMMAND, SETUP_MODEL_ID, VENDOR } from './lm';
 import * as path from 'node:path';
 import {
 	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
@@ -55,15 +56,15 @@ export const ANSWER_COMMAND = 'rxBridge.answerPermission';
 
 /** The command the "Undo turn" button of an answer runs: (session id, turn). */
 export const UNDO_TURN_COMMAND = 'rxBridge.undoTurn';
-export const UNDO_ANYWAY = 'Undo Anyway';
+export const UNDO_ANYWAY = l10n.t('Undo Anyway');
 
 /** Reasonix: Sessions… — the stored sessions, to resume in a new chat, rename or delete. */
 export const SESSIONS_COMMAND = 'rxBridge.sessions';
-export const RESUME = 'Resume in Chat';
-export const RENAME = 'Rename…';
-export const DELETE = 'Delete';
+export const RESUME = l10n.t('Resume in Chat');
+export const RENAME = l10n.t('Rename…');
+export const DELETE = l10n.t('Delete');
 /** The name of a stored session nobody prompted yet. */
-const NO_PROMPT = '(no prompt yet)';
+const NO_PROMPT = l10n.t('(no prompt yet)');
 
 /** VS Code's command that selects a model in the chat's model picker (every chat widget). */
 export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
@@ -113,7 +114,7 @@ export class ChatSessions implements vscode.Disposable {
 			if (request.command === 'mode') return await this.chooseMode(request.prompt.trim(), stream, previous);
 			return await this.turn(request, stream, token, previous);
 		} catch (err) {
-			return { errorDetails: { message: noIcons(`Reasonix: ${errorText(err)}`) }, metadata: previous };
+			return { errorDetails: { message: noIcons(l10n.t('Reasonix: {0}', errorText(err))) }, metadata: previous };
 		}
 	}
 
@@ -136,7 +137,7 @@ export class ChatSessions implements vscode.Disposable {
 				this.live.add(sessionId);
 				modeNote(stream, r);
 			} catch (err) {
-				stream.markdown(new vscode.MarkdownString(`$(warning) ${escapeMarkdown(`The session of this chat could not be resumed (${errorText(err)}); a new one starts without its history.`)}\n\n`, true));
+				stream.markdown(new vscode.MarkdownString(`$(warning) ${escapeMarkdown(l10n.t('The session of this chat could not be resumed ({0}); a new one starts without its history.', errorText(err)))}\n\n`, true));
 			}
 			if (sessionId && wanted && wanted !== model) {
 				await this.rx.request(Method.sessionSetModel, { sessionId, model: wanted });
@@ -145,6 +146,7 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		if (!sessionId) {
 			const m = wanted ?? (await this.defaultModel());
+			if (!m && !(await this.hasModels())) return noModel(stream, previous);
 			const r = await this.rx.request<SessionRef>(Method.sessionNew, m ? { model: m } : {});
 			sessionId = r.sessionId;
 			model = r.model;
@@ -211,7 +213,7 @@ export class ChatSessions implements vscode.Disposable {
 			if (usageSeen && used.totalTokens > 0) stream.markdown(new vscode.MarkdownString(`\n\n*${usageNote(used)}*`));
 			if (r.edits && r.edits.length > 0) {
 				stream.markdown(changedFiles(r.edits));
-				stream.button({ command: UNDO_TURN_COMMAND, title: 'Undo turn', arguments: [id, r.turn] });
+				stream.button({ command: UNDO_TURN_COMMAND, title: l10n.t('Undo turn'), arguments: [id, r.turn] });
 			}
 			return { metadata: { sessionId: id, model, stopReason: r.stopReason } satisfies ChatMetadata };
 		} finally {
@@ -240,7 +242,7 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	private wantedModel(request: vscode.ChatRequest): string | undefined {
 		const m = (request as { model?: vscode.LanguageModelChat }).model;
-		if (m && m.vendor === VENDOR && m.id) return m.id;
+		if (m && m.vendor === VENDOR && m.id && m.id !== SETUP_MODEL_ID) return m.id;
 		return this.memento.get<string>(MODEL_KEY) || undefined;
 	}
 
@@ -258,6 +260,14 @@ export class ChatSessions implements vscode.Disposable {
 		await vscode.commands.executeCommand(CHANGE_MODEL_COMMAND, { vendor: VENDOR, id: info.id, family: info.family }).then(undefined, () => undefined);
 	}
 
+	private async hasModels(): Promise<boolean> {
+		try {
+			return ((await this.rx.models()).models ?? []).length > 0;
+		} catch {
+			return false;
+		}
+	}
+
 	private async defaultModel(): Promise<string | undefined> {
 		try {
 			return (await this.rx.models()).default || undefined;
@@ -271,17 +281,14 @@ export class ChatSessions implements vscode.Disposable {
 		const current = previous.model ?? this.memento.get<string>(MODEL_KEY) ?? r.default;
 		const items = (r.models ?? []).map((m: ModelInfo) => ({
 			label: noIcons(m.displayName || m.ref),
-			description: m.ref === current ? `${m.ref} (current)` : m.ref,
-			detail: m.origin?.kind === 'plugin' ? `from the plugin ${m.origin.id ?? ''}` : 'built in',
+			description: m.ref === current ? l10n.t('{0} (current)', m.ref) : m.ref,
+			detail: m.origin?.kind === 'plugin' ? l10n.t('from the plugin {0}', m.origin.id ?? '') : l10n.t('built in'),
 			ref: m.ref,
 		}));
-		if (items.length === 0) {
-			stream.markdown('No models are available. Install a provider plugin or configure one in `config.toml`.');
-			return { metadata: previous };
-		}
-		const picked = await vscode.window.showQuickPick(items, { title: 'Reasonix: model for this chat', ignoreFocusOut: true });
+		if (items.length === 0) return noModel(stream, previous);
+		const picked = await vscode.window.showQuickPick(items, { title: l10n.t('Reasonix: model for this chat'), ignoreFocusOut: true });
 		if (!picked) {
-			stream.markdown('Model unchanged.');
+			stream.markdown(l10n.t('Model unchanged.'));
 			return { metadata: previous };
 		}
 		await this.memento.update(MODEL_KEY, picked.ref);
@@ -298,8 +305,8 @@ export class ChatSessions implements vscode.Disposable {
 			await this.rx.request(Method.sessionSetModel, { sessionId: previous.sessionId, model: picked.ref });
 			model = picked.ref;
 		}
-		const where = inPicker ? ' (also in the chat\'s model picker)' : '';
-		stream.markdown(new vscode.MarkdownString(`Model: ${escapeMarkdown(noIcons(info.name))} \`${picked.ref}\`${where}`));
+		const where = inPicker ? l10n.t(' (also in the chat\'s model picker)') : '';
+		stream.markdown(new vscode.MarkdownString(l10n.t('Model: {0} {1}{2}', escapeMarkdown(noIcons(info.name)), `\`${picked.ref}\``, where)));
 		return { metadata: { ...previous, model: model ?? picked.ref } };
 	}
 
@@ -313,10 +320,11 @@ export class ChatSessions implements vscode.Disposable {
 	private async listCommands(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		const list = (await this.rx.refreshActions()).filter((a) => a.kind === 'command');
 		if (list.length === 0) {
-			stream.markdown('No plugin commands. Install a plugin package with commands, skills or MCP prompts (`rx-bridge plugin install`), then run **Reasonix: Reload Plugins**.');
+			stream.markdown(l10n.t('No plugin commands. Run "Reasonix: Install Plugin…" to install a plugin with commands, skills or MCP prompts.'));
+			stream.button({ command: INSTALL_PLUGIN_COMMAND, title: l10n.t('Reasonix: Install Plugin…') });
 			return { metadata: previous };
 		}
-		const lines = ['Plugin commands (pick one to type its arguments):', ''];
+		const lines = [l10n.t('Plugin commands (pick one to type its arguments):'), ''];
 		for (const a of list) {
 			const args = encodeURIComponent(JSON.stringify([{ query: `@${PARTICIPANT_NAME} ${a.name} `, isPartialQuery: true }]));
 			let line = `- [${escapeMarkdown(a.name)}](command:${CHAT_OPEN_COMMAND}?${args})`;
@@ -339,7 +347,7 @@ export class ChatSessions implements vscode.Disposable {
 	private async resume(id: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		if (!id) return this.listSessions(stream, previous);
 		if (this.running.includes(id)) {
-			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(vscode.l10n.t('A turn of this session is running in another chat; resume it here when that turn has ended.'))}`, true));
+			stream.markdown(new vscode.MarkdownString(`$(history) ${escapeMarkdown(l10n.t('A turn of this session is running in another chat; resume it here when that turn has ended.'))}`, true));
 			return { metadata: previous };
 		}
 		if (this.live.has(id)) {
@@ -351,7 +359,7 @@ export class ChatSessions implements vscode.Disposable {
 			this.live.delete(id);
 		}
 		// The prompt's lines kept: each escaped, joined by hard line breaks.
-		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **You:** ${t.split(/\r?\n/).map((l) => escapeMarkdown(noIcons(l))).join('  \n')}\n\n`, true));
+		const you = (t: string) => stream.markdown(new vscode.MarkdownString(`\n\n$(account) **${l10n.t('You:')}** ${t.split(/\r?\n/).map((l) => escapeMarkdown(noIcons(l))).join('  \n')}\n\n`, true));
 		this.sinks.set(id, {
 			markdown: (t) => stream.markdown(new vscode.MarkdownString(t)),
 			user: you,
@@ -368,7 +376,7 @@ export class ChatSessions implements vscode.Disposable {
 			this.sinks.delete(id);
 		}
 		this.live.add(r.sessionId);
-		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(`Session resumed on ${r.model}: this chat goes on with it.`)}`, true));
+		stream.markdown(new vscode.MarkdownString(`\n\n---\n\n$(history) ${escapeMarkdown(l10n.t('Session resumed on {0}: this chat goes on with it.', r.model ?? ''))}`, true));
 		modeNote(stream, r);
 		await this.showModel(r.model);
 		return { metadata: { sessionId: r.sessionId, model: r.model } };
@@ -383,17 +391,17 @@ export class ChatSessions implements vscode.Disposable {
 	private async chooseMode(arg: string, stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		let id = previous.sessionId;
 		if (!id) {
-			stream.markdown('This chat has no session yet: ask something first, then switch its mode.');
+			stream.markdown(l10n.t('This chat has no session yet: ask something first, then switch its mode.'));
 			return { metadata: previous };
 		}
 		let mode = arg.toLowerCase();
 		if (!mode) {
 			const picked = await vscode.window.showQuickPick([
-				{ label: 'Normal', description: 'every tool the approval mode allows', mode: 'normal' },
-				{ label: 'Plan', description: 'read, search and plan: edits and commands are refused', mode: 'plan' },
-			], { title: 'Reasonix: mode of this chat\'s session', ignoreFocusOut: true });
+				{ label: l10n.t('Normal'), description: l10n.t('every tool the approval mode allows'), mode: 'normal' },
+				{ label: l10n.t('Plan'), description: l10n.t('read, search and plan: edits and commands are refused'), mode: 'plan' },
+			], { title: l10n.t('Reasonix: mode of this chat\'s session'), ignoreFocusOut: true });
 			if (!picked) {
-				stream.markdown('Mode unchanged.');
+				stream.markdown(l10n.t('Mode unchanged.'));
 				return { metadata: previous };
 			}
 			mode = picked.mode;
@@ -404,8 +412,8 @@ export class ChatSessions implements vscode.Disposable {
 		}
 		await this.rx.request(Method.sessionSetMode, { sessionId: id, mode });
 		stream.markdown(new vscode.MarkdownString(mode === 'plan'
-			? '$(list-ordered) Plan mode: the agent reads, searches and plans; every edit or command is refused until `@reasonix /mode normal`.'
-			: '$(check) Normal mode: the agent runs every tool the approval mode allows.', true));
+			? `$(list-ordered) ${l10n.t('Plan mode: the agent reads, searches and plans; every edit or command is refused until `@reasonix /mode normal`.')}`
+			: `$(check) ${l10n.t('Normal mode: the agent runs every tool the approval mode allows.')}`, true));
 		return { metadata: { ...previous, sessionId: id } };
 	}
 
@@ -416,11 +424,11 @@ export class ChatSessions implements vscode.Disposable {
 	private async listSessions(stream: vscode.ChatResponseStream, previous: ChatMetadata): Promise<vscode.ChatResult> {
 		const list = await this.storedSessions();
 		if (list.length === 0) {
-			stream.markdown('No stored sessions in this workspace yet: a `@reasonix` chat starts one.');
+			stream.markdown(l10n.t('No stored sessions in this workspace yet: a `@reasonix` chat starts one.'));
 			return { metadata: previous };
 		}
 		const now = Date.now();
-		const lines = ['Stored sessions (pick one to resume it in this chat):', ''];
+		const lines = [l10n.t('Stored sessions (pick one to resume it in this chat):'), ''];
 		for (const s of list) {
 			const args = encodeURIComponent(JSON.stringify([{ query: `@${PARTICIPANT_NAME} /resume ${s.sessionId}` }]));
 			const when = ago(s.updatedAt, now);
@@ -442,11 +450,11 @@ export class ChatSessions implements vscode.Disposable {
 		try {
 			list = await this.storedSessions();
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot list the sessions: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: cannot list the sessions: {0}', errorText(err))));
 			return;
 		}
 		if (list.length === 0) {
-			void vscode.window.showInformationMessage('Reasonix: no stored session in this workspace yet; a @reasonix chat starts one.');
+			void vscode.window.showInformationMessage(l10n.t('Reasonix: no stored session in this workspace yet; a @reasonix chat starts one.'));
 			return;
 		}
 		const now = Date.now();
@@ -455,7 +463,7 @@ export class ChatSessions implements vscode.Disposable {
 			description: noIcons(s.model),
 			detail: ago(s.updatedAt, now) || undefined,
 			session: s,
-		})), { title: 'Reasonix: Sessions', placeHolder: 'Pick a session to resume, rename or delete', matchOnDescription: true, ignoreFocusOut: true });
+		})), { title: l10n.t('Reasonix: Sessions'), placeHolder: l10n.t('Pick a session to resume, rename or delete'), matchOnDescription: true, ignoreFocusOut: true });
 		if (!picked) return;
 		const what = await vscode.window.showQuickPick([RESUME, RENAME, DELETE], { title: noIcons(`Reasonix: ${picked.label}`), ignoreFocusOut: true });
 		if (what) await this.act(what, picked.session);
@@ -483,25 +491,25 @@ export class ChatSessions implements vscode.Disposable {
 				await vscode.commands.executeCommand(CHAT_OPEN_COMMAND, { query: `@${PARTICIPANT_NAME} /resume ${s.sessionId}` });
 			} else if (what === RENAME) {
 				const title = await vscode.window.showInputBox({
-					title: noIcons(`Reasonix: rename ${picked.label}`),
-					prompt: 'The new title (empty: the start of its first prompt again)',
+					title: noIcons(l10n.t('Reasonix: rename {0}', picked.label)),
+					prompt: l10n.t('The new title (empty: the start of its first prompt again)'),
 					value: s.title,
 					ignoreFocusOut: true,
 				});
 				if (title === undefined) return;
 				await this.rx.request(Method.sessionRename, { sessionId: s.sessionId, title });
 				this.sessionsChanged.fire();
-				void vscode.window.showInformationMessage(noIcons(title.trim() ? `Reasonix: session renamed to "${title.trim()}"` : 'Reasonix: the session is named by its first prompt again'));
+				void vscode.window.showInformationMessage(noIcons(title.trim() ? l10n.t('Reasonix: session renamed to "{0}"', title.trim()) : l10n.t('Reasonix: the session is named by its first prompt again')));
 			} else if (what === DELETE) {
-				const sure = await vscode.window.showWarningMessage(noIcons(`Delete the session "${picked.label}" and its transcript?`), { modal: true }, DELETE);
+				const sure = await vscode.window.showWarningMessage(noIcons(l10n.t('Delete the session "{0}" and its transcript?', picked.label)), { modal: true }, DELETE);
 				if (sure !== DELETE) return;
 				await this.rx.request(Method.sessionDelete, { sessionId: s.sessionId });
 				this.live.delete(s.sessionId);
 				this.sessionsChanged.fire();
-				void vscode.window.showInformationMessage(noIcons(`Reasonix: deleted "${picked.label}"`));
+				void vscode.window.showInformationMessage(noIcons(l10n.t('Reasonix: deleted "{0}"', picked.label)));
 			}
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: ${what ?? 'the session'} failed: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: {0} failed: {1}', what ?? l10n.t('the session'), errorText(err))));
 		}
 	}
 
@@ -521,13 +529,13 @@ export class ChatSessions implements vscode.Disposable {
 	 */
 	async permission(p: PermissionRequest, token?: vscode.CancellationToken): Promise<PermissionResult> {
 		const options = p.options ?? [];
-		const title = p.toolCall?.title || 'a tool';
+		const title = p.toolCall?.title || l10n.t('a tool');
 		const summary = inputSummary(p.toolCall?.rawInput);
 		const sink = this.sinks.get(p.sessionId);
 		let optionId: string | undefined;
 		if (sink) {
 			const id = `q${++this.questionCounter}`;
-			const lines = [`\n\n$(shield) **Reasonix wants to run ${escapeMarkdown(noIcons(title))}**`];
+			const lines = [`\n\n$(shield) **${l10n.t('Reasonix wants to run {0}', escapeMarkdown(noIcons(title)))}**`];
 			for (const [k, v] of summary) lines.push(`- ${escapeMarkdown(k)}: ${escapeMarkdown(v)}`);
 			sink.line(lines.join('\n') + '\n\n');
 			const answered = new Promise<string | undefined>((resolve) => {
@@ -540,12 +548,12 @@ export class ChatSessions implements vscode.Disposable {
 			} finally {
 				this.questions.delete(id);
 				const name = options.find((o) => o.optionId === optionId)?.name;
-				this.answers.set(id, name ? noIcons(name) : vscode.l10n.t('cancelled'));
+				this.answers.set(id, name ? noIcons(name) : l10n.t('cancelled'));
 			}
 		} else {
 			const items = options.map((o) => ({ label: noIcons(o.name), optionId: o.optionId }));
 			const picked = await vscode.window.showQuickPick(items, {
-				title: noIcons(`Reasonix wants to run ${title}`),
+				title: noIcons(l10n.t('Reasonix wants to run {0}', title)),
 				placeHolder: noIcons(summary.map(([k, v]) => `${k}: ${v}`).join(' · ')) || undefined,
 				ignoreFocusOut: true,
 			}, token);
@@ -561,8 +569,8 @@ export class ChatSessions implements vscode.Disposable {
 		if (!resolve || typeof optionId !== 'string') {
 			const was = typeof id === 'string' ? this.answers.get(id) : undefined;
 			void vscode.window.showInformationMessage(was
-				? vscode.l10n.t('Reasonix: this question was already answered: {0}.', was)
-				: vscode.l10n.t('Reasonix: this question was already answered.'));
+				? l10n.t('Reasonix: this question was already answered: {0}.', was)
+				: l10n.t('Reasonix: this question was already answered.'));
 			return;
 		}
 		this.questions.delete(id as string);
@@ -581,26 +589,26 @@ export class ChatSessions implements vscode.Disposable {
 		const button = `${sessionId}\u0000${typeof turn === 'number' ? turn : ''}`;
 		const did = this.undone.get(button);
 		if (did !== undefined && !force) {
-			void vscode.window.showInformationMessage(vscode.l10n.t('Reasonix: turn {0} was already undone.', did));
+			void vscode.window.showInformationMessage(l10n.t('Reasonix: turn {0} was already undone.', did));
 			return undefined;
 		}
 		let r: UndoTurnResult;
 		try {
 			r = await this.rx.request<UndoTurnResult>(Method.sessionUndoTurn, force ? { sessionId, force } : { sessionId });
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot undo the turn: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: cannot undo the turn: {0}', errorText(err))));
 			return undefined;
 		}
 		if (typeof turn === 'number') this.undone.set(button, r.turn);
-		const which = typeof turn === 'number' && turn !== r.turn ? `turn ${r.turn} (the newest not undone; this answer was turn ${turn})` : `turn ${r.turn}`;
+		const which = typeof turn === 'number' && turn !== r.turn ? l10n.t('turn {0} (the newest not undone; this answer was turn {1})', r.turn, turn) : l10n.t('turn {0}', r.turn);
 		const restored = r.restored.map((p) => path.basename(p));
 		if (r.skipped.length === 0) {
-			void vscode.window.showInformationMessage(noIcons(`Reasonix: undid ${which}: restored ${restored.join(', ') || 'nothing'}.`));
+			void vscode.window.showInformationMessage(noIcons(l10n.t('Reasonix: undid {0}: restored {1}.', which, restored.join(', ') || l10n.t('nothing'))));
 			return r;
 		}
 		const skipped = r.skipped.map((s) => `${path.basename(s.path)} (${s.reason})`).join(', ');
-		const done = restored.length > 0 ? `restored ${restored.join(', ')}; ` : '';
-		const pick = await vscode.window.showWarningMessage(noIcons(`Reasonix: undid ${which} in part: ${done}not restored: ${skipped}.`), UNDO_ANYWAY);
+		const done = restored.length > 0 ? l10n.t('restored {0}; ', restored.join(', ')) : '';
+		const pick = await vscode.window.showWarningMessage(noIcons(l10n.t('Reasonix: undid {0} in part: {1}not restored: {2}.', which, done, skipped)), UNDO_ANYWAY);
 		if (pick === UNDO_ANYWAY) return this.undoTurn(sessionId, r.turn, true);
 		return r;
 	}
@@ -616,14 +624,14 @@ export function changedFiles(edits: readonly TurnEdit[]): vscode.MarkdownString 
 	const rows = edits.map((e) => {
 		const uri = vscode.Uri.file(e.path);
 		const name = escapeMarkdown(vscode.workspace.asRelativePath(uri, false));
-		return `- [${name}](${uri.toString()})${e.created ? ' (new)' : ''}`;
+		return `- [${name}](${uri.toString()})${e.created ? l10n.t(' (new)') : ''}`;
 	});
-	const md = new vscode.MarkdownString(`\n\n$(diff) **Changed files**\n\n${rows.join('\n')}\n\n`, true);
+	const md = new vscode.MarkdownString(`\n\n$(diff) **${l10n.t('Changed files')}**\n\n${rows.join('\n')}\n\n`, true);
 	return md;
 }
 
-export const THINKING = 'Thinking…';
-export const ANSWERING = 'Answering…';
+export const THINKING = l10n.t('Thinking…');
+export const ANSWERING = l10n.t('Answering…');
 
 /** Token counts as usage updates report them. */
 export interface Usage {
@@ -634,7 +642,7 @@ export interface Usage {
 
 /** A turn's token usage, summed over its model rounds. */
 export function usageNote(u: Usage): string {
-	return `${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out)`;
+	return l10n.t('{0} tokens ({1} in, {2} out)', u.totalTokens, u.promptTokens, u.completionTokens);
 }
 
 /** VS Code's command that opens the Chat view with a query. */
@@ -652,16 +660,16 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			if (!sub && u.content?.type === 'text' && u.content.text) sink.user?.(u.content.text);
 			return;
 		case 'agent_message_chunk':
-			if (sub) sink.progress(noIcons(`${sub.name} is working…`));
+			if (sub) sink.progress(noIcons(l10n.t('{0} is working…', sub.name)));
 			else if (u.content?.type === 'text' && u.content.text) sink.markdown(u.content.text);
 			return;
 		case 'agent_thought_chunk':
-			sink.progress(sub ? noIcons(`${sub.name} is thinking…`) : THINKING);
+			sink.progress(sub ? noIcons(l10n.t('{0} is thinking…', sub.name)) : THINKING);
 			return;
 		case 'tool_call': {
-			const title = (sub ? `${sub.name} › ` : '') + (u.title || 'a tool call');
+			const title = (sub ? `${sub.name} › ` : '') + (u.title || l10n.t('a tool call'));
 			tools.set(u.toolCallId, title);
-			sink.progress(noIcons(`Running ${title}`));
+			sink.progress(noIcons(l10n.t('Running {0}', title)));
 			const plan = planChecklist(u.rawInput);
 			sink.line(plan ?? `\n\n$(tools) ${escapeMarkdown(title)}\n\n`);
 			return;
@@ -669,18 +677,18 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 		case 'tool_call_update': {
 			// Keyed by toolCallId, unique within the session (the model's
 			// own ids repeat); the key itself is no name for people.
-			const title = tools.get(u.toolCallId) || u.title || 'a tool call';
+			const title = tools.get(u.toolCallId) || u.title || l10n.t('a tool call');
 			if (u.status === 'completed') {
-				sink.line(`$(check) ${escapeMarkdown(title)} done\n\n`);
+				sink.line(`$(check) ${l10n.t('{0} done', escapeMarkdown(title))}\n\n`);
 				tools.delete(u.toolCallId);
 				if (!sub) sink.roundEnded();
 			} else if (u.status === 'failed') {
 				const why = (u.content ?? []).map((c) => c.content?.text ?? '').filter(Boolean).join(' ');
-				sink.line(`$(error) ${escapeMarkdown(title)} failed${why ? `: ${escapeMarkdown(why)}` : ''}\n\n`);
+				sink.line(`$(error) ${why ? l10n.t('{0} failed: {1}', escapeMarkdown(title), escapeMarkdown(why)) : l10n.t('{0} failed', escapeMarkdown(title))}\n\n`);
 				tools.delete(u.toolCallId);
 				if (!sub) sink.roundEnded();
 			} else if (u.status === 'in_progress') {
-				sink.progress(noIcons(`Running ${title}`));
+				sink.progress(noIcons(l10n.t('Running {0}', title)));
 			}
 			return;
 		}
@@ -693,8 +701,8 @@ export function renderUpdate(u: SessionUpdateBody, sink: TurnSink, tools: Map<st
 			if (!sub && u.usage) sink.usage(u.usage);
 			return;
 		case 'permission': {
-			const title = tools.get(u.toolCallId) || 'a tool call';
-			sink.line(`$(shield) ${escapeMarkdown(title)}: ${u.outcome}${u.by ? ` by ${escapeMarkdown(u.by)}` : ''}\n\n`);
+			const title = tools.get(u.toolCallId) || l10n.t('a tool call');
+			sink.line(`$(shield) ${escapeMarkdown(title)}: ${u.by ? l10n.t('{0} by {1}', u.outcome, escapeMarkdown(u.by)) : u.outcome}\n\n`);
 			return;
 		}
 		default:
@@ -717,13 +725,23 @@ export function planChecklist(raw: unknown): string | undefined {
 		const text = escapeMarkdown(noIcons(content.replace(/\s+/g, ' ').trim()));
 		rows.push(`- ${icon} ${status === 'completed' ? `~~${text}~~` : status === 'in_progress' ? `**${text}**` : text}`);
 	}
-	return `\n\n$(checklist) **${escapeMarkdown(vscode.l10n.t('Plan'))}**\n\n${rows.join('\n')}\n\n`;
+	return `\n\n$(checklist) **${escapeMarkdown(l10n.t('Plan'))}**\n\n${rows.join('\n')}\n\n`;
+}
+
+/** The command that fixes "no plugins" (setup.ts registers it). */
+export const INSTALL_PLUGIN_COMMAND = 'rxBridge.installPlugin';
+
+/** The answer while the bridge has no model: the one step that fixes it, as a button. */
+function noModel(stream: vscode.ChatResponseStream, previous: ChatMetadata): vscode.ChatResult {
+	stream.markdown(noModelText());
+	stream.button({ command: SETUP_MODEL_COMMAND, title: l10n.t('Reasonix: Set Up Model…') });
+	return { metadata: previous };
 }
 
 /** Says so when a session was reopened in plan mode (left so by an ACP client, say). */
 function modeNote(stream: vscode.ChatResponseStream, r: SessionRef): void {
 	if (r.mode === 'plan') {
-		stream.markdown(new vscode.MarkdownString('\n\n$(list-ordered) This session is in plan mode: the agent reads, searches and plans, and edits nothing. `@reasonix /mode normal` switches it.\n\n', true));
+		stream.markdown(new vscode.MarkdownString(`\n\n$(list-ordered) ${l10n.t('This session is in plan mode: the agent reads, searches and plans, and edits nothing. `@reasonix /mode normal` switches it.')}\n\n`, true));
 	}
 }
 
@@ -855,12 +873,12 @@ function stopNote(reason: string): string | undefined {
 		case 'refusal':
 			return undefined;
 		case 'cancelled':
-			return 'Cancelled.';
+			return l10n.t('Cancelled.');
 		case 'max_tokens':
-			return 'Stopped: the model reached its output limit.';
+			return l10n.t('Stopped: the model reached its output limit.');
 		case 'max_turn_requests':
-			return 'Stopped: the step budget of this turn ran out.';
+			return l10n.t('Stopped: the step budget of this turn ran out.');
 		default:
-			return `Stopped: ${reason}`;
+			return l10n.t('Stopped: {0}', reason);
 	}
 }

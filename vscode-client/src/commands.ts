@@ -3,6 +3,7 @@
 // prompts), Reload Plugins, Show Plugins, Restart Bridge, Show Bridge Log.
 
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import { PARTICIPANT_NAME } from './chat';
 import { VirtualDocs } from './docs';
 import type { Action, PluginContents, PluginInfo } from './protocol';
@@ -22,8 +23,13 @@ export const PLUGINS_DOC = '/plugins.txt';
 
 interface ActionItem extends vscode.QuickPickItem {
 	name: string;
-	action: Action;
+	action?: Action;
+	/** The empty list's one item: Reasonix: Install Plugin…. */
+	install?: boolean;
 }
+
+/** The command that fixes an empty plugin list (setup.ts registers it). */
+export const INSTALL_PLUGIN_COMMAND = 'rxBridge.installPlugin';
 
 /** The chat command that opens the Chat view with a query and sends it. */
 export const CHAT_OPEN = 'workbench.action.chat.open';
@@ -85,9 +91,9 @@ export class Commands {
 		try {
 			const r = await this.rx.runAction(name);
 			if (r.message && this.notices(plugin) === before) showBySeverity('info', noIcons(`${name}: ${r.message}`));
-			else if (r.accepted === false) showBySeverity('warn', noIcons(`${name} was not accepted`));
+			else if (r.accepted === false) showBySeverity('warn', noIcons(l10n.t('{0} was not accepted', name)));
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: ${name} failed: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: {0} failed: {1}', name, errorText(err))));
 		}
 	}
 
@@ -99,8 +105,8 @@ export class Commands {
 	async runCommand(a: Action): Promise<void> {
 		const args = await vscode.window.showInputBox({
 			title: noIcons(`Reasonix: ${a.name}`),
-			prompt: a.description ? noIcons(a.description) : `The arguments of ${noIcons(a.name)} (may be empty)`,
-			placeHolder: a.argumentHint ? noIcons(a.argumentHint) : 'arguments (optional)',
+			prompt: a.description ? noIcons(a.description) : l10n.t('The arguments of {0} (may be empty)', noIcons(a.name)),
+			placeHolder: a.argumentHint ? noIcons(a.argumentHint) : l10n.t('arguments (optional)'),
 			ignoreFocusOut: true,
 		});
 		if (args === undefined) return;
@@ -108,22 +114,22 @@ export class Commands {
 		try {
 			await vscode.commands.executeCommand(CHAT_OPEN, { query: chatQuery(line) });
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: cannot open the Chat view to run ${a.name}: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: cannot open the Chat view to run {0}: {1}', a.name, errorText(err))));
 		}
 	}
 
 	private pickAction(): Promise<Action | undefined> {
 		return new Promise((resolve) => {
 			const qp = vscode.window.createQuickPick<ActionItem>();
-			qp.title = 'Reasonix: Run Plugin Action';
-			qp.placeholder = 'Pick a plugin action or command';
+			qp.title = l10n.t('Reasonix: Run Plugin Action');
+			qp.placeholder = l10n.t('Pick a plugin action or command');
 			qp.matchOnDescription = true;
 			const fill = () => {
 				const items = this.rx.actions.map((a) => isCommand(a)
 					? {
 						label: a.name,
 						description: noIcons([a.argumentHint, a.description].filter(Boolean).join(' — ')) || undefined,
-						detail: a.source && a.source !== 'command' ? `${a.source === 'mcpPrompt' ? 'MCP prompt' : a.source}${a.plugin ? ` of ${a.plugin}` : ''}` : undefined,
+						detail: a.source && a.source !== 'command' ? (a.plugin ? l10n.t('{0} of {1}', a.source === 'mcpPrompt' ? 'MCP prompt' : a.source, a.plugin) : (a.source === 'mcpPrompt' ? 'MCP prompt' : a.source)) : undefined,
 						name: a.name,
 						action: a,
 					}
@@ -133,9 +139,13 @@ export class Commands {
 						name: a.name,
 						action: a,
 					});
-				qp.items = items;
-				if (items.length === 0 && !qp.busy) qp.placeholder = 'No plugin actions or commands (install a plugin with `rx-bridge plugin install`, then Reasonix: Reload Plugins)';
-				else qp.placeholder = 'Pick a plugin action or command';
+				if (items.length === 0 && !qp.busy) {
+					qp.items = [{ label: `$(add) ${l10n.t('Reasonix: Install Plugin…')}`, description: l10n.t('no plugin is installed yet'), name: '', install: true }];
+					qp.placeholder = l10n.t('No plugin actions or commands: run "Reasonix: Install Plugin…"');
+				} else {
+					qp.items = items;
+					qp.placeholder = l10n.t('Pick a plugin action or command');
+				}
 			};
 			const sub = this.rx.onDidChangeActions(fill);
 			let settled = false;
@@ -146,7 +156,15 @@ export class Commands {
 				qp.dispose();
 				resolve(v);
 			};
-			qp.onDidAccept(() => done(qp.selectedItems[0]?.action ?? qp.activeItems[0]?.action));
+			qp.onDidAccept(() => {
+				const item = qp.selectedItems[0] ?? qp.activeItems[0];
+				if (item?.install) {
+					done(undefined);
+					void vscode.commands.executeCommand(INSTALL_PLUGIN_COMMAND);
+					return;
+				}
+				done(item?.action);
+			});
 			qp.onDidHide(() => done(undefined));
 			qp.busy = true;
 			fill();
@@ -156,7 +174,7 @@ export class Commands {
 				(err) => {
 					qp.busy = false;
 					fill();
-					qp.placeholder = `Could not list plugin actions: ${errorText(err)}`;
+					qp.placeholder = l10n.t('Could not list plugin actions: {0}', errorText(err));
 				},
 			);
 		});
@@ -165,13 +183,13 @@ export class Commands {
 	async reload(): Promise<void> {
 		try {
 			const r = await vscode.window.withProgress(
-				{ location: vscode.ProgressLocation.Notification, title: 'Reasonix: reloading plugins' },
+				{ location: vscode.ProgressLocation.Notification, title: l10n.t('Reasonix: reloading plugins') },
 				() => this.rx.reload(),
 			);
-			void vscode.window.showInformationMessage(`Reasonix: plugins reloaded (generation ${r.generation})`);
+			void vscode.window.showInformationMessage(l10n.t('Reasonix: plugins reloaded (generation {0})', r.generation));
 			for (const w of r.warnings ?? []) void vscode.window.showWarningMessage(noIcons(`Reasonix: ${w}`));
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: reload failed, the running plugins stay: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: reload failed, the running plugins stay: {0}', errorText(err))));
 		}
 	}
 
@@ -180,7 +198,7 @@ export class Commands {
 		try {
 			plugins = await this.rx.plugins();
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: could not list plugins: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: could not list plugins: {0}', errorText(err))));
 			return;
 		}
 		const uri = this.docs.set(PLUGINS_DOC, renderPlugins(plugins));
@@ -191,16 +209,16 @@ export class Commands {
 	async restart(): Promise<void> {
 		try {
 			await this.rx.bridge.restart();
-			void vscode.window.showInformationMessage('Reasonix: bridge restarted');
+			void vscode.window.showInformationMessage(l10n.t('Reasonix: bridge restarted'));
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`Reasonix: restarting the bridge failed: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: restarting the bridge failed: {0}', errorText(err))));
 		}
 	}
 }
 
 /** Plain text, shown in an editor (monospaced): the FULL TRUST blocks verbatim. */
 export function renderPlugins(plugins: PluginInfo[]): string {
-	if (plugins.length === 0) return 'No plugins are installed.\n\nInstall one with: rx-bridge plugin install <dir>\n';
+	if (plugins.length === 0) return `${l10n.t('No plugins are installed. Run "Reasonix: Install Plugin…" (F1) to install one.')}\n`;
 	const out: string[] = [];
 	for (const p of plugins) {
 		const state = p.state ?? (p.running ? 'running' : '');

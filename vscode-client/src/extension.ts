@@ -2,6 +2,7 @@
 // commands, the @reasonix chat participant and the language model provider.
 
 import * as vscode from 'vscode';
+import { l10n, useLanguage } from './l10n';
 import { Bridge, DEFAULT_BACKOFF, FatalStartError } from './bridge';
 import { CARDS_VIEW } from './cards';
 import { ChatSessions, PARTICIPANT_ID } from './chat';
@@ -15,11 +16,12 @@ import { EditReview } from './review';
 import { SessionsView } from './sessionsView';
 import { Rx } from './rx';
 import { BridgeStatus } from './status';
+import { FirstRun, Keys } from './setup';
 import { PluginUI } from './ui';
 
-export const INSTALL_BUTTON = 'Install Instructions';
-export const SETTINGS_BUTTON = 'Open Settings';
-export const RESTART_BUTTON = 'Restart Bridge';
+export const INSTALL_BUTTON = l10n.t('Install Instructions');
+export const SETTINGS_BUTTON = l10n.t('Open Settings');
+export const RESTART_BUTTON = l10n.t('Restart Bridge');
 export const SHOW_CARDS_COMMAND = 'rxBridge.showCards';
 
 /** What activate returns; the end-to-end test extension reads it. */
@@ -29,8 +31,11 @@ export interface Api {
 }
 
 export function activate(context: vscode.ExtensionContext): Api {
+	useLanguage(context.extensionUri.fsPath, vscode.workspace.getConfiguration(CONFIG).get<string>('language', 'auto'));
 	const log = new BridgeLog(vscode.window.createOutputChannel('Reasonix Bridge'));
-	const bridge = new Bridge(new LanguageClientTransport(log, vscode.Uri.joinPath(context.extensionUri, 'bin').fsPath), DEFAULT_BACKOFF, (line) => log.info(line));
+	const keys = new Keys(context.secrets, context.globalState);
+	const bundledDir = vscode.Uri.joinPath(context.extensionUri, 'bin').fsPath;
+	const bridge = new Bridge(new LanguageClientTransport(log, bundledDir, () => keys.env()), DEFAULT_BACKOFF, (line) => log.info(line));
 	const rx = new Rx(bridge);
 	const docs = new VirtualDocs();
 	const ui = new PluginUI(rx.generations, docs, {
@@ -42,6 +47,21 @@ export function activate(context: vscode.ExtensionContext): Api {
 		reload: () => commands.reload(),
 	});
 	const commands = new Commands(rx, docs, log, (plugin) => ui.notifications(plugin));
+	const firstRun = new FirstRun({
+		keys,
+		docs,
+		cliOptions: async (extra) => {
+			const cfg = vscode.workspace.getConfiguration(CONFIG);
+			return {
+				setting: cfg.get<string>('path', ''),
+				home: cfg.get<string>('home', '').trim(),
+				bundledDir,
+				env: { ...process.env, ...(await keys.env()), ...(extra ?? {}) },
+			};
+		},
+		restartBridge: async () => { await bridge.restart(); },
+		reloadPlugins: () => commands.reload(),
+	});
 	bridge.handlers.onRequest(Method.uiRequest, (p: UIRequest, token) => ui.request(p, token));
 	bridge.handlers.onNotification(Method.uiSurface, (p: UISurface) => ui.surface(p));
 	bridge.handlers.onNotification(Method.pluginStateChanged, (p: PluginStateChange) => ui.pluginState(p));
@@ -65,9 +85,13 @@ export function activate(context: vscode.ExtensionContext): Api {
 		vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
 		vscode.lm.registerLanguageModelChatProvider(VENDOR, models),
 		...commands.register(),
+		...firstRun.register(),
 		bridge.onDidFail((err) => void reportFailure(context, err)),
 		vscode.workspace.onDidChangeConfiguration((e) => {
-			if (e.affectsConfiguration(`${CONFIG}.path`) || e.affectsConfiguration(`${CONFIG}.home`)) {
+			if (e.affectsConfiguration(`${CONFIG}.language`)) {
+				useLanguage(context.extensionUri.fsPath, vscode.workspace.getConfiguration(CONFIG).get<string>('language', 'auto'));
+			}
+			if (e.affectsConfiguration(`${CONFIG}.path`) || e.affectsConfiguration(`${CONFIG}.home`) || e.affectsConfiguration(`${CONFIG}.language`)) {
 				void bridge.restart().catch(() => {});
 			}
 		}),
@@ -103,7 +127,7 @@ export async function openPathSetting(): Promise<void> {
 async function reportFailure(context: vscode.ExtensionContext, err: Error): Promise<void> {
 	if (err instanceof FatalStartError && err.reason === 'not_found') {
 		const pick = await vscode.window.showErrorMessage(
-			`Reasonix: ${err.message}. Install rx-bridge, or set "rxBridge.path" to its location.`,
+			l10n.t('Reasonix: {0}. Install rx-bridge, or set "rxBridge.path" to its location.', err.message),
 			INSTALL_BUTTON, SETTINGS_BUTTON);
 		if (pick === INSTALL_BUTTON) {
 			await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md'));
@@ -112,6 +136,6 @@ async function reportFailure(context: vscode.ExtensionContext, err: Error): Prom
 		}
 		return;
 	}
-	const pick = await vscode.window.showErrorMessage(`Reasonix: ${err.message}`, RESTART_BUTTON);
+	const pick = await vscode.window.showErrorMessage(l10n.t('Reasonix: {0}', err.message), RESTART_BUTTON);
 	if (pick === RESTART_BUTTON) await vscode.commands.executeCommand(CommandId.restart);
 }

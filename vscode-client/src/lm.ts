@@ -2,6 +2,7 @@
 // lists rx/models and answers through rx/lm/chat, streaming rx/lm/chunk.
 
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import type { Token } from './bridge';
 import {
 	LmChatParams, LmChatResult, LmChunk, Method, ModelInfo, ProviderChunk, ProviderMessage, ProviderToolSchema,
@@ -10,6 +11,35 @@ import type { Rx } from './rx';
 import { errorText } from './ui';
 
 export const VENDOR = 'reasonix';
+
+/**
+ * The model listed while the bridge has none: without any model VS Code
+ * refuses every chat request before a participant sees it ("Language model
+ * unavailable"); with this one, @reasonix answers with the one step that
+ * fixes it, and the picker itself says it.
+ */
+export const SETUP_MODEL_ID = 'reasonix-set-up-a-model';
+/** The command that fixes "no model" (setup.ts registers it). */
+export const SETUP_MODEL_COMMAND = 'rxBridge.setupModel';
+
+export function noModelText(): string {
+	return l10n.t('No model is set up yet. Run "Reasonix: Set Up Model…" (a service such as DeepSeek or OpenAI, or a model server on this machine), then ask again.');
+}
+
+export function setupPlaceholder(): vscode.LanguageModelChatInformation {
+	return {
+		id: SETUP_MODEL_ID,
+		name: l10n.t('No model: run Reasonix: Set Up Model…'),
+		family: VENDOR,
+		version: '1',
+		detail: 'rx-bridge',
+		tooltip: noModelText(),
+		maxInputTokens: 8192,
+		maxOutputTokens: 1024,
+		// Agent mode lists only models that call tools: it must be there.
+		capabilities: { toolCalling: true, imageInput: false },
+	};
+}
 
 /** Routes rx/lm/chunk notifications to the request that owns them. */
 export class ChunkRouter {
@@ -50,9 +80,9 @@ export class LanguageModels implements vscode.LanguageModelChatProvider, vscode.
 		try {
 			models = (await this.rx.models(token)).models ?? [];
 		} catch {
-			return [];
+			models = [];
 		}
-		return models.map(modelInformation);
+		return models.length > 0 ? models.map(modelInformation) : [setupPlaceholder()];
 	}
 
 	async provideLanguageModelChatResponse(
@@ -62,6 +92,7 @@ export class LanguageModels implements vscode.LanguageModelChatProvider, vscode.
 		progress: vscode.Progress<vscode.LanguageModelResponsePart>,
 		token: vscode.CancellationToken,
 	): Promise<void> {
+		if (model.id === SETUP_MODEL_ID) throw new Error(noModelText());
 		const mo = options.modelOptions ?? {};
 		const params: LmChatParams = {
 			requestId: nextRequestId(),
@@ -120,7 +151,7 @@ export async function streamChat(
 		return r;
 	} catch (err) {
 		if (token.isCancellationRequested) throw new vscode.CancellationError();
-		throw new Error(`Reasonix: ${params.model}: ${errorText(err)}`);
+		throw new Error(l10n.t('Reasonix: {0}: {1}', params.model, errorText(err)));
 	} finally {
 		cancelSub.dispose();
 		sink.dispose();

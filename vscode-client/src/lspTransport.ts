@@ -26,9 +26,30 @@ class RxCapabilities implements StaticFeature {
 	dispose(): void {}
 }
 
+/** The UI language the bridge is told in initialize's `locale`: rxBridge.language, else VS Code's. */
+export function uiLanguage(): string {
+	const set = vscode.workspace.getConfiguration(CONFIG).get<string>('language', 'auto');
+	return set && set !== 'auto' ? set : vscode.env.language;
+}
+
+/** initialize's `locale` is uiLanguage() (the bridge picks its messages' language from it). */
+class RxLanguageClient extends LanguageClient {
+	protected getLocale(): string {
+		return uiLanguage();
+	}
+}
+
 export class LanguageClientTransport implements Transport {
-	/** bundledDir: the extension's bin folder (see resolveBinary). */
-	constructor(private readonly log: BridgeLog, private readonly bundledDir?: string) {}
+	/**
+	 * bundledDir: the extension's bin folder (see resolveBinary); extraEnv:
+	 * variables added to the bridge's environment (the API keys from
+	 * SecretStorage; never logged).
+	 */
+	constructor(
+		private readonly log: BridgeLog,
+		private readonly bundledDir?: string,
+		private readonly extraEnv: () => Promise<Record<string, string>> = async () => ({}),
+	) {}
 
 	async start(handlers: HandlerTable): Promise<Connection> {
 		const cfg = vscode.workspace.getConfiguration(CONFIG);
@@ -40,7 +61,7 @@ export class LanguageClientTransport implements Transport {
 		const args = ['serve'];
 		const home = cfg.get<string>('home', '').trim();
 		if (home) args.push('--home', home);
-		const serverOptions: ServerOptions = { command: bin.path, args, options: { env: process.env } };
+		const serverOptions: ServerOptions = { command: bin.path, args, options: { env: { ...process.env, ...(await this.extraEnv()) } } };
 		let closedResolve!: () => void;
 		const closed = new Promise<void>((r) => { closedResolve = r; });
 		const clientOptions: LanguageClientOptions = {
@@ -68,7 +89,7 @@ export class LanguageClientTransport implements Transport {
 		// The trace the initialize request carries follows the setting.
 		let trace = traceSetting(cfg.get<string>('trace.server', 'off'));
 		this.log.setTracing(trace !== Trace.Off);
-		const client = new LanguageClient(CLIENT_ID, 'Reasonix Bridge', serverOptions, clientOptions);
+		const client = new RxLanguageClient(CLIENT_ID, 'Reasonix Bridge', serverOptions, clientOptions);
 		ownTrace(client);
 		client.registerFeature(new RxCapabilities());
 		for (const [method, handler] of handlers.requests) {

@@ -12,6 +12,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import type { VirtualDocs } from './docs';
 import { escapeMarkdown, noIcons } from './text';
 
@@ -161,7 +162,7 @@ function fileName(uri: string): string {
 function diffBlock(h: Hunk): string {
 	const cut = (lines: string[], sign: string) => {
 		const shown = lines.slice(0, SHOWN_LINES).map((l) => `${sign} ${noIcons(l)}`);
-		if (lines.length > SHOWN_LINES) shown.push(`${sign} ${vscode.l10n.t('… ({0} more lines)', lines.length - SHOWN_LINES)}`);
+		if (lines.length > SHOWN_LINES) shown.push(`${sign} ${l10n.t('… ({0} more lines)', lines.length - SHOWN_LINES)}`);
 		return shown;
 	};
 	const lines = (t: string) => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
@@ -175,11 +176,11 @@ function diffBlock(h: Hunk): string {
 function hunkLabel(h: Hunk): { label: string; description: string } {
 	const first = (t: string) => t.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
 	const clip = (t: string) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
-	if (h.edit < 0) return { label: noIcons(vscode.l10n.t('Create {0}', fileName(h.uri))), description: '' };
+	if (h.edit < 0) return { label: noIcons(l10n.t('Create {0}', fileName(h.uri))), description: '' };
 	const was = clip(first(h.oldText));
 	const now = clip(first(h.newText));
 	const what = was && now ? `${was} → ${now}` : now ? `+ ${now}` : `− ${was}`;
-	return { label: noIcons(what), description: noIcons(vscode.l10n.t('{0}, line {1}', fileName(h.uri), h.line)) };
+	return { label: noIcons(what), description: noIcons(l10n.t('{0}, line {1}', fileName(h.uri), h.line)) };
 }
 
 export class EditReview implements vscode.Disposable {
@@ -209,16 +210,16 @@ export class EditReview implements vscode.Disposable {
 		const files = [...new Set(all.map((h) => fileName(h.uri)))].join(', ');
 		const filtered = keepOnly(edit, all, keep);
 		if (!filtered) {
-			sink?.line(`$(close) ${escapeMarkdown(noIcons(vscode.l10n.t('Rejected the change to {0}.', files)))}\n\n`);
+			sink?.line(`$(close) ${escapeMarkdown(noIcons(l10n.t('Rejected the change to {0}.', files)))}\n\n`);
 			return { applied: false, failureReason: 'the user rejected the edit' };
 		}
 		const r = await next({ label: params.label, edit: filtered });
 		if (!r.applied) {
-			sink?.line(`$(error) ${escapeMarkdown(noIcons(vscode.l10n.t('The change to {0} could not be applied: {1}', files, r.failureReason ?? vscode.l10n.t('no reason given'))))}\n\n`);
+			sink?.line(`$(error) ${escapeMarkdown(noIcons(l10n.t('The change to {0} could not be applied: {1}', files, r.failureReason ?? l10n.t('no reason given'))))}\n\n`);
 		} else if (keep.size === all.length) {
-			sink?.line(`$(check) ${escapeMarkdown(noIcons(vscode.l10n.t('Accepted the change to {0}.', files)))}\n\n`);
+			sink?.line(`$(check) ${escapeMarkdown(noIcons(l10n.t('Accepted the change to {0}.', files)))}\n\n`);
 		} else {
-			sink?.line(`$(check) ${escapeMarkdown(noIcons(vscode.l10n.t('Accepted {0} of {1} changes to {2}.', keep.size, all.length, files)))}\n\n`);
+			sink?.line(`$(check) ${escapeMarkdown(noIcons(l10n.t('Accepted {0} of {1} changes to {2}.', keep.size, all.length, files)))}\n\n`);
 		}
 		return r;
 	}
@@ -227,31 +228,31 @@ export class EditReview implements vscode.Disposable {
 	private async askInChat(sink: ReviewSink, edit: LspWorkspaceEdit, all: Hunk[], texts: ReadonlyMap<string, string>): Promise<Answer> {
 		const id = `r${++this.counter}`;
 		const uris = [...new Set(all.map((h) => h.uri))];
-		const lines = [`\n\n$(diff) **${escapeMarkdown(noIcons(vscode.l10n.t('Reasonix wants to change {0}', uris.map(fileName).join(', '))))}**`];
+		const lines = [`\n\n$(diff) **${escapeMarkdown(noIcons(l10n.t('Reasonix wants to change {0}', uris.map(fileName).join(', '))))}**`];
 		for (const uri of uris) {
 			const mine = all.filter((h) => h.uri === uri);
 			if (uris.length > 1) lines.push('', `**${escapeMarkdown(noIcons(fileName(uri)))}**`);
 			for (const h of mine) {
-				if (h.edit < 0) lines.push('', escapeMarkdown(noIcons(vscode.l10n.t('Create {0}', fileName(uri)))));
-				else lines.push('', escapeMarkdown(vscode.l10n.t('Line {0}:', h.line)), '', diffBlock(h));
+				if (h.edit < 0) lines.push('', escapeMarkdown(noIcons(l10n.t('Create {0}', fileName(uri)))));
+				else lines.push('', escapeMarkdown(l10n.t('Line {0}:', h.line)), '', diffBlock(h));
 			}
 		}
 		sink.line(lines.join('\n') + '\n\n');
 		this.pending.set(id, { clicks: [] });
-		sink.button({ command: REVIEW_COMMAND, title: vscode.l10n.t('Accept'), arguments: [id, 'accept'] });
-		sink.button({ command: REVIEW_COMMAND, title: vscode.l10n.t('Reject'), arguments: [id, 'reject'] });
-		if (all.length > 1) sink.button({ command: REVIEW_COMMAND, title: vscode.l10n.t('Choose Changes…'), arguments: [id, 'choose'] });
-		sink.button({ command: REVIEW_COMMAND, title: vscode.l10n.t('Show Diff'), arguments: [id, 'diff'] });
+		sink.button({ command: REVIEW_COMMAND, title: l10n.t('Accept'), arguments: [id, 'accept'] });
+		sink.button({ command: REVIEW_COMMAND, title: l10n.t('Reject'), arguments: [id, 'reject'] });
+		if (all.length > 1) sink.button({ command: REVIEW_COMMAND, title: l10n.t('Choose Changes…'), arguments: [id, 'choose'] });
+		sink.button({ command: REVIEW_COMMAND, title: l10n.t('Show Diff'), arguments: [id, 'diff'] });
 		try {
 			for (;;) {
 				const a = await Promise.race([this.nextClick(id), sink.ended?.then(() => 'ended') ?? new Promise<string>(() => {})]);
 				// The turn ended (cancelled) before an answer: nothing is applied.
-				if (a === 'ended') return this.done(id, { kind: 'reject' }, vscode.l10n.t('Reasonix: this change was withdrawn: its turn ended.'));
-				if (a === 'accept') return this.done(id, { kind: 'accept' }, vscode.l10n.t('Reasonix: this change was already accepted.'));
-				if (a === 'reject') return this.done(id, { kind: 'reject' }, vscode.l10n.t('Reasonix: this change was already rejected.'));
+				if (a === 'ended') return this.done(id, { kind: 'reject' }, l10n.t('Reasonix: this change was withdrawn: its turn ended.'));
+				if (a === 'accept') return this.done(id, { kind: 'accept' }, l10n.t('Reasonix: this change was already accepted.'));
+				if (a === 'reject') return this.done(id, { kind: 'reject' }, l10n.t('Reasonix: this change was already rejected.'));
 				if (a === 'choose') {
 					const chosen = await this.askInPicker(all, true);
-					if (!chosen.cancelled) return this.done(id, chosen, vscode.l10n.t('Reasonix: this change was already answered.'));
+					if (!chosen.cancelled) return this.done(id, chosen, l10n.t('Reasonix: this change was already answered.'));
 				}
 				if (a === 'diff') await this.showDiff(id, edit, all, texts);
 			}
@@ -284,7 +285,7 @@ export class EditReview implements vscode.Disposable {
 		const q = this.pending.get(id);
 		const outcome = this.answered.get(id);
 		if (!q || outcome !== undefined) {
-			void vscode.window.showInformationMessage(outcome ?? vscode.l10n.t('Reasonix: this change was already answered.'));
+			void vscode.window.showInformationMessage(outcome ?? l10n.t('Reasonix: this change was already answered.'));
 			return;
 		}
 		q.clicks.push(answer);
@@ -296,10 +297,10 @@ export class EditReview implements vscode.Disposable {
 		const items = all.map((h, i) => ({ ...hunkLabel(h), picked: true, index: i }));
 		const files = [...new Set(all.map((h) => fileName(h.uri)))].join(', ');
 		const picked = await vscode.window.showQuickPick(items, {
-			title: noIcons(vscode.l10n.t('Reasonix wants to change {0}', files)),
+			title: noIcons(l10n.t('Reasonix wants to change {0}', files)),
 			placeHolder: fromChat
-				? vscode.l10n.t('Untick the changes to leave out, then press Enter (Escape: back to the chat)')
-				: vscode.l10n.t('Untick the changes to leave out, then press Enter (Escape rejects them all)'),
+				? l10n.t('Untick the changes to leave out, then press Enter (Escape: back to the chat)')
+				: l10n.t('Untick the changes to leave out, then press Enter (Escape rejects them all)'),
 			canPickMany: true,
 			ignoreFocusOut: true,
 		});
@@ -318,7 +319,7 @@ export class EditReview implements vscode.Disposable {
 			const name = path.basename(vscode.Uri.parse(uri).path);
 			const left = texts.has(uri) && before !== '' ? vscode.Uri.parse(uri) : this.docs.set(`/review/${id}/before/${name}`, before);
 			const right = this.docs.set(`/review/${id}/proposed/${name}`, after);
-			await vscode.commands.executeCommand('vscode.diff', left, right, noIcons(vscode.l10n.t('{0} (proposed by Reasonix)', fileName(uri))), { preserveFocus: true, preview: true });
+			await vscode.commands.executeCommand('vscode.diff', left, right, noIcons(l10n.t('{0} (proposed by Reasonix)', fileName(uri))), { preserveFocus: true, preview: true });
 		}
 	}
 

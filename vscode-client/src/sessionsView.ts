@@ -6,6 +6,7 @@
 // after each chat turn, rename, delete and bridge start.
 
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import type { ChatSessions } from './chat';
 import { DELETE, RENAME, RESUME } from './chat';
 import type { SessionInfo } from './protocol';
@@ -50,16 +51,16 @@ export class SessionsView implements vscode.TreeDataProvider<SessionInfo>, vscod
 		if (element) return [];
 		try {
 			const list = await this.chat.storedList();
-			this.setMessage(list.length === 0 ? vscode.l10n.t('No stored session in this workspace yet: a @reasonix chat starts one.') : undefined);
+			this.setMessage(list.length === 0 ? l10n.t('No stored session in this workspace yet: a @reasonix chat starts one.') : undefined);
 			return list;
 		} catch (err) {
-			this.setMessage(noIcons(vscode.l10n.t('Cannot list the sessions: {0}', errorText(err))));
+			this.setMessage(noIcons(l10n.t('Cannot list the sessions: {0}', errorText(err))));
 			return [];
 		}
 	}
 
 	getTreeItem(s: SessionInfo): vscode.TreeItem {
-		const title = noIcons(s.title || vscode.l10n.t('(no prompt yet)'));
+		const title = noIcons(s.title || l10n.t('(no prompt yet)'));
 		const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
 		const when = ago(s.updatedAt);
 		item.description = noIcons([s.model, when].filter(Boolean).join(' · '));
@@ -67,7 +68,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionInfo>, vscod
 		item.iconPath = new vscode.ThemeIcon('comment-discussion');
 		item.contextValue = 'session';
 		item.id = s.sessionId;
-		item.command = { command: SessionCommand.resume, title: vscode.l10n.t('Resume in Chat'), arguments: [s] };
+		item.command = { command: SessionCommand.resume, title: l10n.t('Resume in Chat'), arguments: [s] };
 		return item;
 	}
 

@@ -1,5 +1,6 @@
 // Plugin text is shown as plain text (EDITOR_PROTOCOL.md preamble): these
 // helpers keep VS Code from reading anything into it.
+import { l10n } from './l10n';
 
 /** Breaks `$(icon)` syntax, which labels, status items and messages render. */
 export function noIcons(s: string | undefined): string {
@@ -108,11 +109,11 @@ export function ago(stamp: string | undefined, now = Date.now()): string {
 	const t = stamp ? Date.parse(stamp) : NaN;
 	if (!Number.isFinite(t)) return '';
 	const s = Math.max(0, Math.floor((now - t) / 1000));
-	if (s < 60) return 'just now';
-	if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-	if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+	if (s < 60) return l10n.t('just now');
+	if (s < 3600) return l10n.t('{0} min ago', Math.floor(s / 60));
+	if (s < 86400) return l10n.t('{0} h ago', Math.floor(s / 3600));
 	const d = Math.floor(s / 86400);
-	return d === 1 ? '1 day ago' : `${d} days ago`;
+	return d === 1 ? l10n.t('1 day ago') : l10n.t('{0} days ago', d);
 }
 
 export function percent(progress: number | null | undefined): string | undefined {

@@ -6,6 +6,7 @@
 // generations are dropped.
 
 import * as vscode from 'vscode';
+import { l10n } from './l10n';
 import type { Token } from './bridge';
 import { CardsView, OPEN_CARD_COMMAND } from './cards';
 import { VirtualDocs } from './docs';
@@ -25,7 +26,7 @@ export interface UIHost {
 	reload(): Promise<void>;
 }
 
-export const RELOAD_BUTTON = 'Reload Plugins';
+export const RELOAD_BUTTON = l10n.t('Reload Plugins');
 export const RELOAD_COMMAND = 'rxBridge.reload';
 
 interface StatusEntry {
@@ -123,15 +124,17 @@ export class PluginUI implements vscode.Disposable {
 			this.status.set(`${ch.plugin}\u0000\u0000crashed`, { item, generation: ch.generation, plugin: ch.plugin });
 			this.markCrashed(item, ch.plugin, crash);
 		}
-		void vscode.window.showErrorMessage(noIcons(`Reasonix: the plugin ${ch.plugin} crashed${crash.reason ? ` (${oneLine(crash.reason)})` : ''}. Reload the plugins to start it again; the chat goes on without it.`), RELOAD_BUTTON)
+		void vscode.window.showErrorMessage(noIcons(crash.reason
+			? l10n.t('Reasonix: the plugin {0} crashed ({1}). Reload the plugins to start it again; the chat goes on without it.', ch.plugin, oneLine(crash.reason))
+			: l10n.t('Reasonix: the plugin {0} crashed. Reload the plugins to start it again; the chat goes on without it.', ch.plugin)), RELOAD_BUTTON)
 			.then((pick) => (pick === RELOAD_BUTTON ? this.host.reload() : undefined));
 	}
 
 	private markCrashed(item: vscode.StatusBarItem, plugin: string, crash: Crash): void {
-		item.text = `$(error) ${noIcons(plugin)}: crashed`;
-		item.tooltip = [`${plugin} crashed`, crash.reason, crash.recover, 'Click to reload the plugins.'].filter(Boolean).join('\n');
+		item.text = `$(error) ${l10n.t('{0}: crashed', noIcons(plugin))}`;
+		item.tooltip = [l10n.t('{0} crashed', plugin), crash.reason, crash.recover, l10n.t('Click to reload the plugins.')].filter(Boolean).join('\n');
 		item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-		item.accessibilityInformation = { label: `${plugin} crashed; click to reload the plugins` };
+		item.accessibilityInformation = { label: l10n.t('{0} crashed; click to reload the plugins', plugin) };
 		item.command = RELOAD_COMMAND;
 		item.show();
 	}
@@ -203,7 +206,7 @@ export class PluginUI implements vscode.Disposable {
 		item.text = `${icon}${noIcons(p.label)}${pct ? ` ${pct}` : ''}`;
 		const tip = [`${plugin}: ${p.label}`];
 		if (p.detail) tip.push(p.detail);
-		if (pct) tip.push(`progress ${pct}`);
+		if (pct) tip.push(l10n.t('progress {0}', pct));
 		item.tooltip = tip.join('\n');
 		item.backgroundColor = p.severity === 'error'
 			? new vscode.ThemeColor('statusBarItem.errorBackground')
@@ -254,10 +257,10 @@ export class PluginUI implements vscode.Disposable {
 			if (values === undefined || this.gens.isStale(generation)) return;
 			const accepted = await this.host.submit(plugin, surfaceId, generation, values);
 			if (!accepted) {
-				void vscode.window.showWarningMessage(noIcons(`${plugin}: the form "${p.title ?? surfaceId}" is no longer current; nothing was submitted`));
+				void vscode.window.showWarningMessage(noIcons(l10n.t('{0}: the form "{1}" is no longer current; nothing was submitted', plugin, p.title ?? surfaceId)));
 			}
 		} catch (err) {
-			void vscode.window.showErrorMessage(noIcons(`${plugin}: submitting "${p.title ?? surfaceId}" failed: ${errorText(err)}`));
+			void vscode.window.showErrorMessage(noIcons(l10n.t('{0}: submitting "{1}" failed: {2}', plugin, p.title ?? surfaceId, errorText(err))));
 		} finally {
 			sub.dispose();
 			src.dispose();
@@ -282,7 +285,7 @@ export function normalizeFields(req: UIRequest): UIField[] {
 export function renderCard(plugin: string, p: CardPayload): string {
 	const out: string[] = [];
 	out.push(`# ${escapeMarkdown(p.title || plugin)}`, '');
-	out.push(`*From the plugin ${escapeMarkdown(plugin)}; read-only.*`, '');
+	out.push(`*${l10n.t('From the plugin {0}; read-only.', escapeMarkdown(plugin))}*`, '');
 	if (p.markdown) out.push(safeMarkdown(p.markdown), '');
 	else if (p.text) out.push(...p.text.split('\n').map((l) => `${escapeMarkdown(l)}  `), '');
 	if (p.fields?.length) {
@@ -291,9 +294,9 @@ export function renderCard(plugin: string, p: CardPayload): string {
 		out.push('');
 	}
 	const pct = percent(p.progress);
-	if (pct) out.push(`Progress: ${pct}`, '');
+	if (pct) out.push(l10n.t('Progress: {0}', pct), '');
 	if (p.actions?.length) {
-		out.push('Actions (in the Reasonix view under this card, or run with "Reasonix: Run Plugin Action…"):', '');
+		out.push(l10n.t('Actions (in the Reasonix view under this card, or run with "Reasonix: Run Plugin Action…"):'), '');
 		for (const a of p.actions) out.push(`- ${escapeMarkdown(a.label)} — \`/${plugin}:${a.actionId}\``);
 		out.push('');
 	}

@@ -19,7 +19,7 @@ const REPO = path.resolve(CLIENT, '..');
 const BIN = path.resolve(process.env.RX_BRIDGE_BIN || path.join(REPO, '.bin', 'rx-bridge'));
 
 function context() {
-	return { subscriptions: [] as { dispose(): unknown }[], workspaceState: new Memento(), extensionUri: vscode.Uri.file('/ext') };
+	return { subscriptions: [] as { dispose(): unknown }[], workspaceState: new Memento(), globalState: new Memento(), secrets: new vscode.FakeSecrets(), extensionUri: vscode.Uri.file('/ext') };
 }
 
 async function deactivate(ctx: ReturnType<typeof context>, api: Api): Promise<void> {

@@ -26,6 +26,8 @@ const PROBE = path.join(CLIENT, 'test', 'e2e', 'probe');
 class StepError extends Error {}
 
 let stepNo = 0;
+/** Names the screenshots of a scenario other than the main one. */
+let prefix = '';
 let page: Page | undefined;
 const timings: { step: string; ms: number }[] = [];
 
@@ -35,7 +37,7 @@ function log(msg: string): void {
 
 async function shot(name: string): Promise<void> {
 	if (!page) return;
-	const file = path.join(OUT, `${String(++stepNo).padStart(2, '0')}-${name}.png`);
+	const file = path.join(OUT, `${prefix}${String(++stepNo).padStart(2, '0')}-${name}.png`);
 	await page.screenshot({ path: file }).catch((err) => log(`screenshot ${name} failed: ${err}`));
 }
 
@@ -219,25 +221,60 @@ function pgrep(re: string): string[] {
 	}
 }
 
-async function main(): Promise<void> {
+/** What scripts/e2e-setup.sh installed: Node 24 and code-server's entry. */
+interface Tools {
+	node24: string;
+	entry: string;
+}
+
+function tools(): Tools {
+	log('installing or checking code-server, Node 24 and Chromium (scripts/e2e-setup.sh)');
+	const setup = execFileSync('bash', [path.join(CLIENT, 'scripts', 'e2e-setup.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	const env = Object.fromEntries(setup.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+	requireFile(env.NODE24, 'scripts/e2e-setup.sh did not install Node 24');
+	requireFile(env.CODE_SERVER_ENTRY, 'scripts/e2e-setup.sh did not install code-server');
+	requireFile(CHROMIUM, 'scripts/e2e-setup.sh did not install Debian chromium');
+	return { node24: env.NODE24, entry: env.CODE_SERVER_ENTRY };
+}
+
+async function all(): Promise<void> {
 	const t0 = Date.now();
 	fs.rmSync(OUT, { recursive: true, force: true });
 	fs.mkdirSync(OUT, { recursive: true });
+	const only = process.env.RX_E2E_ONLY ?? '';
+	const t = tools();
+	timings.push({ step: 'setup', ms: Date.now() - t0 });
+	let err: unknown;
+	for (const [name, run] of [
+		['main', () => main(t)],
+		['firstrun', () => firstRun(t, 'en')],
+		['firstrun-zh', () => firstRun(t, 'zh-cn')],
+	] as [string, () => Promise<void>][]) {
+		if (only && !only.split(',').includes(name)) continue;
+		try {
+			await run();
+		} catch (e) {
+			err ??= e;
+			log(`FAILED: ${name}: ${e instanceof Error ? e.message : String(e)}`);
+		} finally {
+			page = undefined;
+		}
+	}
+	fs.writeFileSync(path.join(OUT, 'timings.json'), JSON.stringify({ totalMs: Date.now() - t0, steps: timings }, null, 2));
+	if (err) throw err;
+	if (failures.length > 0) throw new StepError(`${failures.length} check(s) failed:\n  ${failures.join('\n  ')}`);
+	log(`passed in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots and logs in ${OUT}`);
+}
+
+async function main(t: Tools): Promise<void> {
+	const t0 = Date.now();
 
 	const vsix = path.resolve(process.env.RX_E2E_VSIX || path.join(REPO, 'dist', 'rx-bridge-linux-x64.vsix'));
 	requireFile(vsix, 'build the linux-x64 package first (make vsix, or make vscode-test) or set RX_E2E_VSIX');
 	requireFile(path.join(REPO, 'examples', 'hello', 'bin', 'hello'), 'build the examples first (make examples)');
 	requireFile(path.join(REPO, 'examples', 'echo-provider', 'bin', 'echo-provider'), 'build the examples first (make examples)');
 
-	log('installing or checking code-server, Node 24 and Chromium (scripts/e2e-setup.sh)');
-	const setup = execFileSync('bash', [path.join(CLIENT, 'scripts', 'e2e-setup.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-	const env = Object.fromEntries(setup.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-	const node24 = env.NODE24;
-	const entry = env.CODE_SERVER_ENTRY;
-	requireFile(node24, 'scripts/e2e-setup.sh did not install Node 24');
-	requireFile(entry, 'scripts/e2e-setup.sh did not install code-server');
-	requireFile(CHROMIUM, 'scripts/e2e-setup.sh did not install Debian chromium');
-	timings.push({ step: 'setup', ms: Date.now() - t0 });
+	const { node24, entry } = t;
 
 	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bridge-e2e-'));
 	const home = path.join(tmp, 'home');
@@ -754,19 +791,323 @@ async function main(): Promise<void> {
 		for (const f of findFiles(path.join(userData, 'logs'), (f) => /exthost\.log$|Reasonix|rxBridge|rx-bridge/i.test(path.basename(f)))) {
 			fs.copyFileSync(f, path.join(OUT, `log-${path.relative(path.join(userData, 'logs'), f).replace(/[\\/]/g, '_')}`));
 		}
-		fs.writeFileSync(path.join(OUT, 'timings.json'), JSON.stringify({ totalMs: Date.now() - t0, steps: timings }, null, 2));
-		if (failed) {
+		if (failed || failures.length > 0) {
 			log(`temporary files kept in ${tmp}`);
 		} else {
 			fs.rmSync(tmp, { recursive: true, force: true });
 		}
 	}
 	if (failed) throw failed;
-	if (failures.length > 0) throw new StepError(`${failures.length} check(s) failed:\n  ${failures.join('\n  ')}`);
-	log(`passed in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots and logs in ${OUT}`);
+	log(`main scenario done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-main().then(
+/** The strings of the first-run scenario, in the extension's two languages. */
+const FIRST_RUN_TEXT = {
+	'en': {
+		getStartedCmd: 'Reasonix: Get Started',
+		openChatCmd: 'Reasonix: Open Chat',
+		setupCmd: 'Reasonix: Set Up Model',
+		walkthrough: 'Get started with Reasonix',
+		walkthroughButton: 'Set Up Model…',
+		setupTitle: 'Reasonix: Set Up Model',
+		custom: 'Any OpenAI-compatible server',
+		noModel: /No model is set up yet\. Run "Reasonix: Set Up Model…"/,
+		setupButton: 'Reasonix: Set Up Model…',
+		installItem: 'Reasonix: Install Plugin…',
+		gitItem: 'A git source…',
+		install: 'Install',
+		reloaded: /plugins reloaded/,
+		done: /local\/fake-chat is set up/,
+		context: '32,768 tokens of context',
+		running: 'Reasonix: running',
+		usage: /\d+ tokens \(12 in, \d+ out\)/,
+	},
+	'zh-cn': {
+		getStartedCmd: 'Reasonix: 入门',
+		openChatCmd: 'Reasonix: 打开聊天',
+		setupCmd: 'Reasonix: 设置模型',
+		walkthrough: 'Reasonix 入门',
+		walkthroughButton: '设置模型…',
+		setupTitle: 'Reasonix：设置模型',
+		custom: '任何兼容 OpenAI 的服务器',
+		noModel: /尚未设置模型。请运行“Reasonix: 设置模型…”/,
+		setupButton: 'Reasonix: 设置模型…',
+		installItem: 'Reasonix: 安装插件…',
+		gitItem: '一个 git 源…',
+		install: '安装',
+		reloaded: /插件已重新加载/,
+		done: /local\/fake-chat 已设置好/,
+		context: '32,768 个词元的上下文',
+		running: 'Reasonix：运行中',
+		usage: /\d+ 个词元（输入 12，输出 \d+）/,
+	},
+};
+
+/** Every file under dir whose bytes contain needle. */
+function filesContaining(dir: string, needle: string): string[] {
+	const b = Buffer.from(needle);
+	return findFiles(dir, (f) => {
+		try {
+			return fs.readFileSync(f).includes(b);
+		} catch {
+			return false;
+		}
+	});
+}
+
+/**
+ * Issue 30: from an empty bridge home (no config.toml, no plugins) to a
+ * streamed answer, with only the editor's own commands: Reasonix: Set Up
+ * Model… against the fake OpenAI-compatible server (the key typed into a
+ * password box), Reasonix: Open Chat, and Install Plugin… from the empty
+ * Run Plugin Action list (a git source; its FULL TRUST preview, then
+ * Install). The key must reach the server (auth: true in its log) and
+ * appear in no file of the home, the user data or the logs. In 'zh-cn'
+ * VS Code's display language is zh-cn (code-server --locale zh-cn, with a
+ * language pack of our own: see below): the command titles, the
+ * walkthrough and the extension's strings must show in Chinese.
+ */
+async function firstRun(t: Tools, lang: 'en' | 'zh-cn'): Promise<void> {
+	const t0 = Date.now();
+	const T = FIRST_RUN_TEXT[lang];
+	prefix = lang === 'en' ? 'firstrun-' : 'firstrun-zh-';
+	stepNo = 0;
+	const { node24, entry } = t;
+	const vsix = path.resolve(process.env.RX_E2E_VSIX || path.join(REPO, 'dist', 'rx-bridge-linux-x64.vsix'));
+	requireFile(vsix, 'build the linux-x64 package first (make vsix, or make vscode-test) or set RX_E2E_VSIX');
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-bridge-e2e-first-'));
+	const home = path.join(tmp, 'home');
+	const userData = path.join(tmp, 'user-data');
+	const exts = path.join(tmp, 'extensions');
+	const workspace = path.join(tmp, 'workspace');
+	for (const d of [home, userData, exts, workspace]) fs.mkdirSync(d, { recursive: true });
+	fs.writeFileSync(path.join(workspace, 'README.md'), '# first run\n');
+	execFileSync(node24, [entry, '--extensions-dir', exts, '--user-data-dir', userData, '--install-extension', vsix], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+	// The plugin to install: examples/hello (with its built binary) as a bare git repository.
+	const repo = path.join(tmp, 'hello-src');
+	copyDir(path.join(REPO, 'examples', 'hello'), repo);
+	const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' } });
+	git('init', '-q');
+	git('add', '-f', '.');
+	git('commit', '-q', '-m', 'hello');
+	const bare = path.join(tmp, 'hello.git');
+	execFileSync('git', ['clone', '-q', '--bare', repo, bare]);
+
+	// The fake model server, with a key only this run knows.
+	const key = `sk-e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+	const fakeLog = path.join(tmp, 'fake-openai.log');
+	const fake = spawn(process.execPath, [path.join(REPO, 'testdata', 'fake-openai', 'server.mjs'), '--key', key, '--log', fakeLog, '--exit-with-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
+	const url = await new Promise<string>((resolve, reject) => {
+		let out = '';
+		fake.stdout!.on('data', (c) => {
+			out += c;
+			const line = out.split('\n')[0];
+			if (out.includes('\n')) {
+				try { resolve(JSON.parse(line).url); } catch (err) { reject(err); }
+			}
+		});
+		fake.on('exit', (code) => reject(new Error(`fake-openai exited (${code})`)));
+	});
+	log(`${prefix}: fake-openai at ${url}`);
+
+	fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+	const settings: Record<string, unknown> = {
+		'rxBridge.trace.server': 'verbose',
+		'workbench.startupEditor': 'none',
+		'workbench.tips.enabled': false,
+		'workbench.welcomePage.walkthroughs.openOnInstall': false,
+		'security.workspace.trust.enabled': false,
+		'extensions.autoUpdate': false,
+		'extensions.autoCheckUpdates': false,
+		'telemetry.telemetryLevel': 'off',
+		'update.mode': 'none',
+	};
+	fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+	const locale: string[] = [];
+	if (lang !== 'en') {
+		// VS Code's display language: code-server --locale takes only a
+		// language some installed language pack provides, and VS Code's
+		// Chinese pack comes from the Marketplace, which is not reachable
+		// here. A pack of our own with no translations makes zh-cn the
+		// display language (VS Code's own strings stay English; every
+		// extension gets zh-cn: package.nls.zh-cn.json, vscode.l10n's
+		// bundle). It is registered in languagepacks.json as VS Code's
+		// language pack service does when a pack is installed from its UI
+		// (--install-extension does not).
+		const packDir = path.join(exts, 'rx-e2e.language-pack-zh-cn-0.0.1');
+		fs.mkdirSync(path.join(packDir, 'translations'), { recursive: true });
+		fs.writeFileSync(path.join(packDir, 'package.json'), JSON.stringify({
+			name: 'language-pack-zh-cn', publisher: 'rx-e2e', version: '0.0.1', engines: { vscode: '*' },
+			contributes: { localizations: [{ languageId: lang, languageName: 'Chinese Simplified', localizedLanguageName: '中文(简体)', translations: [{ id: 'vscode', path: './translations/main.i18n.json' }] }] },
+		}));
+		fs.writeFileSync(path.join(packDir, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
+		fs.writeFileSync(path.join(userData, 'languagepacks.json'), JSON.stringify({
+			[lang]: { hash: `rx-e2e-${Date.now()}`, extensions: [{ extensionIdentifier: { id: 'rx-e2e.language-pack-zh-cn' }, version: '0.0.1' }], translations: { vscode: path.join(packDir, 'translations', 'main.i18n.json') }, label: '中文(简体)' },
+		}));
+		locale.push('--locale', lang);
+	}
+
+	const searchPath = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'rx-bridge'))).join(path.delimiter);
+	const port = await freePort();
+	const csLogFile = path.join(OUT, `${prefix}code-server.log`);
+	const csLog = fs.openSync(csLogFile, 'w');
+	const cs: ChildProcess = spawn(node24, [
+		entry, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+		'--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', exts, ...locale, workspace,
+	], {
+		detached: true,
+		stdio: ['ignore', csLog, csLog],
+		env: { ...process.env, RX_BRIDGE_HOME: home, RX_E2E_OUT: OUT, PATH: `${path.dirname(node24)}${path.delimiter}${searchPath}` },
+	});
+	let browser: Browser | undefined;
+	let failed: unknown;
+	try {
+		await step('code-server listens', () => until('code-server on its port', 60000, () => new Promise<boolean | undefined>((resolve) => {
+			const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+			s.on('error', () => resolve(undefined));
+		})));
+		browser = await chromium.launch({
+			executablePath: CHROMIUM,
+			headless: true,
+			args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		});
+		const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+		page = await ctx.newPage();
+		const p = page;
+		await step('workbench loads, the bridge runs from an empty home', async () => {
+			await p.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+			await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+			await p.locator('.statusbar-item', { hasText: T.running }).first().waitFor({ state: 'visible', timeout: 90000 });
+			if (fs.existsSync(path.join(home, 'config.toml'))) throw new Error('the home has a config.toml before setup');
+		});
+
+		await check('Reasonix: Get Started opens the walkthrough', async () => {
+			await palette(p, T.getStartedCmd);
+			await p.locator('.gettingStartedContainer', { hasText: T.walkthrough }).first().waitFor({ state: 'visible', timeout: 20000 });
+			await p.locator('.gettingStartedContainer .monaco-button', { hasText: T.walkthroughButton }).first().waitFor({ state: 'visible', timeout: 10000 });
+			await shot('walkthrough');
+			await palette(p, 'View: Close All Editors');
+		});
+
+		await check('Reasonix: Open Chat puts @reasonix in the chat input; with no model it names Set Up Model…', async () => {
+			await palette(p, T.openChatCmd);
+			const input = p.locator('.interactive-input-part .monaco-editor').first();
+			await input.waitFor({ state: 'visible', timeout: 20000 });
+			await until('@reasonix in the chat input', 20000, async () => /@reasonix/.test(await input.innerText()) || undefined);
+			await shot('open-chat');
+			await p.keyboard.type('hello before setup', { delay: 15 });
+			await p.keyboard.press('Enter');
+			await until('the no-model answer', 60000, async () => T.noModel.test(await lastAnswer(p)) || undefined).catch(async (err) => {
+				throw new Error(`${err.message}; the answer reads ${JSON.stringify(await lastAnswer(p))}`);
+			});
+			const button = (await newestRow(p, 'response'))!.locator('.chat-command-button .monaco-button', { hasText: T.setupButton }).first();
+			await button.waitFor({ state: 'visible', timeout: 10000 });
+		});
+
+		await step('Reasonix: Set Up Model… lists the providers', async () => {
+			await palette(p, T.setupCmd);
+			await p.locator('.quick-input-widget', { hasText: T.setupTitle }).first().waitFor({ state: 'visible', timeout: 20000 });
+			for (const r of ['DeepSeek', 'OpenAI', 'OpenRouter', 'Ollama', 'llama.cpp', 'vLLM', T.custom]) await quickRow(p, r).waitFor({ state: 'visible', timeout: 10000 });
+		});
+		await step('an OpenAI-compatible URL and the key in a password box', async () => {
+			await quickRow(p, T.custom).click();
+			const input = p.locator('.quick-input-widget .quick-input-box input');
+			await until('the URL input box', 20000, async () => (await input.getAttribute('placeholder'))?.includes('/v1') || undefined);
+			await input.fill(url);
+			await p.keyboard.press('Enter');
+			await until('the password box', 20000, async () => (await input.getAttribute('type')) === 'password' && (await input.inputValue()) === '' || undefined);
+			await input.fill(key);
+			await p.keyboard.press('Enter');
+		});
+		await step('the server\'s models, with their context windows', async () => {
+			await quickRow(p, 'fake-chat').waitFor({ state: 'visible', timeout: 60000 });
+			await quickRow(p, T.context).waitFor({ state: 'visible', timeout: 5000 });
+		});
+		await step('picking one writes config.toml and restarts the bridge', async () => {
+			await quickRow(p, 'fake-chat').click();
+			await notification(p, T.done).waitFor({ state: 'visible', timeout: 60000 });
+			const cfg = fs.readFileSync(path.join(home, 'config.toml'), 'utf8');
+			if (!/model = "local\/fake-chat"/.test(cfg) || !/api_key_env = "RX_BRIDGE_KEY_LOCAL"/.test(cfg)) throw new Error(`config.toml reads ${JSON.stringify(cfg)}`);
+			await p.locator('.statusbar-item', { hasText: T.running }).first().waitFor({ state: 'visible', timeout: 60000 });
+		});
+		await step('@reasonix answers, streamed, from the fake server', async () => {
+			await palette(p, T.openChatCmd);
+			const answer = await chat(p, '@reasonix hello from the first run', /fake-openai says: .*hello from the first run/, 90000).catch(async (err) => {
+				throw new Error(`${err.message}; the answer reads ${JSON.stringify(await lastAnswer(p))}`);
+			});
+			log(`${prefix}: answer ${JSON.stringify(answer)}`);
+			await until(`the turn's token usage (${T.usage})`, 20000, async () => T.usage.test(await lastAnswer(p)) || undefined).catch(async (err) => {
+				throw new Error(`${err.message}; the answer reads ${JSON.stringify(await lastAnswer(p))}`);
+			});
+			// Streamed: the bridge sent the answer in several session updates.
+			await until('several agent_message_chunk updates in the Reasonix Bridge log', 20000, () => {
+				const n = findFiles(path.join(userData, 'logs'), (f) => /Reasonix/.test(path.basename(f)))
+					.map((f) => (fs.readFileSync(f, 'utf8').match(/agent_message_chunk/g) ?? []).length)
+					.reduce((a, b) => a + b, 0);
+				return n >= 2 ? n : undefined;
+			});
+			await shot('streamed-answer');
+		});
+
+		if (lang === 'en') {
+			await check('Install Plugin… from the empty Run Plugin Action list: the FULL TRUST preview, then Install', async () => {
+				await palette(p, 'Reasonix: Run Plugin Action');
+				await quickRow(p, T.installItem).waitFor({ state: 'visible', timeout: 20000 });
+				await shot('empty-actions');
+				await quickRow(p, T.installItem).click();
+				await quickRow(p, T.gitItem).waitFor({ state: 'visible', timeout: 20000 });
+				await quickRow(p, T.gitItem).click();
+				const input = p.locator('.quick-input-widget .quick-input-box input');
+				await until('the git source input box', 20000, async () => (await input.getAttribute('placeholder'))?.startsWith('git:') || undefined);
+				await input.fill(bare);
+				await p.keyboard.press('Enter');
+				const dialog = p.locator('.monaco-dialog-box', { hasText: 'FULL TRUST' }).first();
+				await dialog.waitFor({ state: 'visible', timeout: 60000 });
+				await p.locator('.editor-instance', { hasText: /runtime:\sFULL\sTRUST/ }).first().waitFor({ state: 'visible', timeout: 10000 });
+				if (fs.existsSync(path.join(home, 'plugins', 'hello'))) throw new Error('the plugin was installed before Install');
+				await shot('install-preview');
+				await dialog.locator('.monaco-button', { hasText: new RegExp(`^${T.install}$`) }).first().click();
+				await notification(p, T.reloaded).waitFor({ state: 'visible', timeout: 60000 });
+				requireFile(path.join(home, 'plugins', 'hello'), 'Install did not install the plugin');
+				await palette(p, 'Reasonix: Run Plugin Action');
+				await quickRow(p, '/hello:greet').waitFor({ state: 'visible', timeout: 20000 });
+				await p.keyboard.press('Escape');
+			});
+		}
+
+		await check('the key reached the server and is in no file of the home, the user data or the logs', async () => {
+			const entries = fs.readFileSync(fakeLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+			if (!entries.some((e) => e.path === '/v1/chat/completions' && e.auth === true)) throw new Error(`no authorized chat request in the fake server's log: ${JSON.stringify(entries)}`);
+			const unauth = entries.filter((e) => e.auth !== true);
+			if (unauth.length > 0) throw new Error(`requests without the key: ${JSON.stringify(unauth)}`);
+			const leaks = [...filesContaining(home, key), ...filesContaining(userData, key), ...filesContaining(OUT, key)];
+			if (leaks.length > 0) throw new Error(`the key is written in ${JSON.stringify(leaks)}`);
+		});
+	} catch (err) {
+		failed = err;
+	} finally {
+		await browser?.close().catch(() => {});
+		if (cs.pid) {
+			try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ }
+			await new Promise((r) => setTimeout(r, 1500));
+			try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ }
+		}
+		fake.stdin?.end();
+		fake.kill();
+		fs.closeSync(csLog);
+		for (const f of findFiles(path.join(userData, 'logs'), (f) => /exthost\.log$|Reasonix|rxBridge|rx-bridge/i.test(path.basename(f)))) {
+			fs.copyFileSync(f, path.join(OUT, `${prefix}log-${path.relative(path.join(userData, 'logs'), f).replace(/[\\/]/g, '_')}`));
+		}
+		if (failed || failures.length > 0) log(`temporary files kept in ${tmp}`);
+		else fs.rmSync(tmp, { recursive: true, force: true });
+		prefix = '';
+	}
+	if (failed) throw failed;
+	log(`${lang} first-run scenario done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+all().then(
 	() => {
 		process.stdout.write(`${timings.length} passed, 0 failed\n`);
 		process.exit(0);

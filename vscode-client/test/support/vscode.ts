@@ -144,7 +144,8 @@ export type FakeEvent =
 	| { type: 'openTextDocument'; uri: Uri }
 	| { type: 'showTextDocument'; uri: Uri }
 	| { type: 'statusBarItem'; item: FakeStatusBarItem }
-	| { type: 'progress'; title: string };
+	| { type: 'progress'; title: string }
+	| { type: 'openDialog'; options: any };
 
 /** Returns the answer to an event that needs one (undefined = dismissed). */
 export type Answerer = (e: FakeEvent) => unknown;
@@ -349,6 +350,9 @@ export const window = {
 	async showInputBox(options?: any, token?: CancellationToken) {
 		return answered({ type: 'inputBox', options: options ?? {} }, token);
 	},
+	async showOpenDialog(options?: any) {
+		return answered({ type: 'openDialog', options: options ?? {} });
+	},
 	createQuickPick() { return new FakeQuickPick(); },
 	createInputBox() { return new FakeInputBox(); },
 	createStatusBarItem(id: string, alignment: StatusBarAlignment, priority?: number) {
@@ -462,6 +466,7 @@ export const lm = {
 
 export const env = {
 	remoteName: undefined as string | undefined,
+	language: 'en',
 	async openExternal(uri: Uri) {
 		record({ type: 'command', command: 'env.openExternal', args: [uri.toString()] });
 		return true;
@@ -469,6 +474,34 @@ export const env = {
 };
 
 export const version = '1.139.0';
+
+export enum QuickPickItemKind { Separator = -1, Default = 0 }
+
+/** vscode.l10n with no bundle: the English message, its {0} / {name} filled in. */
+export const l10n = {
+	t(message: string | { message: string; args?: unknown[] | Record<string, unknown> }, ...args: unknown[]): string {
+		const msg = typeof message === 'string' ? message : message.message;
+		const vals: unknown = typeof message === 'string'
+			? (args.length === 1 && args[0] && typeof args[0] === 'object' && !Array.isArray(args[0]) ? args[0] : args)
+			: message.args ?? [];
+		return msg.replace(/\{([^}]+)\}/g, (m, k: string) => {
+			const v = (vals as Record<string, unknown>)[k];
+			return v === undefined ? m : String(v);
+		});
+	},
+	bundle: undefined,
+	uri: undefined,
+};
+
+/** SecretStorage in memory. */
+export class FakeSecrets {
+	readonly data = new Map<string, string>();
+	readonly onDidChange = new EventEmitter<{ key: string }>().event;
+	async get(key: string): Promise<string | undefined> { return this.data.get(key); }
+	async store(key: string, value: string): Promise<void> { this.data.set(key, value); }
+	async delete(key: string): Promise<void> { this.data.delete(key); }
+	async keys(): Promise<string[]> { return [...this.data.keys()]; }
+}
 
 // Base classes vscode-languageclient extends when it loads.
 export class CallHierarchyItem {}
@@ -481,11 +514,3 @@ export class TypeHierarchyItem {}
 export class CodeAction {}
 export class Diagnostic {}
 
-/** vscode.l10n without a bundle: the English text, {0}… filled in. */
-export const l10n = {
-	t(message: string | { message: string; args?: unknown[] }, ...args: unknown[]): string {
-		const msg = typeof message === 'string' ? message : message.message;
-		const list = typeof message === 'string' ? args : message.args ?? [];
-		return msg.replace(/\{(\d+)\}/g, (m, i) => (Number(i) < list.length ? String(list[Number(i)]) : m));
-	},
-};
