@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rx-bridge/rx-bridge/examples/examplestest"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
+)
+
+// mcpHome is a bridge home with examples/hello (an action that asks two
+// questions) and examples/claude-kit (commands, a skill, an agent).
+func mcpHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	examplestest.Install(t, home, "hello")
+	installSource(t, home, filepath.Join(examplestest.RepoRoot(t), "examples", "claude-kit"))
+	return home
+}
+
+// mcpSession starts `rx-bridge mcp` on home as a child process and
+// connects the Go SDK's client to it with opts.
+func mcpSession(t *testing.T, ctx context.Context, home string, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.CommandTransport) {
+	t.Helper()
+	cmd := rxBridgeCommand("mcp", "--home", home, "--workspace", t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &lockedWriter{b: &stderr}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("rx-bridge mcp stderr:\n%s", stderr.String())
+		}
+	})
+	tr := &mcp.CommandTransport{Command: cmd}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "rx-bridge-test", Version: "1"}, opts).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, tr
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestMCPServerWithElicitation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.UntilDeadline(t, testenv.Scale(2*time.Minute)))
+	defer cancel()
+	var asked []string
+	toolsChanged := make(chan struct{}, 4)
+	promptsChanged := make(chan struct{}, 4)
+	logged := make(chan string, 16)
+	cs, tr := mcpSession(t, ctx, mcpHome(t), &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			props, _ := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)
+			content := map[string]any{}
+			for key, p := range props {
+				prop := p.(map[string]any)
+				if enum, ok := prop["enum"].([]any); ok {
+					content[key] = enum[2] // pirate
+				} else {
+					content[key] = "Ada"
+				}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		},
+		ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { toolsChanged <- struct{}{} },
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { promptsChanged <- struct{}{} },
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s, _ := req.Params.Data.(string)
+			logged <- s
+		},
+	})
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Equal(names, []string{"hello_greet"}) {
+		t.Fatalf("tools = %v, want [hello_greet]", names)
+	}
+	if d := tools.Tools[0].Description; !strings.Contains(d, "Greet me") || !strings.Contains(d, "/hello:greet") {
+		t.Errorf("hello_greet description = %q", d)
+	}
+
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || resultText(res) != "Ahoy, Ada!" {
+		t.Fatalf("hello_greet = %+v %q, want Ahoy, Ada!", res.IsError, resultText(res))
+	}
+	if len(asked) != 2 || !strings.Contains(asked[0], "hello: How should I greet you?") || !strings.Contains(asked[1], "Your name") {
+		t.Errorf("elicitations = %q", asked)
+	}
+	select {
+	case s := <-logged:
+		if !strings.Contains(s, "Ahoy, Ada!") {
+			t.Errorf("logged %q", s)
+		}
+	case <-ctx.Done():
+		t.Fatal("no log message of the greeting's notification")
+	}
+
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review *mcp.Prompt
+	var pnames []string
+	for _, p := range prompts.Prompts {
+		pnames = append(pnames, p.Name)
+		if p.Name == "claude-kit:review" {
+			review = p
+		}
+	}
+	if review == nil {
+		t.Fatalf("prompts = %v, want claude-kit:review among them", pnames)
+	}
+	if len(review.Arguments) != 2 || review.Arguments[0].Name != "file" || !review.Arguments[0].Required || review.Arguments[1].Name != "focus" || review.Arguments[1].Required {
+		t.Errorf("review arguments = %+v", review.Arguments)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "claude-kit:review", Arguments: map[string]string{"file": "main.go", "focus": "errors"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := got.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(text, "Review the file main.go for correctness") || !strings.Contains(text, "Everything the user asked for: main.go errors") {
+		t.Errorf("review prompt text = %q", text)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "claude-kit:review"}); err == nil || !strings.Contains(err.Error(), `"file" is required`) {
+		t.Errorf("review without its file: %v", err)
+	}
+
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range resources.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, "rx-bridge://skill/claude-kit:summarize") {
+		t.Fatalf("resources = %v", uris)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "rx-bridge://skill/claude-kit:summarize"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := read.Contents[0]; c.MIMEType != "text/markdown" || !strings.Contains(c.Text, "# skill: summarize") {
+		t.Errorf("skill resource = %+v", c)
+	}
+
+	// SIGHUP rebuilds the plugins: a new generation, whose lists the
+	// client is told changed.
+	if err := tr.Command.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []chan struct{}{toolsChanged, promptsChanged} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatal("no list_changed after the reload")
+		}
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet", Arguments: map[string]any{"name": "Grace"}})
+	if err != nil || res.IsError {
+		t.Fatalf("hello_greet after the reload: %v %q", err, resultText(res))
+	}
+}
+
+func TestMCPServerWithoutElicitation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.UntilDeadline(t, testenv.Scale(2*time.Minute)))
+	defer cancel()
+	home := t.TempDir()
+	examplestest.Install(t, home, "hello")
+	cs, _ := mcpSession(t, ctx, home, nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet"})
+	if err != nil {
+		t.Fatalf("a question the client cannot answer must be a tool error, not a protocol error: %v", err)
+	}
+	text := resultText(res)
+	if !res.IsError || !strings.Contains(text, "does not support elicitation") || !strings.Contains(text, "How should I greet you?") {
+		t.Fatalf("hello_greet without elicitation = %v %q", res.IsError, text)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope_nothing"}); err == nil && !res.IsError {
+		t.Errorf("an unknown tool succeeded: %q", resultText(res))
+	}
+}
