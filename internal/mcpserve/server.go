@@ -86,7 +86,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "rx-bridge", Title: "rx-bridge", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Tools run Reasonix plugin actions (/<plugin>:<action>); prompts are the installed packages' commands; resources are their skills.",
-		Logger:       opts.Logger,
+		// The SDK's own lines (a session connected, ended) only at debug.
+		Logger: slog.New(floor{h: opts.Logger.Handler(), min: slog.LevelWarn}),
 		// Advertise the three lists even while they are empty, so a
 		// client listens for their list_changed.
 		Capabilities: &mcp.ServerCapabilities{
@@ -278,3 +279,17 @@ func (diskEditor) ApplyEdit(_ context.Context, e agent.FileEdit) error {
 func (diskEditor) RequestPermission(context.Context, agent.PermissionRequest) (agent.PermissionOutcome, error) {
 	return agent.PermissionDeny, nil
 }
+
+// floor passes records of min and above (all of them when the logger
+// itself is at debug).
+type floor struct {
+	h   slog.Handler
+	min slog.Level
+}
+
+func (f floor) Enabled(ctx context.Context, l slog.Level) bool {
+	return f.h.Enabled(ctx, l) && (l >= f.min || f.h.Enabled(ctx, slog.LevelDebug))
+}
+func (f floor) Handle(ctx context.Context, r slog.Record) error { return f.h.Handle(ctx, r) }
+func (f floor) WithAttrs(a []slog.Attr) slog.Handler            { return floor{f.h.WithAttrs(a), f.min} }
+func (f floor) WithGroup(n string) slog.Handler                 { return floor{f.h.WithGroup(n), f.min} }
