@@ -61,6 +61,7 @@ func TestMCPServerWithElicitation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.UntilDeadline(t, testenv.Scale(2*time.Minute)))
 	defer cancel()
 	var asked []string
+	name := "Ada"
 	toolsChanged := make(chan struct{}, 4)
 	promptsChanged := make(chan struct{}, 4)
 	logged := make(chan string, 16)
@@ -74,7 +75,7 @@ func TestMCPServerWithElicitation(t *testing.T) {
 				if enum, ok := prop["enum"].([]any); ok {
 					content[key] = enum[2] // pirate
 				} else {
-					content[key] = "Ada"
+					content[key] = name
 				}
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
@@ -122,6 +123,20 @@ func TestMCPServerWithElicitation(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("no log message of the greeting's notification")
+	}
+
+	// What the plugin says reaches the client redacted: a greeting that
+	// echoes a token.
+	const token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	name = token
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet"})
+	if err != nil || res.IsError || !strings.HasPrefix(resultText(res), "Ahoy, ") || strings.Contains(resultText(res), token) {
+		t.Fatalf("hello_greet echoing a token = %v %q", err, resultText(res))
+	}
+	for len(logged) > 0 {
+		if s := <-logged; strings.Contains(s, token) {
+			t.Errorf("a log message carries the token: %q", s)
+		}
 	}
 
 	prompts, err := cs.ListPrompts(ctx, nil)
