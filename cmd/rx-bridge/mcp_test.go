@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,8 +27,9 @@ func mcpHome(t *testing.T) string {
 }
 
 // mcpSession starts `rx-bridge mcp` on home as a child process and
-// connects the Go SDK's client to it with opts.
-func mcpSession(t *testing.T, ctx context.Context, home string, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.CommandTransport) {
+// connects the Go SDK's client to it with opts, asking for MCP version
+// ("": the SDK's latest).
+func mcpSession(t *testing.T, ctx context.Context, home string, opts *mcp.ClientOptions, version ...string) (*mcp.ClientSession, *mcp.CommandTransport) {
 	t.Helper()
 	cmd := rxBridgeCommand("mcp", "--home", home, "--workspace", t.TempDir())
 	var stderr strings.Builder
@@ -38,7 +40,11 @@ func mcpSession(t *testing.T, ctx context.Context, home string, opts *mcp.Client
 		}
 	})
 	tr := &mcp.CommandTransport{Command: cmd}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "rx-bridge-test", Version: "1"}, opts).Connect(ctx, tr, nil)
+	var so *mcp.ClientSessionOptions
+	if len(version) > 0 && version[0] != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version[0]}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "rx-bridge-test", Version: "1"}, opts).Connect(ctx, tr, so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +62,25 @@ func resultText(r *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
+// TestMCPServerWithElicitation: on the SDK's latest protocol the
+// questions are multi-round-trip input requests; on 2025-06-18 they are
+// elicitation/create requests during the call.
 func TestMCPServerWithElicitation(t *testing.T) {
 	t.Parallel()
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("version="+version, func(t *testing.T) {
+			t.Parallel()
+			testMCPServerWithElicitation(t, version)
+		})
+	}
+}
+
+func testMCPServerWithElicitation(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.UntilDeadline(t, testenv.Scale(2*time.Minute)))
 	defer cancel()
+	// The handler runs on the client's goroutines: asked and name are
+	// under mu.
+	var mu sync.Mutex
 	var asked []string
 	name := "Ada"
 	toolsChanged := make(chan struct{}, 4)
@@ -67,6 +88,8 @@ func TestMCPServerWithElicitation(t *testing.T) {
 	logged := make(chan string, 16)
 	cs, tr := mcpSession(t, ctx, mcpHome(t), &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			asked = append(asked, req.Params.Message)
 			props, _ := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)
 			content := map[string]any{}
@@ -86,7 +109,10 @@ func TestMCPServerWithElicitation(t *testing.T) {
 			s, _ := req.Params.Data.(string)
 			logged <- s
 		},
-	})
+	}, version)
+	if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+		t.Fatalf("protocol version %s, want %s", got, version)
+	}
 
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -113,9 +139,11 @@ func TestMCPServerWithElicitation(t *testing.T) {
 	if res.IsError || resultText(res) != "Ahoy, Ada!" {
 		t.Fatalf("hello_greet = %+v %q, want Ahoy, Ada!", res.IsError, resultText(res))
 	}
+	mu.Lock()
 	if len(asked) != 2 || !strings.Contains(asked[0], "hello: How should I greet you?") || !strings.Contains(asked[1], "Your name") {
 		t.Errorf("elicitations = %q", asked)
 	}
+	mu.Unlock()
 	select {
 	case s := <-logged:
 		if !strings.Contains(s, "Ahoy, Ada!") {
@@ -128,7 +156,9 @@ func TestMCPServerWithElicitation(t *testing.T) {
 	// What the plugin says reaches the client redacted: a greeting that
 	// echoes a token.
 	const token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	mu.Lock()
 	name = token
+	mu.Unlock()
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet"})
 	if err != nil || res.IsError || !strings.HasPrefix(resultText(res), "Ahoy, ") || strings.Contains(resultText(res), token) {
 		t.Fatalf("hello_greet echoing a token = %v %q", err, resultText(res))
