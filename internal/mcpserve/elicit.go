@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,12 +19,11 @@ import (
 // the MCP session that made the call; a session without elicitation, or
 // a question that belongs to no call, is answered cancelled (and the
 // call's result says which question could not be asked). Published
-// surfaces are sent as log messages to the calling session, or go to the
-// log.
+// surfaces go to the log (stderr).
 type clientUI struct{ s *Server }
 
 // Supports: every question kind is asked as a form, every surface kind
-// is shown as a log line.
+// is written to the log.
 func (u *clientUI) Supports(editorui.Kind) bool { return true }
 
 func (u *clientUI) Select(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
@@ -179,28 +179,23 @@ func elicitAnswer(res *mcp.ElicitResult) editorui.Answer {
 	return editorui.Answer{Values: values}
 }
 
-// show sends a surface's text as an info log message to the session of
-// the call it belongs to; without one it goes to the log.
+// show writes a surface's text to stderr (the server's log), the
+// plugin and the tool call it belongs to named: MCP's log messages are
+// deprecated as of 2026-07-28 (SEP-2577) in favour of a stdio server's
+// stderr, which clients show in their MCP logs.
 func (u *clientUI) show(o editorui.Origin, sev editorui.Severity, text string) {
-	text = redact.String(text)
-	c := u.s.callOf(o)
-	if c == nil {
-		u.s.log.Info(text, "plugin", o.Plugin)
-		return
-	}
-	level := mcp.LoggingLevel("info")
+	level := slog.LevelInfo
 	switch sev {
 	case editorui.SeverityWarn:
-		level = "warning"
+		level = slog.LevelWarn
 	case editorui.SeverityError:
-		level = "error"
+		level = slog.LevelError
 	}
-	if err := c.session.Log(context.Background(), &mcp.LoggingMessageParams{Level: level, Logger: o.Plugin, Data: text}); err != nil {
-		u.s.log.Debug("log message not sent", "err", err)
+	attrs := []any{"plugin", o.Plugin}
+	if u.s.callOf(o) != nil {
+		attrs = append(attrs, "call", o.Session)
 	}
-	c.mu.Lock()
-	c.shown = append(c.shown, text)
-	c.mu.Unlock()
+	u.s.log.Log(context.Background(), level, redact.String(text), attrs...)
 }
 
 func (u *clientUI) Notify(_ context.Context, n editorui.Notification) error {

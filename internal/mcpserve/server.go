@@ -89,9 +89,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		// The SDK's own lines (a session connected, ended) only at debug.
 		Logger: slog.New(floor{h: opts.Logger.Handler(), min: slog.LevelWarn}),
 		// Advertise the three lists even while they are empty, so a
-		// client listens for their list_changed.
+		// client listens for their list_changed; no logging (deprecated
+		// as of 2026-07-28: the plugins' surfaces go to stderr).
 		Capabilities: &mcp.ServerCapabilities{
-			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
@@ -215,7 +215,6 @@ type call struct {
 
 	mu      sync.Mutex
 	unasked []string // questions it could not ask
-	shown   []string // surfaces it published
 	waiting *question
 	timer   *time.Timer // cancels a call whose client never comes back
 }
