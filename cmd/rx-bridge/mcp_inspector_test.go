@@ -114,7 +114,7 @@ func TestMCPInspector(t *testing.T) {
 	for _, p := range prompts.Prompts {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, " ") != "claude-kit:git:summary claude-kit:review" {
+	if strings.Join(names, " ") != "claude-kit:git:summary claude-kit:review hi-kit:hi" {
 		t.Errorf("prompts/list = %v", names)
 	}
 	var prompt struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +24,21 @@ func mcpHome(t *testing.T) string {
 	home := t.TempDir()
 	examplestest.Install(t, home, "hello")
 	installSource(t, home, filepath.Join(examplestest.RepoRoot(t), "examples", "claude-kit"))
+	// hi-kit's command is a line hello's input.receive rewrites.
+	hi := t.TempDir()
+	for name, body := range map[string]string{
+		".claude-plugin/plugin.json": `{"name":"hi-kit","version":"1.0.0","description":"A command hello rewrites"}`,
+		"commands/hi.md":             "---\ndescription: Greet someone\n---\n/hello $ARGUMENTS\n",
+	} {
+		p := filepath.Join(hi, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	installSource(t, home, hi)
 	return home
 }
 
@@ -83,6 +99,7 @@ func testMCPServerWithElicitation(t *testing.T, version string) {
 	var mu sync.Mutex
 	var asked []string
 	name := "Ada"
+	decline := false
 	toolsChanged := make(chan struct{}, 4)
 	promptsChanged := make(chan struct{}, 4)
 	cs, tr := mcpSession(t, ctx, mcpHome(t), &mcp.ClientOptions{
@@ -90,6 +107,9 @@ func testMCPServerWithElicitation(t *testing.T, version string) {
 			mu.Lock()
 			defer mu.Unlock()
 			asked = append(asked, req.Params.Message)
+			if decline {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
 			props, _ := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)
 			content := map[string]any{}
 			for key, p := range props {
@@ -146,6 +166,15 @@ func testMCPServerWithElicitation(t *testing.T, version string) {
 	if err != nil || res.IsError || !strings.HasPrefix(resultText(res), "Ahoy, ") || strings.Contains(resultText(res), token) {
 		t.Fatalf("hello_greet echoing a token = %v %q", err, resultText(res))
 	}
+	// A declined question: the action fails, which is an error result.
+	mu.Lock()
+	decline = true
+	mu.Unlock()
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet"})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "greeting cancelled") {
+		t.Fatalf("hello_greet declined = %v %+v", err, res)
+	}
+
 	prompts, err := cs.ListPrompts(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +200,14 @@ func testMCPServerWithElicitation(t *testing.T, version string) {
 	text := got.Messages[0].Content.(*mcp.TextContent).Text
 	if !strings.Contains(text, "Review the file main.go for correctness") || !strings.Contains(text, "Everything the user asked for: main.go errors") {
 		t.Errorf("review prompt text = %q", text)
+	}
+	// input.receive applies: hello rewrites a "/hello <who>" line.
+	got, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "hi-kit:hi", Arguments: map[string]string{"arguments": "Grace"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := got.Messages[0].Content.(*mcp.TextContent).Text; text != "Please greet Grace warmly, in one sentence." {
+		t.Errorf("hi prompt through hello's input.receive = %q", text)
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "claude-kit:review"}); err == nil || !strings.Contains(err.Error(), `"file" is required`) {
 		t.Errorf("review without its file: %v", err)
@@ -207,6 +244,9 @@ func testMCPServerWithElicitation(t *testing.T, version string) {
 			t.Fatal("no list_changed after the reload")
 		}
 	}
+	mu.Lock()
+	decline = false
+	mu.Unlock()
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello_greet", Arguments: map[string]any{"name": "Grace"}})
 	if err != nil || res.IsError {
 		t.Fatalf("hello_greet after the reload: %v %q", err, resultText(res))

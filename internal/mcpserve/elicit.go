@@ -179,8 +179,8 @@ func elicitAnswer(res *mcp.ElicitResult) editorui.Answer {
 	return editorui.Answer{Values: values}
 }
 
-// show writes a surface's text to stderr (the server's log), the
-// plugin and the tool call it belongs to named: MCP's log messages are
+// show writes a surface's text to stderr (the server's log), naming the
+// plugin: MCP's log messages are
 // deprecated as of 2026-07-28 (SEP-2577) in favour of a stdio server's
 // stderr, which clients show in their MCP logs.
 func (u *clientUI) show(o editorui.Origin, sev editorui.Severity, text string) {
@@ -191,11 +191,7 @@ func (u *clientUI) show(o editorui.Origin, sev editorui.Severity, text string) {
 	case editorui.SeverityError:
 		level = slog.LevelError
 	}
-	attrs := []any{"plugin", o.Plugin}
-	if u.s.callOf(o) != nil {
-		attrs = append(attrs, "call", o.Session)
-	}
-	u.s.log.Log(context.Background(), level, redact.String(text), attrs...)
+	u.s.log.Log(context.Background(), level, redact.String(text), "plugin", o.Plugin)
 }
 
 func (u *clientUI) Notify(_ context.Context, n editorui.Notification) error {
