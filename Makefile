@@ -10,7 +10,7 @@ STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 # `make quick` is the developer loop: formatting, vet and the short Go tests
 # (go's test cache re-runs only the packages a change reaches).
 
-.PHONY: quick test check cross fmt-check vet staticcheck gotest mcp-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
+.PHONY: quick test check cross fmt-check vet staticcheck gotest mcp-setup mcp-inspector-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
 test: check gotest wine-test acp-test vscode-test nvim-test
 
@@ -53,7 +53,7 @@ staticcheck: $(STATICCHECK)
 # A 30-minute budget per package instead of go test's 10: on a shared
 # 2-core machine under load the race-built cmd/rx-bridge suite has run
 # past 10 (issue 28). Tests wait for events; this only bounds a hang.
-gotest: mcp-setup
+gotest: mcp-setup mcp-inspector-setup
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The developer loop (about 1.5 minutes warm on 2 cores, most of it
@@ -62,7 +62,7 @@ gotest: mcp-setup
 # test cache skips every package the change does not reach. -short skips
 # whole-binary builds and the slowest scenario tables; `make test` runs
 # everything and is what CI runs.
-quick: fmt-check vet mcp-setup
+quick: fmt-check vet mcp-setup mcp-inspector-setup
 	$(GO) test -short ./...
 
 # The third-party MCP server the mcphost tests run
@@ -70,6 +70,17 @@ quick: fmt-check vet mcp-setup
 # once into ~/.cache/rx-bridge-mcp.
 mcp-setup:
 	internal/mcphost/testdata/setup.sh >/dev/null
+
+# The MCP Inspector (@modelcontextprotocol/inspector from the npm registry,
+# pinned in internal/mcpserve/testdata/inspector/package-lock.json) and the
+# Node 24 it needs: the client nobody here wrote that cmd/rx-bridge's
+# TestMCPInspector drives against a real `rx-bridge mcp`. Installed again
+# when the lock changes.
+INSPECTOR_DIR := internal/mcpserve/testdata/inspector
+INSPECTOR_DEPS := $(INSPECTOR_DIR)/node_modules/.package-lock.json
+$(INSPECTOR_DEPS): $(INSPECTOR_DIR)/package.json $(INSPECTOR_DIR)/package-lock.json $(INSPECTOR_DIR)/setup.sh
+	$(INSPECTOR_DIR)/setup.sh
+mcp-inspector-setup: $(INSPECTOR_DEPS)
 
 # The Windows side of process ownership, manifests and transcripts, as
 # windows/amd64 test binaries run under Wine (.ci/wine/setup.sh installs

@@ -47,6 +47,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "acp":
 		survivePipes()
 		return runACP(args[1:], os.Stdin, stdout, stderr, os.Getenv)
+	case "mcp":
+		survivePipes()
+		return runMCP(args[1:], os.Stdin, stdout, stderr, os.Getenv)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -78,6 +81,10 @@ commands:
   acp [--workspace DIR] [--model REF] [--home DIR]
                      speak the Agent Client Protocol on stdin/stdout: what
                      Zed, JetBrains, codecompanion.nvim and avante.nvim launch
+  mcp [--workspace DIR] [--home DIR] [--http ADDR]
+                     an MCP server of the plugins' actions, commands and
+                     skills, on stdin/stdout or streamable HTTP: what Claude
+                     Code, Codex, VS Code, Cursor and Gemini CLI launch
   demo               play an editor against serve with the example plugins
 `)
 }

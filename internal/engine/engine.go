@@ -1,8 +1,9 @@
 // Package engine is the one engine under every front end: `rx-bridge
-// serve` (LSP, internal/bridge), `rx-bridge acp` (internal/acp) and
-// `rx-bridge chat` (cmd/rx-bridge) open it and become protocol adapters
-// over it. It assembles the plugins' UI hub (editorui), the plugin
-// runtime (pluginrt) and the agent (agent) in one way, and owns the
+// serve` (LSP, internal/bridge), `rx-bridge acp` (internal/acp),
+// `rx-bridge mcp` (internal/mcpserve) and `rx-bridge chat` (cmd/rx-bridge)
+// open it and become protocol adapters over it. It assembles the
+// plugins' UI hub (editorui), the plugin runtime (pluginrt) and the agent
+// (agent) in one way, and owns the
 // policies that join them, so no front end decides them on its own:
 //
 //   - the plugins' UI traffic goes to the hub, which exthost has already
