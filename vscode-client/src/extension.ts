@@ -10,7 +10,7 @@ import { CommandId, Commands } from './commands';
 import { SCHEME, VirtualDocs } from './docs';
 import { ChunkRouter, LanguageModels, VENDOR } from './lm';
 import { BridgeLog } from './log';
-import { CONFIG, LanguageClientTransport } from './lspTransport';
+import { CONFIG, LanguageClientTransport, uiLanguage } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
 import { EditReview } from './review';
 import { SessionsView } from './sessionsView';
@@ -56,7 +56,8 @@ export function activate(context: vscode.ExtensionContext): Api {
 				setting: cfg.get<string>('path', ''),
 				home: cfg.get<string>('home', '').trim(),
 				bundledDir,
-				env: { ...process.env, ...(await keys.env()), ...(extra ?? {}) },
+				// The CLI's own texts (the FULL TRUST preview) in the UI's language.
+				env: { ...process.env, ...(await keys.env()), RX_BRIDGE_LANG: uiLanguage(), ...(extra ?? {}) },
 			};
 		},
 		restartBridge: async () => { await bridge.restart(); },

@@ -143,6 +143,14 @@ function M.cli_env()
   if home then
     env.RX_BRIDGE_HOME = home
   end
+  -- The CLI's own texts (setup's errors, the FULL TRUST preview) in the
+  -- plugin's language.
+  if env.RX_BRIDGE_LANG == nil then
+    local ok, i18n = pcall(require, "rx_bridge.i18n")
+    if ok then
+      env.RX_BRIDGE_LANG = i18n.lang()
+    end
+  end
   return env
 end
 
