@@ -633,7 +633,10 @@ async function main(t: Tools): Promise<void> {
 			await shot('review-choose-changes');
 			// (Enter with the focus on a row toggles it: OK accepts.)
 			await p.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
-			await until('the review of b.txt', 30000, async () => /Reasonix wants to change b\.txt/.test(await lastAnswer(p)) || undefined);
+			// b.txt's buttons, not only its text: before they render, the
+			// newest Reject is a.txt's (answered already).
+			await until('the review of b.txt with its buttons', 30000, async () => /Reasonix wants to change b\.txt/.test(await lastAnswer(p))
+				&& ((await (await newestRow(p, 'response'))?.locator('.chat-command-button .monaco-button', { hasText: /^Reject$/ }).count()) ?? 0) >= 2 || undefined);
 			await (await reviewButton('Reject'))!.click();
 			// The chat renders an answer progressively: wait for the list
 			// under the heading, not just the heading.
