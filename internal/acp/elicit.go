@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -48,29 +47,9 @@ func elicitRequest(session string, p editorui.Prompt) acpsdk.UnstableCreateElici
 	return acpsdk.UnstableCreateElicitationRequest{Form: &acpsdk.UnstableCreateElicitationForm{
 		Meta:            map[string]any{scopeKey: map[string]any{"sessionId": session}},
 		Mode:            "form",
-		Message:         elicitMessage(p),
+		Message:         editorui.QuestionText(p),
 		RequestedSchema: elicitSchema(p.Fields),
 	}}
-}
-
-// elicitMessage says who asks what: "<plugin>: <title>", the message
-// under it; a lone field's label when the plugin gave neither.
-func elicitMessage(p editorui.Prompt) string {
-	var parts []string
-	if t := strings.TrimSpace(p.Title); t != "" {
-		parts = append(parts, t)
-	}
-	if m := strings.TrimSpace(p.Message); m != "" {
-		parts = append(parts, m)
-	}
-	if len(parts) == 0 && len(p.Fields) == 1 {
-		parts = append(parts, orDefault(p.Fields[0].Label, "Question"))
-	}
-	text := strings.Join(parts, "\n\n")
-	if p.Plugin != "" {
-		text = p.Plugin + ": " + orDefault(text, "Question")
-	}
-	return orDefault(text, "Question")
 }
 
 // elicitSchema is the form of fields: an input a string with its default,

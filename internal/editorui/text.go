@@ -68,3 +68,30 @@ func first(s ...string) string {
 	}
 	return ""
 }
+
+// QuestionText says who asks what, for a client that shows a question as
+// one message (ACP and MCP elicitation): "<plugin>: <title>", the message
+// under it; a lone field's label when the plugin gave neither; "Question"
+// when there is nothing at all.
+func QuestionText(p Prompt) string {
+	var parts []string
+	if t := strings.TrimSpace(p.Title); t != "" {
+		parts = append(parts, t)
+	}
+	if m := strings.TrimSpace(p.Message); m != "" {
+		parts = append(parts, m)
+	}
+	if len(parts) == 0 && len(p.Fields) == 1 {
+		if l := strings.TrimSpace(p.Fields[0].Label); l != "" {
+			parts = append(parts, p.Fields[0].Label)
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if strings.TrimSpace(text) == "" {
+		text = "Question"
+	}
+	if p.Plugin != "" {
+		text = p.Plugin + ": " + text
+	}
+	return text
+}

@@ -43,16 +43,16 @@ func (u *clientUI) Confirm(ctx context.Context, p editorui.Prompt) (editorui.Ans
 func (u *clientUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer, error) {
 	c := u.s.callOf(p.Origin)
 	if c == nil || len(p.Fields) == 0 {
-		u.s.log.Warn("a plugin question outside any tool call is cancelled", "plugin", p.Plugin, "question", elicitMessage(p))
+		u.s.log.Warn("a plugin question outside any tool call is cancelled", "plugin", p.Plugin, "question", editorui.QuestionText(p))
 		return editorui.Answer{Cancelled: true}, nil
 	}
 	if !elicits(c.session) {
 		c.mu.Lock()
-		c.unasked = append(c.unasked, elicitMessage(p))
+		c.unasked = append(c.unasked, editorui.QuestionText(p))
 		c.mu.Unlock()
 		return editorui.Answer{Cancelled: true}, nil
 	}
-	params := &mcp.ElicitParams{Mode: "form", Message: elicitMessage(p), RequestedSchema: elicitSchema(p.Fields)}
+	params := &mcp.ElicitParams{Mode: "form", Message: editorui.QuestionText(p), RequestedSchema: elicitSchema(p.Fields)}
 	if c.mrtr {
 		return c.ask(ctx, params)
 	}
@@ -63,7 +63,7 @@ func (u *clientUI) Form(ctx context.Context, p editorui.Prompt) (editorui.Answer
 		}
 		u.s.log.Warn("elicitation failed; the question is cancelled", "plugin", p.Plugin, "err", redact.String(err.Error()))
 		c.mu.Lock()
-		c.unasked = append(c.unasked, elicitMessage(p)+" (the client's answer failed: "+redact.String(err.Error())+")")
+		c.unasked = append(c.unasked, editorui.QuestionText(p)+" (the client's answer failed: "+redact.String(err.Error())+")")
 		c.mu.Unlock()
 		return editorui.Answer{Cancelled: true}, nil
 	}
@@ -96,26 +96,6 @@ func elicits(ss *mcp.ServerSession) bool {
 	}
 	e := ip.Capabilities.Elicitation
 	return e.Form != nil || e.URL == nil
-}
-
-// elicitMessage says who asks what: "<plugin>: <title>", the message
-// under it; a lone field's label when the plugin gave neither.
-func elicitMessage(p editorui.Prompt) string {
-	var parts []string
-	if t := strings.TrimSpace(p.Title); t != "" {
-		parts = append(parts, t)
-	}
-	if m := strings.TrimSpace(p.Message); m != "" {
-		parts = append(parts, m)
-	}
-	if len(parts) == 0 && len(p.Fields) == 1 {
-		parts = append(parts, orDefault(p.Fields[0].Label, "Question"))
-	}
-	text := orDefault(strings.Join(parts, "\n\n"), "Question")
-	if p.Plugin != "" {
-		text = p.Plugin + ": " + text
-	}
-	return text
 }
 
 // elicitSchema is MCP's requestedSchema for fields: input a string with
