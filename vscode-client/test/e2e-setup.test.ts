@@ -44,6 +44,7 @@ describe('scripts/e2e-setup.sh', () => {
 				PATH: `${bin}:${process.env.PATH}`,
 				HOME: tmp,
 				RX_E2E_CACHE: cache,
+				RX_NODE24_DIR: path.join(cache, 'node24'),
 				RX_E2E_CHROMIUM: path.join(tmp, 'chromium'),
 				// What `npm run e2e` under the machine's Node 20 exports.
 				npm_config_user_agent: 'npm/11.19.1 node/v20.20.2 linux x64 workspaces/false',
