@@ -2,11 +2,9 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
-	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -52,63 +50,18 @@ func elicitRequest(session string, p editorui.Prompt) acpsdk.UnstableCreateElici
 	}}
 }
 
-// elicitSchema is the form of fields: an input a string with its default,
-// a select a string enum, a confirm a boolean, a multiselect an array of
-// its options; the required fields listed.
+// elicitSchema is the form of fields (editorui.ElicitationSchema).
 func elicitSchema(fields []editorui.Field) acpsdk.UnstableElicitationSchema {
-	props := map[string]any{}
-	var required []string
-	for _, f := range fields {
-		prop := map[string]any{"title": orDefault(f.Label, f.Key)}
-		options := f.Options
-		if options == nil {
-			options = []string{}
-		}
-		switch f.Kind {
-		case extproto.FieldConfirm:
-			prop["type"] = "boolean"
-			var def bool
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil {
-				prop["default"] = def
-			}
-		case extproto.FieldMultiselect:
-			prop["type"] = "array"
-			prop["items"] = map[string]any{"type": "string", "enum": options}
-			var def []string
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil && def != nil {
-				prop["default"] = def
-			}
-		default: // input, select
-			prop["type"] = "string"
-			if f.Kind == extproto.FieldSelect && len(f.Options) > 0 {
-				prop["enum"] = options
-			}
-			var def string
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil {
-				prop["default"] = def
-			}
-		}
-		props[f.Key] = prop
-		if f.Required {
-			required = append(required, f.Key)
-		}
-	}
+	props, required := editorui.ElicitationSchema(fields)
 	return acpsdk.UnstableElicitationSchema{Type: "object", Properties: props, Required: required}
 }
 
 // elicitAnswer maps a client's answer to the plugin's: accept gives the
 // content's values by key (extproto host/ui/request values); decline,
-// cancel and any other action cancel. The values are not trusted: the
-// hub drops what does not fit its field.
+// cancel and any other action cancel.
 func elicitAnswer(res acpsdk.UnstableCreateElicitationResponse) editorui.Answer {
 	if res.Accept == nil || res.Accept.Action != "accept" {
 		return editorui.Answer{Cancelled: true}
 	}
-	values := map[string]json.RawMessage{}
-	for k, v := range res.Accept.Content {
-		if b, err := json.Marshal(v); err == nil {
-			values[k] = b
-		}
-	}
-	return editorui.Answer{Values: values}
+	return editorui.ElicitedAnswer(res.Accept.Content)
 }

@@ -14,6 +14,10 @@
 // and falls back to plain LSP messages for kinds the editor cannot render
 // natively — never silence, never a hang (docs/EDITOR_PROTOCOL.md §3.4).
 //
+// Front ends that ask questions through a protocol's elicitation (MCP,
+// ACP) share one mapping of fields to its JSON Schema subset and back
+// (elicit.go), and one text for a question shown as a message (text.go).
+//
 // Nothing executable passes: payloads are closed, strictly decoded DTOs;
 // card buttons are kept only when they name an action the plugin declared.
 // The package imports extproto and nothing else of this module;

@@ -2,14 +2,12 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -98,44 +96,11 @@ func elicits(ss *mcp.ServerSession) bool {
 	return e.Form != nil || e.URL == nil
 }
 
-// elicitSchema is MCP's requestedSchema for fields: input a string with
-// its default, select a string enum, confirm a boolean, multiselect an
-// array of enum strings; the required fields listed. A form's fields
-// are the properties of one schema.
+// elicitSchema is MCP's requestedSchema for fields
+// (editorui.ElicitationSchema): a form's fields are the properties of
+// one schema.
 func elicitSchema(fields []editorui.Field) map[string]any {
-	props := map[string]any{}
-	required := []string{}
-	for _, f := range fields {
-		prop := map[string]any{"title": orDefault(f.Label, f.Key)}
-		switch f.Kind {
-		case extproto.FieldConfirm:
-			prop["type"] = "boolean"
-			var def bool
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil {
-				prop["default"] = def
-			}
-		case extproto.FieldMultiselect:
-			prop["type"] = "array"
-			prop["items"] = map[string]any{"type": "string", "enum": nonNil(f.Options)}
-			var def []string
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil && def != nil {
-				prop["default"] = def
-			}
-		default: // input, select
-			prop["type"] = "string"
-			if f.Kind == extproto.FieldSelect && len(f.Options) > 0 {
-				prop["enum"] = f.Options
-			}
-			var def string
-			if f.Default != nil && json.Unmarshal(f.Default, &def) == nil {
-				prop["default"] = def
-			}
-		}
-		props[f.Key] = prop
-		if f.Required {
-			required = append(required, f.Key)
-		}
-	}
+	props, required := editorui.ElicitationSchema(fields)
 	schema := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		schema["required"] = required
@@ -150,13 +115,7 @@ func elicitAnswer(res *mcp.ElicitResult) editorui.Answer {
 	if res == nil || res.Action != "accept" {
 		return editorui.Answer{Cancelled: true}
 	}
-	values := map[string]json.RawMessage{}
-	for k, v := range res.Content {
-		if b, err := json.Marshal(v); err == nil {
-			values[k] = b
-		}
-	}
-	return editorui.Answer{Values: values}
+	return editorui.ElicitedAnswer(res.Content)
 }
 
 // show writes a surface's text to stderr (the server's log), naming the
@@ -222,13 +181,6 @@ func (u *clientUI) LogMessage(_ context.Context, sev editorui.Severity, text str
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
 		return def
-	}
-	return s
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }
