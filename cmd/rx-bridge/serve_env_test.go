@@ -70,7 +70,7 @@ func (e *serveEnv) installHelper(name string, runtime map[string]any) {
 // installHelperPlugin installs this test binary, re-executed, as the
 // plugin name (see TestServeSidecarHelper) into home, with the runtime
 // members in runtime added to its runtime.
-func installHelperPlugin(t *testing.T, home, name string, runtime map[string]any) {
+func installHelperPlugin(t testing.TB, home, name string, runtime map[string]any) {
 	t.Helper()
 	rt := map[string]any{
 		"command": os.Args[0],
@@ -90,7 +90,7 @@ func installHelperPlugin(t *testing.T, home, name string, runtime map[string]any
 
 // installManifest installs a plugin whose whole package is the manifest
 // man into home.
-func installManifest(t *testing.T, home string, man map[string]any) {
+func installManifest(t testing.TB, home string, man map[string]any) {
 	t.Helper()
 	src := t.TempDir()
 	b, _ := json.Marshal(man)

@@ -135,3 +135,36 @@ func BenchmarkContentRatio(b *testing.B) {
 		}
 	}, PIDs: []int{pid}})
 }
+
+// BenchmarkChainRatio is issue 32's chain row against its own floor in
+// the same loop: one intercept walk of a generation with one
+// examples/hello sidecar (the floor) and of a generation with four in
+// one chain (the subject), both loaded at once and interleaved in blocks.
+// A chain that cost each member what one sidecar costs alone would be
+// 4×; what a chain adds beyond that is the wake-ups of colder sidecars.
+func BenchmarkChainRatio(b *testing.B) {
+	one := loadBench(b, ratioPlugin(b, "solo", ""))
+	var plugins []*Plugin
+	for i := range 4 {
+		plugins = append(plugins, ratioPlugin(b, fmt.Sprintf("c%d", i), ""))
+	}
+	four := loadBench(b, plugins...)
+	pidsOf := func(g *Generation) (pids []int) {
+		for _, s := range g.Sidecars {
+			pids = append(pids, s.proc.tree.Pid())
+		}
+		return pids
+	}
+	payload := &extproto.InputReceivePayload{Text: "hello"}
+	ctx := context.Background()
+	walk := func(g *Generation) func() {
+		return func() {
+			if _, err := g.Intercept(ctx, extproto.InputReceive, payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	benchratio.Interleave(b, 128,
+		benchratio.Side{Call: walk(one), PIDs: pidsOf(one)},
+		benchratio.Side{Call: walk(four), PIDs: pidsOf(four)})
+}

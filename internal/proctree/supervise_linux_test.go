@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -64,35 +65,44 @@ func FuzzStatPPID(f *testing.F) {
 
 // BenchmarkSupervisorCost measures what the supervisor adds to a program
 // start against a plain spawn of the same program in the same run,
-// interleaved so both see the same machine: the time from spawn until the
-// program has run far enough to write its first byte, and the teardown
-// (stdin closed until reaped). It also reports the resident memory of a
-// supervisor next to that of the sidecar it holds.
+// interleaved so both see the same machine, for one program and for 16
+// started at once: the time from spawn until every program has run far
+// enough to write its first byte, and the teardown (stdin closed until
+// every one is reaped). It also reports the memory of a supervisor next
+// to that of the sidecar it holds, resident and proportional (Pss: the
+// binary's pages shared among every copy), as a mean per program.
 func BenchmarkSupervisorCost(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
 	env := append(os.Environ(), envMode+"=ping")
-	var direct, supervised, directEnd, supervisedEnd time.Duration
-	var supMem, sideMem memKiB
-	for b.Loop() {
-		d, de := benchDirect(b, exe, env)
-		s, se, sup, side := benchSupervised(b, exe, env)
-		direct, directEnd = direct+d, directEnd+de
-		supervised, supervisedEnd = supervised+s, supervisedEnd+se
-		supMem, sideMem = supMem.add(sup), sideMem.add(side)
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var direct, supervised, directEnd, supervisedEnd time.Duration
+			var supMem, sideMem memKiB
+			for b.Loop() {
+				d, de, _, _ := benchStartAll(b, n, func() *benchProc { return startDirect(b, exe, env) })
+				s, se, sup, side := benchStartAll(b, n, func() *benchProc { return startSupervised(b, exe, env) })
+				direct, directEnd = direct+d, directEnd+de
+				supervised, supervisedEnd = supervised+s, supervisedEnd+se
+				supMem, sideMem = supMem.add(sup), sideMem.add(side)
+			}
+			runs := float64(b.N)
+			per := float64(b.N * n)
+			b.ReportMetric(float64(direct.Microseconds())/runs, "direct-start-µs")
+			b.ReportMetric(float64(supervised.Microseconds())/runs, "supervised-start-µs")
+			b.ReportMetric(float64(supervised)/float64(direct), "start-ratio")
+			b.ReportMetric(float64(directEnd.Microseconds())/runs, "direct-teardown-µs")
+			b.ReportMetric(float64(supervisedEnd.Microseconds())/runs, "supervised-teardown-µs")
+			b.ReportMetric(float64(supervisedEnd)/float64(directEnd), "teardown-ratio")
+			b.ReportMetric(float64(supMem.rss)/per, "supervisor-RSS-KiB")
+			b.ReportMetric(float64(supMem.private)/per, "supervisor-private-KiB")
+			b.ReportMetric(float64(supMem.pss)/per, "supervisor-PSS-KiB")
+			b.ReportMetric(float64(sideMem.rss)/per, "sidecar-RSS-KiB")
+			b.ReportMetric(float64(sideMem.pss)/per, "sidecar-PSS-KiB")
+		})
 	}
-	n := float64(b.N)
-	b.ReportMetric(float64(direct.Microseconds())/n, "direct-start-µs")
-	b.ReportMetric(float64(supervised.Microseconds())/n, "supervised-start-µs")
-	b.ReportMetric(float64(supervised)/float64(direct), "start-ratio")
-	b.ReportMetric(float64(directEnd.Microseconds())/n, "direct-teardown-µs")
-	b.ReportMetric(float64(supervisedEnd.Microseconds())/n, "supervised-teardown-µs")
-	b.ReportMetric(float64(supervisedEnd)/float64(directEnd), "teardown-ratio")
-	b.ReportMetric(float64(supMem.rss)/n, "supervisor-RSS-KiB")
-	b.ReportMetric(float64(supMem.private)/n, "supervisor-private-KiB")
-	b.ReportMetric(float64(sideMem.rss)/n, "sidecar-RSS-KiB")
 }
 
 func benchPipes(b *testing.B) (inR, inW, outR, outW *os.File) {
@@ -107,10 +117,17 @@ func benchPipes(b *testing.B) (inR, inW, outR, outW *os.File) {
 	return inR, inW, outR, outW
 }
 
-func benchDirect(b *testing.B, exe string, env []string) (start, end time.Duration) {
+// benchProc is a started benchmark program: its stdin to close, its
+// stdout to read the first byte from, its wait and, when supervised, its
+// supervisor's and its own pid for their memory.
+type benchProc struct {
+	inW, outR      *os.File
+	wait           func()
+	supPID, ownPID int
+}
+
+func startDirect(b *testing.B, exe string, env []string) *benchProc {
 	inR, inW, outR, outW := benchPipes(b)
-	defer closeAll(outR)
-	began := time.Now()
 	cmd := exec.Command(exe)
 	cmd.Env, cmd.Stdin, cmd.Stdout = env, inR, outW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -118,41 +135,65 @@ func benchDirect(b *testing.B, exe string, env []string) (start, end time.Durati
 		b.Fatal(err)
 	}
 	closeAll(inR, outW)
-	if _, err := outR.Read(make([]byte, 1)); err != nil {
-		b.Fatal(err)
-	}
-	start = time.Since(began)
-	began = time.Now()
-	closeAll(inW)
-	_ = cmd.Wait()
-	return start, time.Since(began)
+	return &benchProc{inW: inW, outR: outR, wait: func() { _ = cmd.Wait() }}
 }
 
-func benchSupervised(b *testing.B, exe string, env []string) (start, end time.Duration, sup, side memKiB) {
+func startSupervised(b *testing.B, exe string, env []string) *benchProc {
 	inR, inW, outR, outW := benchPipes(b)
-	defer closeAll(outR)
-	began := time.Now()
 	t, err := Start(Command{Path: exe, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	closeAll(inR, outW)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := outR.Read(make([]byte, 1)); err != nil {
-		b.Fatal(err)
+	return &benchProc{inW: inW, outR: outR, wait: func() { <-t.Exited() }, supPID: t.sys.cmd.Process.Pid, ownPID: t.Pid()}
+}
+
+// benchStartAll starts n programs at once with start and returns the
+// time until each has written its first byte, the teardown time, and
+// the summed memory of the supervisors and of the programs (zero for
+// unsupervised ones).
+func benchStartAll(b *testing.B, n int, start func() *benchProc) (up, down time.Duration, sup, side memKiB) {
+	procs := make([]*benchProc, n)
+	var wg sync.WaitGroup
+	began := time.Now()
+	for i := range n {
+		wg.Go(func() {
+			p := start()
+			if _, err := p.outR.Read(make([]byte, 1)); err != nil {
+				b.Error(err)
+			}
+			procs[i] = p
+		})
 	}
-	start = time.Since(began)
-	sup, side = memOf(t.sys.cmd.Process.Pid), memOf(t.Pid())
+	wg.Wait()
+	up = time.Since(began)
+	if b.Failed() {
+		b.FailNow()
+	}
+	for _, p := range procs {
+		if p.supPID != 0 {
+			sup, side = sup.add(memOf(p.supPID)), side.add(memOf(p.ownPID))
+		}
+	}
 	began = time.Now()
-	closeAll(inW)
-	<-t.Exited()
-	return start, time.Since(began), sup, side
+	for _, p := range procs {
+		wg.Go(func() {
+			closeAll(p.inW)
+			p.wait()
+			closeAll(p.outR)
+		})
+	}
+	wg.Wait()
+	return up, time.Since(began), sup, side
 }
 
 // memKiB is a process's resident memory and the part of it no other
 // process shares (the binary's pages are shared with the host).
-type memKiB struct{ rss, private int64 }
+type memKiB struct{ rss, private, pss int64 }
 
-func (m memKiB) add(o memKiB) memKiB { return memKiB{m.rss + o.rss, m.private + o.private} }
+func (m memKiB) add(o memKiB) memKiB {
+	return memKiB{m.rss + o.rss, m.private + o.private, m.pss + o.pss}
+}
 
 // memOf reads pid's memory from /proc/<pid>/smaps_rollup.
 func memOf(pid int) memKiB {
@@ -164,6 +205,8 @@ func memOf(pid int) memKiB {
 		switch k {
 		case "Rss":
 			m.rss = n
+		case "Pss":
+			m.pss = n
 		case "Private_Clean", "Private_Dirty":
 			m.private += n
 		}
