@@ -10,7 +10,7 @@ STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 # `make quick` is the developer loop: formatting, vet and the short Go tests
 # (go's test cache re-runs only the packages a change reaches).
 
-.PHONY: quick test check cross fmt-check vet staticcheck gotest mcp-setup mcp-inspector-setup build fuzz bench bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
+.PHONY: quick test check cross fmt-check vet staticcheck gotest mcp-setup mcp-inspector-setup build fuzz bench bench-all bench-compare bench-serve generate examples vscode-test vsix dist dist-check nvim-test wine-test acp-test
 
 test: check gotest wine-test acp-test vscode-test nvim-test
 
@@ -97,9 +97,18 @@ wine-test:
 generate:
 	$(GO) generate ./...
 
-# Benchmarks as docs/PERFORMANCE.md records them (about 8 minutes).
-BENCH_PKGS := ./internal/exthost/... ./extproto ./extproto/wire ./contentref ./internal/providers ./sdk ./cmd/rx-bridge
+ROUNDS ?= 5
+
+# The table of docs/PERFORMANCE.md: every row a benchmark against its
+# floor in the same loop, in ROUNDS rounds on every vCPU and pinned to one,
+# as medians with their spread and the goal (about 10 minutes at ROUNDS=5).
 bench:
+	@mkdir -p $(BIN); internal/benchmed/bench.sh $(ROUNDS) >$(BIN)/bench.txt
+	$(GO) run ./internal/benchmed -table <$(BIN)/bench.txt
+
+# Every benchmark of the module, five times each (about 8 minutes).
+BENCH_PKGS := ./internal/exthost/... ./extproto ./extproto/wire ./contentref ./internal/providers ./sdk ./cmd/rx-bridge
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(BENCH_PKGS)
 
 # `rx-bridge serve` end to end as docs/PERFORMANCE.md records it: its
@@ -119,13 +128,13 @@ bench-serve:
 	done >$(BIN)/bench-serve.txt
 	$(GO) run ./internal/benchmed <$(BIN)/bench-serve.txt
 
-# Before and after in the same run (docs/PERFORMANCE.md, issue 20): the
-# exthost ratio benchmarks of BASE (a git ref) and of this tree in ROUNDS
-# interleaved rounds, on every vCPU and pinned to one, as medians.
+# Before and after in the same run (docs/PERFORMANCE.md): the table's
+# benchmarks on BASE's code (a git ref) and on this tree in ROUNDS
+# interleaved rounds, on every vCPU and pinned to one, as the table.
 BASE ?= main
-ROUNDS ?= 5
 bench-compare:
-	@mkdir -p $(BIN); internal/benchmed/compare.sh $(BASE) $(ROUNDS) | tee $(BIN)/bench-compare.txt | $(GO) run ./internal/benchmed
+	@mkdir -p $(BIN); internal/benchmed/compare.sh $(BASE) $(ROUNDS) >$(BIN)/bench-compare.txt
+	$(GO) run ./internal/benchmed -table <$(BIN)/bench-compare.txt
 
 # Short local fuzzing of every decoder of untrusted bytes (FUZZTIME=2m for the real run).
 FUZZTIME ?= 30s
