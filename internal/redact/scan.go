@@ -1,5 +1,7 @@
 package redact
 
+import "sync"
+
 // Passes, in the order apply runs them. scan sets the bit of every pass that
 // may change a text; a text with no bit set is returned untouched.
 const (
@@ -146,7 +148,10 @@ type triggerDFA struct {
 	out  [256]uint16
 }
 
-var trig = buildDFA()
+// trig is built on first use, not at package initialisation: every
+// process of this binary runs the initialisation, the sidecar supervisors
+// included, which never redact (building it allocates about 700 KB).
+var trig = sync.OnceValue(buildDFA)
 
 func fold(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
@@ -218,10 +223,11 @@ func (r *Redactor) scan(s string) uint16 {
 		run      uint32
 		fl, prev uint8
 	)
+	dfa := trig()
 	for i := 0; i < len(s); i++ {
 		b := s[i]
-		st = trig.next[st][b]
-		bits |= trig.out[st]
+		st = dfa.next[st][b]
+		bits |= dfa.out[st]
 		c := class[b]
 		// Runs of token characters, without branches: w is all ones
 		// inside a run and zero at any other byte, which resets it.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,11 +13,21 @@ import (
 // Ext is the extension of every transcript file.
 const Ext = ".jsonl"
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
 // ValidID reports whether id can name a session on disk: letters, digits,
 // '-' and '_' only, so it can never spell a path.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func checkID(id string) error {
 	if !ValidID(id) {
