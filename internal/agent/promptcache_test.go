@@ -27,9 +27,10 @@ import (
 // max_tokens and other parameters are not part of the prompt.
 type cachedPrompt struct {
 	bytes []byte
-	// head is the length of the system messages and tools; summary
-	// marks the compaction's request; tools are the tool names in order.
-	head    int
+	// head is the length of the system messages and tools, last that
+	// of the last message; summary marks the compaction's request; tools
+	// are the tool names in order.
+	head, last int
 	summary bool
 	tools   []string
 }
@@ -94,6 +95,7 @@ func (c *cacheServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.head = len(p.bytes)
 	for _, m := range body.Messages[system:] {
 		p.bytes = append(append(p.bytes, m...), '\n')
+		p.last = len(m) + 1
 	}
 	summary, events := c.answer(msgs)
 	p.summary = summary
@@ -157,9 +159,10 @@ const (
 )
 
 // cacheModel is the model of the scripted session: every turn reads a
-// file, searches for a name, lists a directory (or, once the MCP server
-// is there, calls its echo tool) and answers; a request that asks for
-// a summary gets one.
+// file, searches for a name, reads two lines of the next file, lists the
+// workspace (or, once the MCP server is there, calls its echo tool) and
+// answers: five requests, as an agent exploring code makes them; a
+// request that asks for a summary gets one.
 func cacheModel(msgs []wireMessage) (bool, []string) {
 	for _, m := range msgs {
 		if m.Content != nil && strings.HasPrefix(*m.Content, compactionGuidance[:40]) {
@@ -186,18 +189,23 @@ func cacheModel(msgs []wireMessage) (bool, []string) {
 		}
 	}
 	id := func(n int) string { return fmt.Sprintf("call_%d_%d_%d", k, round, n) }
+	var call [3]string
 	switch round {
 	case 0:
-		return false, []string{sseCalls([3]string{id(0), "read_file", fmt.Sprintf(`{"path":"pkg/file%02d.go"}`, k)})}
+		call = [3]string{id(0), "read_file", fmt.Sprintf(`{"path":"pkg/file%02d.go"}`, k)}
 	case 1:
-		return false, []string{sseCalls([3]string{id(0), "search_text", fmt.Sprintf(`{"pattern":"Func%02d\\b","path":"pkg"}`, k)})}
+		call = [3]string{id(0), "search_text", fmt.Sprintf(`{"pattern":"Func%02d\\b","path":"pkg"}`, k)}
 	case 2:
+		call = [3]string{id(0), "read_file", fmt.Sprintf(`{"path":"pkg/file%02d.go","offset":3,"limit":2}`, k%cacheTurns+1)}
+	case 3:
+		call = [3]string{id(0), "list_files", `{}`}
 		if k >= cacheMCPTurn {
-			return false, []string{sseCalls([3]string{id(0), "mcp__srv__echo", fmt.Sprintf(`{"message":"turn %d"}`, k)})}
+			call = [3]string{id(0), "mcp__srv__echo", fmt.Sprintf(`{"message":"turn %d"}`, k)}
 		}
-		return false, []string{sseCalls([3]string{id(0), "list_files", `{"path":"pkg"}`})}
+	default:
+		return false, []string{sseText(fmt.Sprintf("Turn %d: pkg/file%02d.go defines Func%02d, which adds its argument to a running total; it is called from one place. ", k, k, k) + strings.Repeat("Nothing else refers to it. ", 3))}
 	}
-	return false, []string{sseText(fmt.Sprintf("Turn %d: pkg/file%02d.go defines Func%02d, which adds its argument to a running total; it is called from one place. ", k, k, k) + strings.Repeat("Nothing else refers to it. ", 3))}
+	return false, []string{sseCalls(call)}
 }
 
 // TestPromptCacheShare replays a scripted 40-turn session with tool
@@ -228,6 +236,11 @@ func TestPromptCacheShare(t *testing.T) {
 	host := mcphost.New([]mcphost.Server{{Name: "srv", Command: exe, Env: map[string]string{envChild: "mcp"}, Source: mcphost.SourceUser}}, mcphost.Options{})
 	t.Cleanup(func() { _ = host.Close() })
 	ws := t.TempDir()
+	for _, name := range []string{"go.mod", "README.md"} {
+		if err := os.WriteFile(ws+"/"+name, []byte(name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for k := 1; k <= cacheTurns; k++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, "package pkg\n\n// Func%02d adds n to the running total of file %02d.\nfunc Func%02d(n int) int {\n", k, k, k)
@@ -285,11 +298,20 @@ func TestPromptCacheShare(t *testing.T) {
 	t.Logf("%d requests, %d prompt bytes, %.1f%% cacheable; the summary request %.1f%% (%d bytes), the next %.1f%%, the first with the MCP server's tools %.1f%%",
 		len(ps), total, 100*share, pct(at), len(ps[at].bytes), pct(at+1), pct(mcpAt))
 
+	if os.Getenv("CACHE_DEBUG") != "" {
+		for i := range ps {
+			t.Logf("req %d len %d miss %d head %d", i, len(ps[i].bytes), len(ps[i].bytes)-hits[i], ps[i].head)
+		}
+	}
 	// The summary request starts with the exact system prompt and tools
 	// of the request before it.
 	prev := ps[at-1]
 	if !bytes.HasPrefix(ps[at].bytes, prev.bytes[:prev.head]) {
 		t.Errorf("the summary request does not start with the session's system prompt and tools (%d of %d bytes shared)", hits[at], prev.head)
+	}
+	// It shares everything but its instruction with the request before.
+	if hits[at] < len(ps[at].bytes)-ps[at].last {
+		t.Errorf("the summary request shares %d of its %d bytes, want all but its last message (%d bytes)", hits[at], len(ps[at].bytes), ps[at].last)
 	}
 	// The MCP server's tools come after those sent before.
 	if before, after := ps[mcpAt-1].tools, ps[mcpAt].tools; len(after) <= len(before) || !slices.Equal(after[:len(before)], before) {
