@@ -31,8 +31,8 @@ type cachedPrompt struct {
 	// of the last message; summary marks the compaction's request; tools
 	// are the tool names in order.
 	head, last int
-	summary bool
-	tools   []string
+	summary    bool
+	tools      []string
 }
 
 type wireMessage struct {
@@ -298,11 +298,6 @@ func TestPromptCacheShare(t *testing.T) {
 	t.Logf("%d requests, %d prompt bytes, %.1f%% cacheable; the summary request %.1f%% (%d bytes), the next %.1f%%, the first with the MCP server's tools %.1f%%",
 		len(ps), total, 100*share, pct(at), len(ps[at].bytes), pct(at+1), pct(mcpAt))
 
-	if os.Getenv("CACHE_DEBUG") != "" {
-		for i := range ps {
-			t.Logf("req %d len %d miss %d head %d", i, len(ps[i].bytes), len(ps[i].bytes)-hits[i], ps[i].head)
-		}
-	}
 	// The summary request starts with the exact system prompt and tools
 	// of the request before it.
 	prev := ps[at-1]
