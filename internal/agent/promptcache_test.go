@@ -295,8 +295,8 @@ func TestPromptCacheShare(t *testing.T) {
 		t.Fatal("no summary request")
 	}
 	pct := func(i int) float64 { return 100 * float64(hits[i]) / float64(len(ps[i].bytes)) }
-	t.Logf("%d requests, %d prompt bytes, %.1f%% cacheable; the summary request %.1f%% (%d bytes), the next %.1f%%, the first with the MCP server's tools %.1f%%",
-		len(ps), total, 100*share, pct(at), len(ps[at].bytes), pct(at+1), pct(mcpAt))
+	t.Logf("%d requests, %d prompt bytes, %.2f%% cacheable (%d bytes not); the summary request %.1f%% (%d bytes), the next %.1f%%, the first with the MCP server's tools %.1f%%",
+		len(ps), total, 100*share, total-hit, pct(at), len(ps[at].bytes), pct(at+1), pct(mcpAt))
 
 	// The summary request starts with the exact system prompt and tools
 	// of the request before it.
