@@ -126,16 +126,15 @@ func keepFrom(h []extproto.ProviderMessage, keep int) int {
 // msgs are not a history a provider takes as such (a compaction.prepare
 // replacement that split a tool call from its result), when that
 // request would not fit the context window, or when the model answers
-// it with tool calls, the model gets msgs rendered as a
-// plain transcript instead (summaryRequest).
+// it with tool calls, the model gets msgs rendered as a plain transcript
+// instead (summaryRequest).
 func (t *turn) summarise(ctx context.Context, system string, msgs []extproto.ProviderMessage, guidance string) (string, error) {
 	if guidance == "" {
 		guidance = compactionGuidance
 	}
-	schemas := t.tools.Schemas()
 	req := extproto.ProviderRequest{
 		Messages:  append(requestMessages(system, msgs, t.model.Descriptor), extproto.ProviderMessage{Role: extproto.RoleUser, Content: guidance}),
-		Tools:     schemas,
+		Tools:     t.tools.Schemas(),
 		MaxTokens: t.s.a.opts.MaxTokens,
 	}
 	if !wellFormed(msgs) || requestTokens(req) > t.model.Descriptor.ContextWindow {
@@ -166,10 +165,11 @@ func (t *turn) summaryRound(ctx context.Context, req extproto.ProviderRequest) (
 	if resp.Usage != nil {
 		t.s.j.commit(&record{Type: recUsage, Usage: resp.Usage})
 	}
-	if strings.TrimSpace(resp.Text) == "" {
-		return "", len(resp.ToolCalls) > 0, nil
+	text := resp.Text
+	if strings.TrimSpace(text) == "" {
+		text = ""
 	}
-	return resp.Text, len(resp.ToolCalls) > 0, nil
+	return text, len(resp.ToolCalls) > 0, nil
 }
 
 // summaryRequest is the summarising request that stands alone: the
