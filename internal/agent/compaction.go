@@ -8,8 +8,10 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 )
 
-// compactionGuidance is the host's instruction to the summariser.
-const compactionGuidance = "Summarise the conversation so far for the agent that will continue it: the user's goals and constraints, decisions made, files read or changed (with paths) and what was found, commands run and their outcome, and what remains to do. Be specific and brief; do not invent anything."
+// compactionGuidance is the host's instruction to the summariser, the
+// last message of the summarising request. The tools are offered (the
+// request continues the session's prefix), not to be called.
+const compactionGuidance = "Summarise the conversation so far for the agent that will continue it: the user's goals and constraints, decisions made, files read or changed (with paths) and what was found, commands run and their outcome, and what remains to do. Be specific and brief; do not invent anything. Answer with the summary only; do not call any tool."
 
 // Per-message cut applied when rendering history for the summariser, so
 // one huge tool result cannot crowd the rest out of its request.
@@ -81,7 +83,7 @@ func (t *turn) compact(ctx context.Context, system string) error {
 		return nil
 	}
 	prep := out.Payload.(*extproto.CompactionPreparePayload)
-	summary, err := t.summarise(ctx, prep.Messages, prep.Guidance)
+	summary, err := t.summarise(ctx, system, prep.Messages, prep.Guidance)
 	if err != nil {
 		return t.fail(ctx, fmt.Errorf("compaction with model %s: %w", t.model.Ref, err))
 	}
@@ -117,31 +119,105 @@ func keepFrom(h []extproto.ProviderMessage, keep int) int {
 	return 0
 }
 
-// summarise asks the turn's model for a summary of msgs.
-func (t *turn) summarise(ctx context.Context, msgs []extproto.ProviderMessage, guidance string) (string, error) {
+// summarise asks the turn's model for a summary of msgs. The request
+// continues the session's own: the same system prompt and tools, msgs
+// as the history is sent, the guidance as the last user message, so a
+// provider's prompt cache serves all but that message (issue 32). When
+// msgs are not a history a provider takes as such (a compaction.prepare
+// replacement that split a tool call from its result), when that
+// request would not fit the context window, or when the model answers
+// it with tool calls, the model gets msgs rendered as a plain transcript
+// instead (summaryRequest).
+func (t *turn) summarise(ctx context.Context, system string, msgs []extproto.ProviderMessage, guidance string) (string, error) {
 	if guidance == "" {
 		guidance = compactionGuidance
 	}
 	req := extproto.ProviderRequest{
-		Messages: []extproto.ProviderMessage{
-			{Role: extproto.RoleSystem, Content: guidance},
-			{Role: extproto.RoleUser, Content: renderForSummary(msgs)},
-		},
-		Tools:     []extproto.ProviderToolSchema{},
+		Messages:  append(requestMessages(system, msgs, t.model.Descriptor), extproto.ProviderMessage{Role: extproto.RoleUser, Content: guidance}),
+		Tools:     t.tools.Schemas(),
 		MaxTokens: t.s.a.opts.MaxTokens,
 	}
-	resp, err := t.stream(ctx, req, false)
+	if !wellFormed(msgs) || requestTokens(req) > t.model.Descriptor.ContextWindow {
+		req = summaryRequest(msgs, guidance, t.s.a.opts.MaxTokens)
+	}
+	text, calls, err := t.summaryRound(ctx, req)
+	if err == nil && calls && len(req.Tools) > 0 {
+		// It went on working instead: whatever it said is no summary.
+		text, _, err = t.summaryRound(ctx, summaryRequest(msgs, guidance, t.s.a.opts.MaxTokens))
+	}
 	if err != nil {
 		return "", err
+	}
+	if text == "" {
+		return "", fmt.Errorf("the model returned an empty summary")
+	}
+	return text, nil
+}
+
+// summaryRound streams one summarising request and counts its usage: it
+// returns the text (blank is "") and whether the model called tools.
+func (t *turn) summaryRound(ctx context.Context, req extproto.ProviderRequest) (string, bool, error) {
+	resp, err := t.stream(ctx, req, false)
+	if err != nil {
+		return "", false, err
 	}
 	addUsage(&t.usage, resp.Usage)
 	if resp.Usage != nil {
 		t.s.j.commit(&record{Type: recUsage, Usage: resp.Usage})
 	}
-	if strings.TrimSpace(resp.Text) == "" {
-		return "", fmt.Errorf("the model returned an empty summary")
+	text := resp.Text
+	if strings.TrimSpace(text) == "" {
+		text = ""
 	}
-	return resp.Text, nil
+	return text, len(resp.ToolCalls) > 0, nil
+}
+
+// summaryRequest is the summarising request that stands alone: the
+// guidance as the system prompt, msgs rendered as a plain transcript
+// with each message cut to summariseMessageBytes, no tools.
+func summaryRequest(msgs []extproto.ProviderMessage, guidance string, maxTokens int) extproto.ProviderRequest {
+	return extproto.ProviderRequest{
+		Messages: []extproto.ProviderMessage{
+			{Role: extproto.RoleSystem, Content: guidance},
+			{Role: extproto.RoleUser, Content: renderForSummary(msgs)},
+		},
+		Tools:     []extproto.ProviderToolSchema{},
+		MaxTokens: maxTokens,
+	}
+}
+
+// requestTokens estimates req's prompt as promptEstimate does. The
+// tokens it may answer with are not counted: the session's own requests,
+// longer than this one, were sent with the same limit.
+func requestTokens(req extproto.ProviderRequest) int {
+	n := estimateTokens(req.Messages)
+	for _, s := range req.Tools {
+		n += (len(s.Name) + len(s.Description) + len(s.Parameters) + 3) / 4
+	}
+	return n
+}
+
+// wellFormed reports whether msgs is a history a provider accepts with
+// tools: every tool message answers a call of the assistant message
+// before it, and every call is answered before the next other message.
+func wellFormed(msgs []extproto.ProviderMessage) bool {
+	open := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == extproto.RoleTool {
+			if !open[m.ToolCallID] {
+				return false
+			}
+			delete(open, m.ToolCallID)
+			continue
+		}
+		if len(open) > 0 {
+			return false
+		}
+		for _, c := range m.ToolCalls {
+			open[c.ID] = true
+		}
+	}
+	return len(open) == 0
 }
 
 // renderForSummary writes messages as a plain transcript: the summariser

@@ -24,10 +24,31 @@ const kindOther tools.Kind = "other"
 // server that started, failed or changed its list since the last round
 // shows here). A tool of a package never hides a host
 // tool of the same name.
+//
+// The tools keep the order the session first offered them in, and a
+// tool offered for the first time (an MCP server that connected late,
+// plan mode's exit_plan_mode) comes after them: providers put the tool
+// definitions ahead of the conversation in the prompt, so a tool sorted
+// into the middle would leave their prompt cache only the tools before
+// it. A tool that comes back (a server restarted) takes its old place.
 func (t *turn) toolSet() *tools.Set {
 	if t.sub != nil {
 		return t.sub.tools
 	}
+	set := t.offered().Arranged(t.s.toolRank)
+	for _, sc := range set.Schemas() {
+		if _, ok := t.s.toolRank[sc.Name]; !ok {
+			if t.s.toolRank == nil {
+				t.s.toolRank = map[string]int{}
+			}
+			t.s.toolRank[sc.Name] = len(t.s.toolRank)
+		}
+	}
+	return set
+}
+
+// offered is the tools of toolSet, in name order.
+func (t *turn) offered() *tools.Set {
 	set := t.baseToolSet()
 	if t.s.Mode() != ModePlan {
 		return set

@@ -622,8 +622,8 @@ func TestPreCompactGuidanceReachesCompactionPrepare(t *testing.T) {
 	if len(seen) != 1 || json.Unmarshal([]byte(seen[0]), &p) != nil || p.Guidance != want {
 		t.Fatalf("compaction.prepare saw %q", seen)
 	}
-	if got := h.prov.requests()[1].Body.Messages[0].Content; got != want {
-		t.Errorf("the summariser was told %q", got)
+	if m := h.prov.requests()[1].Body.Messages; m[len(m)-1].Content != want {
+		t.Errorf("the summariser was told %q", m[len(m)-1].Content)
 	}
 	if runs := hookRuns(t, ps.log, "PreCompact"); len(runs) != 1 || runs[0]["trigger"] != "auto" {
 		t.Errorf("PreCompact runs %v", runs)

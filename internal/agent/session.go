@@ -63,6 +63,12 @@ type Session struct {
 	// reported is the provider's prompt-token count for the last request
 	// and the history length it covered; compaction estimates from it.
 	reported struct{ tokens, upTo int }
+
+	// toolRank is the order of every tool name the session has offered,
+	// first offer first: a turn's tools keep it and new ones are
+	// appended (turn.toolSet), so the requests' prefix stays the same
+	// bytes for a provider's prompt cache. Only the running turn uses it.
+	toolRank map[string]int
 }
 
 // Errors of a session.

@@ -89,6 +89,33 @@ func NewSet(ts ...Tool) *Set {
 	return s
 }
 
+// Arranged returns the set's tools with those that have a rank first,
+// by rank, then the others in their order in s (name order for a set
+// NewSet made); ranks are 0 to len(rank)-1: a session ranks the tools it
+// has sent so a tool that arrives later is appended after them and the
+// request's prefix stays the same bytes for a provider's prompt cache.
+// It returns s itself when that is already its order.
+func (s *Set) Arranged(rank map[string]int) *Set {
+	pos := func(t Tool) int {
+		if r, ok := rank[t.Schema().Name]; ok {
+			return r
+		}
+		return len(rank)
+	}
+	// list is in name order, so a stable sort by rank keeps the unranked
+	// ones in name order.
+	if slices.IsSortedFunc(s.list, func(a, b Tool) int { return pos(a) - pos(b) }) {
+		return s
+	}
+	list := slices.Clone(s.list)
+	slices.SortStableFunc(list, func(a, b Tool) int { return pos(a) - pos(b) })
+	out := &Set{list: list}
+	for _, t := range list {
+		out.schemas = append(out.schemas, t.Schema())
+	}
+	return out
+}
+
 // Lookup returns the tool named name.
 func (s *Set) Lookup(name string) (Tool, bool) {
 	for i, sc := range s.schemas {
@@ -102,8 +129,9 @@ func (s *Set) Lookup(name string) (Tool, bool) {
 // Len is the number of tools.
 func (s *Set) Len() int { return len(s.list) }
 
-// Schemas returns every tool's schema, in name order. The slice is
-// shared by every request (it is built once): callers must not modify it.
+// Schemas returns every tool's schema, in the set's order (name order
+// unless Arranged). The slice is shared by every request (it is built
+// once): callers must not modify it.
 func (s *Set) Schemas() []extproto.ProviderToolSchema { return s.schemas }
 
 // ObjectArgs reports whether args is empty or the text of a JSON object,
