@@ -43,21 +43,30 @@ type ImageInfo struct {
 	SHA256   string `json:"sha256"`
 }
 
+// ErrImages matches every error refusing a prompt's images (errors.Is):
+// a front end answers it as bad input.
+var ErrImages = errors.New("prompt images refused")
+
+type imageError string
+
+func (e imageError) Error() string      { return string(e) }
+func (imageError) Is(target error) bool { return target == ErrImages }
+
 // checkImages refuses images a prompt may not carry: an unknown type, an
 // empty image, or more than MaxPromptImageBytes together.
 func checkImages(images []Image) error {
 	total := 0
 	for i, img := range images {
 		if !imageType(img.MimeType) {
-			return errors.New(locale.T("image %d: type %q is not one of %s", i+1, img.MimeType, strings.Join(ImageTypes, ", ")))
+			return imageError(locale.T("image %d: type %q is not one of %s", i+1, img.MimeType, strings.Join(ImageTypes, ", ")))
 		}
 		if len(img.Data) == 0 {
-			return errors.New(locale.T("image %d is empty", i+1))
+			return imageError(locale.T("image %d is empty", i+1))
 		}
 		total += len(img.Data)
 	}
 	if total > MaxPromptImageBytes {
-		return errors.New(locale.T("the images of a prompt may have %d bytes together, these have %d", MaxPromptImageBytes, total))
+		return imageError(locale.T("the images of a prompt may have %d bytes together, these have %d", MaxPromptImageBytes, total))
 	}
 	return nil
 }
@@ -99,5 +108,5 @@ func imageInfos(images []Image) []ImageInfo {
 // visionError is the error for images sent to a model that does not take
 // them: named, never dropped silently.
 func visionError(model string) error {
-	return errors.New(locale.T("model %s does not accept images: pick a model with vision (for an OpenAI-compatible model, set vision = true in its config if it takes them)", model))
+	return imageError(locale.T("model %s does not accept images: pick a model with vision (for an OpenAI-compatible model, set vision = true in its config if it takes them)", model))
 }
