@@ -122,6 +122,11 @@ export class LanguageModelChatMessage {
 	}
 }
 
+/** VS Code's ChatReferenceBinaryData: what a pasted or attached image is. */
+export class ChatReferenceBinaryData {
+	constructor(readonly mimeType: string, readonly data: () => Thenable<Uint8Array>, readonly reference?: Uri) {}
+}
+
 export class ChatRequestTurn {
 	constructor(readonly prompt: string, readonly command: string | undefined, readonly references: unknown[], readonly participant: string) {}
 }
