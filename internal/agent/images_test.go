@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
 	"github.com/rx-bridge/rx-bridge/internal/providers/openai"
 )
@@ -190,4 +191,37 @@ func readTranscript(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An input.receive interceptor sees the prompt's text only and its
+// replacement changes the text; the images stay with the message, which
+// context.prepare interceptors and the provider get with both.
+func TestPromptImagesPassInterceptors(t *testing.T) {
+	t.Parallel()
+	ps := startPlugins(t, pluginSpec{id: "rw", intercepts: []extproto.HookPoint{extproto.InputReceive, extproto.ContextPrepare}, rules: map[extproto.HookPoint]rule{
+		extproto.InputReceive: {Decision: extproto.DecisionReplace, Replacement: json.RawMessage(`{"text":"rewritten by rw"}`)},
+	}})
+	prov := newScripted(answer("ok"))
+	prov.models[0].Vision = true
+	h := newHarness(t, prov, onPlugins(ps))
+	s := h.session()
+	if _, err := s.PromptInput(ctx(t), Input{Text: "look", Images: []Image{{MimeType: "image/png", Data: pngBytes}}}); err != nil {
+		t.Fatal(err)
+	}
+	url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBytes)
+	if in := logLines(t, ps.log, "rw payload input.receive "); len(in) != 1 || in[0] != `{"text":"look"}` {
+		t.Errorf("input.receive payloads %q, want the text alone", in)
+	}
+	cp := logLines(t, ps.log, "rw payload context.prepare ")
+	var seen struct{ Messages []extproto.ProviderMessage }
+	if len(cp) != 1 || json.Unmarshal([]byte(cp[0]), &seen) != nil || len(seen.Messages) == 0 {
+		t.Fatalf("context.prepare payloads %q", cp)
+	}
+	if last := seen.Messages[len(seen.Messages)-1]; last.Content != "rewritten by rw" || !reflect.DeepEqual(last.Images, []string{url}) {
+		t.Errorf("context.prepare saw the user message %+v", last)
+	}
+	msgs := prov.requests()[0].Body.Messages
+	if last := msgs[len(msgs)-1]; last.Role != extproto.RoleUser || last.Content != "rewritten by rw" || !reflect.DeepEqual(last.Images, []string{url}) {
+		t.Errorf("the provider got %+v", last)
+	}
 }
