@@ -97,6 +97,14 @@ tools = true
 		t.Fatalf("the model got %+v, want %+v", got, want)
 	}
 
+	// Images alone are a prompt too.
+	if _, err := e.conn.Prompt(ctxT(t), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{img}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.contents(); len(got) != 2 || !reflect.DeepEqual(got[1], want[1:]) {
+		t.Fatalf("the model got %+v for images alone, want %+v", got, want[1:])
+	}
+
 	big := base64.StdEncoding.EncodeToString(make([]byte, 5<<20+1))
 	for _, tc := range []struct {
 		name, model string
@@ -115,7 +123,7 @@ tools = true
 			t.Errorf("%s: error %d %q, want invalid params saying %q", tc.name, code, msg, tc.want)
 		}
 	}
-	if n := len(srv.contents()); n != 1 {
+	if n := len(srv.contents()); n != 2 {
 		t.Errorf("refused prompts reached the model: %d requests", n)
 	}
 }
