@@ -47,7 +47,7 @@ func TestFlattenPrompt(t *testing.T) {
 		{"joined", []acpsdk.ContentBlock{acpsdk.TextBlock("a"), acpsdk.TextBlock("b")}, "a\n\nb"},
 		{"embedded resource", []acpsdk.ContentBlock{acpsdk.TextBlock("look"), res}, "look\n\nResource file:///w/a.go:\npackage a"},
 		{"resource link", []acpsdk.ContentBlock{acpsdk.ResourceLinkBlock("a.go", "file:///w/a.go")}, "Resource file:///w/a.go"},
-		{"image dropped", []acpsdk.ContentBlock{acpsdk.ImageBlock("AAAA", "image/png")}, ""},
+		{"image not in the text", []acpsdk.ContentBlock{acpsdk.ImageBlock("AAAA", "image/png")}, ""},
 		{"slash stays first", []acpsdk.ContentBlock{acpsdk.TextBlock("/hello:greet name=Ada"), res}, "/hello:greet name=Ada\n\nResource file:///w/a.go:\npackage a"},
 	} {
 		if got := flatten(tc.blocks); got != tc.want {

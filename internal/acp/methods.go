@@ -37,7 +37,9 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 				Close:  &acpsdk.SessionCloseCapabilities{},
 				// delete: added to the result on the wire (route.go).
 			},
-			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+			// Images reach a model with vision; any other model refuses
+			// the prompt, naming itself (Session.PromptInput).
+			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
 			Meta:               agentMeta(),
 		},

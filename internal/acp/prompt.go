@@ -2,6 +2,8 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -31,13 +33,17 @@ func (s *server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 		return acpsdk.PromptResponse{}, rpcError(codeInvalidParams, "%s: unknown session %s", method, p.SessionId)
 	}
 	text := flatten(p.Prompt)
-	if text == "" {
+	images, err := promptImages(p.Prompt)
+	if err != nil {
+		return acpsdk.PromptResponse{}, rpcError(codeInvalidParams, "%s: %v", method, err)
+	}
+	if text == "" && len(images) == 0 {
 		return acpsdk.PromptResponse{}, rpcError(codeInvalidParams, "%s: empty prompt", method)
 	}
 	id := string(p.SessionId)
 	s.setFocus(id)
 	ctx = exthost.OnBehalfOf(context.WithValue(ctx, sessionKey{}, id), id)
-	res, err := ss.s.Prompt(ctx, text)
+	res, err := ss.s.PromptInput(ctx, agent.Input{Text: text, Images: images})
 	if err != nil {
 		if ctx.Err() != nil {
 			return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
@@ -72,9 +78,9 @@ func usage(res agent.Result) *acpsdk.Usage {
 
 // flatten is a prompt's text: text blocks as they are, an embedded text
 // resource under a line naming it, a resource link as a line naming it
-// (the model reads it with its tools); images and audio are not offered
-// (promptCapabilities) and are dropped. Parts are joined with a blank
-// line.
+// (the model reads it with its tools); images go beside the text
+// (promptImages) and audio is not offered (promptCapabilities). Parts are
+// joined with a blank line.
 func flatten(blocks []acpsdk.ContentBlock) string {
 	var parts []string
 	for _, b := range blocks {
@@ -89,4 +95,25 @@ func flatten(blocks []acpsdk.ContentBlock) string {
 		}
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n\n"))
+}
+
+// promptImages decodes a prompt's image blocks, in order; the agent checks
+// what they hold (Session.PromptInput). An image given by uri alone is
+// refused: the agent does not fetch images.
+func promptImages(blocks []acpsdk.ContentBlock) ([]agent.Image, error) {
+	var out []agent.Image
+	for i, b := range blocks {
+		if b.Image == nil {
+			continue
+		}
+		if b.Image.Data == "" {
+			return nil, fmt.Errorf("prompt[%d]: an image block needs data", i)
+		}
+		data, err := base64.StdEncoding.DecodeString(b.Image.Data)
+		if err != nil {
+			return nil, fmt.Errorf("prompt[%d]: image data is not base64: %v", i, err)
+		}
+		out = append(out, agent.Image{MimeType: b.Image.MimeType, Data: data})
+	}
+	return out, nil
 }

@@ -421,7 +421,7 @@ func agentError(method string, err error) *acpsdk.RequestError {
 		return rpcError(codeInvalidRequest, "%s: session already has an active prompt", method)
 	case errors.Is(err, agent.ErrNoSession):
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
-	case errors.Is(err, agent.ErrPromptTooLarge):
+	case errors.Is(err, agent.ErrPromptTooLarge), errors.Is(err, agent.ErrImages):
 		return rpcError(codeInvalidParams, "%s: %v", method, err)
 	case errors.Is(err, agent.ErrNoModel):
 		// ACP's "authentication required": a client offers the auth

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -52,8 +53,28 @@ type turn struct {
 // The model never changes mid-turn, and a failed provider is never
 // replaced by another.
 func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
+	return s.PromptInput(ctx, Input{Text: text})
+}
+
+// PromptInput is Prompt with images beside the text. The images join the
+// user message (ProviderMessage.images, as data URLs) after the text has
+// passed input.receive, which sees the text only. A prompt whose images
+// the session's model does not accept (no vision), or that break the
+// limits of checkImages, fails before the turn starts.
+func (s *Session) PromptInput(ctx context.Context, in Input) (Result, error) {
+	if err := checkImages(in.Images); err != nil {
+		return Result{}, err
+	}
 	if err := s.adoptModel(); err != nil {
 		return Result{}, err
+	}
+	if len(in.Images) > 0 {
+		g, release := s.a.opts.Runtime.Acquire()
+		err := visionCheck(g.Models(), s.Model())
+		release()
+		if err != nil {
+			return Result{}, err
+		}
 	}
 	// An undo running now finishes before the turn starts (UndoTurn).
 	s.a.undoGate.RLock()
@@ -63,7 +84,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 		return Result{}, err
 	}
 	g, release := s.a.opts.Runtime.Acquire()
-	res, err := s.runTurn(ctx, g, text)
+	res, err := s.runTurn(ctx, g, in)
 	release()
 	// What the turn left in each file it changed, however it ended: a
 	// cancelled turn's edits are undone like any other's.
@@ -73,6 +94,18 @@ func (s *Session) Prompt(ctx context.Context, text string) (Result, error) {
 		err = ferr
 	}
 	return res, redact.Err(err)
+}
+
+// visionCheck fails unless the model ref names a model that takes images.
+func visionCheck(models Models, ref string) error {
+	m, err := models.Lookup(ref)
+	if err != nil {
+		return err
+	}
+	if !m.Descriptor.Vision {
+		return visionError(m.Ref)
+	}
+	return nil
 }
 
 // adoptModel gives a session started without a model (a fresh home) the
@@ -88,7 +121,7 @@ func (s *Session) adoptModel() error {
 	return s.SetModel(def)
 }
 
-func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, error) {
+func (s *Session) runTurn(ctx context.Context, g Pinned, in Input) (Result, error) {
 	t := &turn{s: s, g: g, models: g.Models(), effort: s.Effort(), mcp: s.sessionMCP(), n: s.st.turns + 1, steps: s.a.opts.Settings.Steps, tools: s.a.opts.Tools}
 	s.jmu.Lock()
 	s.j.gen = g
@@ -101,7 +134,7 @@ func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, e
 	s.j.commit(&record{Type: recTurn, Turn: t.n, Time: s.a.opts.Now().UTC()})
 	s.undo.begin(t.n)
 
-	err := t.start(ctx, text)
+	err := t.start(ctx, in.Text, in.Images)
 	if errors.Is(err, errEnded) {
 		err = nil
 	}
@@ -124,7 +157,7 @@ func (s *Session) runTurn(ctx context.Context, g Pinned, text string) (Result, e
 }
 
 // start runs the pipeline of SPEC §12 up to the end of the turn.
-func (t *turn) start(ctx context.Context, text string) error {
+func (t *turn) start(ctx context.Context, text string, images []Image) error {
 	model, err := t.models.Lookup(t.s.st.model)
 	if err != nil {
 		return err
@@ -155,7 +188,7 @@ func (t *turn) start(ctx context.Context, text string) error {
 	if sl.typed != "" {
 		shown = sl.typed
 	}
-	t.emit(Update{Kind: UpdateUserMessage, Text: shown})
+	t.emit(Update{Kind: UpdateUserMessage, Text: shown, Images: imageInfos(images)})
 	if t.sub == nil {
 		// Servers still starting on a cold schema cache are awaited
 		// (bounded), so the first round offers their tools.
@@ -168,9 +201,12 @@ func (t *turn) start(ctx context.Context, text string) error {
 		return err
 	}
 	if sl.sub != nil {
+		if len(images) > 0 {
+			return errors.New(locale.T("a subagent command takes text only: send the images in a prompt of their own"))
+		}
 		return t.direct(ctx, sl, text)
 	}
-	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: t.withStartContext(prompt)})
+	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: t.withStartContext(prompt), Images: imageURLs(images)})
 	return t.loop(ctx, t.systemPrompt())
 }
 

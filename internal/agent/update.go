@@ -56,6 +56,9 @@ type Update struct {
 	// tool calls, permissions and notices), shown within the parent's
 	// turn.
 	Subagent *SubagentRef `json:"subagent,omitempty"`
+	// Images describe the images of a user message (never their bytes,
+	// which only the model history keeps).
+	Images []ImageInfo `json:"images,omitempty"`
 }
 
 // ToolStatus is a tool call's state, as ACP names them.

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"sync"
@@ -99,12 +100,19 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	if !ok {
 		return nil, invalidParams("no open session %q", p.SessionID)
 	}
+	images, err := promptImages(p.Images)
+	if err != nil {
+		return nil, err
+	}
 	done := s.beginProgress("Reasonix: " + sess.Model())
 	s.chat.start(sess.ID())
-	res, err := sess.Prompt(ctx, promptWithResources(p.Prompt, p.Resources))
+	res, err := sess.PromptInput(ctx, agent.Input{Text: promptWithResources(p.Prompt, p.Resources), Images: images})
 	text := s.chat.take(sess.ID())
 	if err != nil {
 		done("failed")
+		if errors.Is(err, agent.ErrImages) {
+			return nil, invalidParams("%s", err.Error())
+		}
 		if errors.Is(err, context.Canceled) {
 			return promptResult(rxproto.StopReasonCancelled, text, res), nil
 		}
@@ -135,6 +143,23 @@ func promptResult(stop rxproto.StopReason, text string, res agent.Result) *rxpro
 		out.Edits = append(out.Edits, rxproto.TurnEdit{Path: e.Path, Created: e.Created})
 	}
 	return out
+}
+
+// promptImages decodes a prompt's image blocks; the agent checks what
+// they hold (PromptInput).
+func promptImages(blocks []rxproto.ImageContent) ([]agent.Image, error) {
+	var out []agent.Image
+	for i, b := range blocks {
+		if b.Type != "image" {
+			return nil, invalidParams("images[%d]: type %q is not \"image\"", i, b.Type)
+		}
+		data, err := base64.StdEncoding.DecodeString(b.Data)
+		if err != nil {
+			return nil, invalidParams("images[%d]: data is not base64: %v", i, err)
+		}
+		out = append(out, agent.Image{MimeType: b.MimeType, Data: data})
+	}
+	return out, nil
 }
 
 // promptWithResources is the text the agent gets for a prompt and its

@@ -18,7 +18,11 @@ func wireUpdate(u agent.Update) any {
 	}
 	switch u.Kind {
 	case agent.UpdateUserMessage, agent.UpdateAgentMessage, agent.UpdateAgentThought:
-		return rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}, Subagent: sub}
+		out := rxproto.ChunkUpdate{SessionUpdate: string(u.Kind), Content: rxproto.TextContent{Type: "text", Text: u.Text}, Subagent: sub}
+		for _, img := range u.Images {
+			out.Images = append(out.Images, rxproto.ImageInfo{MimeType: img.MimeType, Size: int64(img.Size), Sha256: img.SHA256})
+		}
+		return out
 	case agent.UpdateToolCall:
 		tc := u.ToolCall
 		return rxproto.ToolCallUpdate{SessionUpdate: "tool_call", ToolCallID: tc.Key, Title: title(*tc), Kind: toolKind(*tc), Status: rxproto.ToolStatus(tc.Status), RawInput: rawInput(tc.Arguments), Subagent: sub}

@@ -65,4 +65,10 @@ var zhCN = map[string]string{
 	// manifest.TrustRisk and manifest.ProgramsRisk.
 	"this runtime runs outside any sandbox with your full environment: it can read the whole session and every environment variable, bypass permissions and operate this machine directly": "此运行时在任何沙箱之外、以你的完整环境运行：它能读取整个会话和所有环境变量，绕过权限，直接操作本机",
 	"these programs run outside any sandbox with your full environment: they can read every environment variable and every file you can, and operate this machine directly":                "这些程序在任何沙箱之外、以你的完整环境运行：它们能读取所有环境变量和你能读取的所有文件，并直接操作本机",
+	// agent: prompt images.
+	"image %d: type %q is not one of %s": "第 %d 张图片：类型 %q 不在 %s 之中",
+	"image %d is empty":                  "第 %d 张图片是空的",
+	"the images of a prompt may have %d bytes together, these have %d":                                                                             "一次提示的图片合计最多 %d 字节，这些图片有 %d 字节",
+	"model %s does not accept images: pick a model with vision (for an OpenAI-compatible model, set vision = true in its config if it takes them)": "模型 %s 不接受图片：请选择支持视觉的模型（OpenAI 兼容模型若支持图片，请在其配置中设置 vision = true）",
+	"a subagent command takes text only: send the images in a prompt of their own":                                                                 "子代理命令只接受文本：请把图片放在单独的一次提示中发送",
 }

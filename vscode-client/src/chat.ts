@@ -13,7 +13,7 @@ import { l10n } from './l10n';
 import { modelInformation, noModelText, SETUP_MODEL_COMMAND, SETUP_MODEL_ID, VENDOR } from './lm';
 import * as path from 'node:path';
 import {
-	Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
+	ImageContent, Method, ModelInfo, PermissionRequest, PermissionResult, PromptResource, SessionInfo, SessionListResult, SessionRef, PromptResult,
 	SessionUpdate, SessionUpdateBody, TurnEdit, UndoTurnResult,
 } from './protocol';
 import type { ReviewSink } from './review';
@@ -71,6 +71,13 @@ export const CHANGE_MODEL_COMMAND = 'workbench.action.chat.changeModel';
 
 /** Attachments larger than this go as links (the agent reads them with its tools). */
 export const MAX_RESOURCE_TEXT = 256 * 1024;
+
+/**
+ * The most image bytes one prompt may carry, decoded: the bridge's limit
+ * (docs/EDITOR_PROTOCOL.md §5.4), checked here too so a huge paste is
+ * refused before it is encoded and sent.
+ */
+export const MAX_PROMPT_IMAGE_BYTES = 5 * 1024 * 1024;
 
 export class ChatSessions implements vscode.Disposable {
 	private readonly sinks = new Map<string, TurnSink>();
@@ -205,7 +212,12 @@ export class ChatSessions implements vscode.Disposable {
 					// a URI VS Code cannot show is still sent
 				}
 			}
-			const params = resources.length > 0 ? { sessionId: id, prompt: promptText(request), resources } : { sessionId: id, prompt: promptText(request) };
+			const images = await imageAttachments(request);
+			const params = {
+				sessionId: id, prompt: promptText(request),
+				...(resources.length > 0 ? { resources } : {}),
+				...(images.length > 0 ? { images } : {}),
+			};
 			const r = await this.rx.request<PromptResult>(Method.sessionPrompt, params);
 			if (!streamedAnswer && r.text) stream.markdown(new vscode.MarkdownString(r.text));
 			const note = stopNote(r.stopReason);
@@ -814,6 +826,46 @@ export async function attachments(request: vscode.ChatRequest): Promise<PromptRe
 		if (covered(m.index ?? 0)) continue;
 		const uri = await workspaceFile(m[1]);
 		if (uri) add(await fileResource(uri));
+	}
+	return out;
+}
+
+/**
+ * The binary data of a chat reference (vscode.ChatReferenceBinaryData: an
+ * image pasted or attached in the chat). The class is not in the
+ * @types/vscode release the extension builds against, though VS Code hands
+ * its instances to every participant; so it is recognised by shape.
+ */
+interface BinaryData {
+	readonly mimeType: string;
+	data(): Thenable<Uint8Array>;
+}
+
+function isBinaryData(v: unknown): v is BinaryData {
+	return typeof v === 'object' && v !== null
+		&& typeof (v as BinaryData).mimeType === 'string'
+		&& typeof (v as BinaryData).data === 'function';
+}
+
+/**
+ * The images attached to a request (pasted, dropped or picked into the
+ * chat: references whose value is binary data of an image/* type), in
+ * order, as the prompt's image blocks. More than MAX_PROMPT_IMAGE_BYTES
+ * together fails the request with a message saying so; whether the model
+ * takes images at all the bridge decides, naming the model when not.
+ */
+export async function imageAttachments(request: vscode.ChatRequest): Promise<ImageContent[]> {
+	const out: ImageContent[] = [];
+	let total = 0;
+	for (const ref of (request.references ?? []) as readonly Reference[]) {
+		const v = ref.value;
+		if (!isBinaryData(v) || !v.mimeType.startsWith('image/')) continue;
+		const bytes = await v.data();
+		total += bytes.byteLength;
+		if (total > MAX_PROMPT_IMAGE_BYTES) {
+			throw new Error(l10n.t('the attached images are larger than {0} MiB together; attach fewer or smaller images', MAX_PROMPT_IMAGE_BYTES / (1024 * 1024)));
+		}
+		out.push({ type: 'image', mimeType: v.mimeType, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') });
 	}
 	return out;
 }

@@ -10,6 +10,7 @@ import { CommandId, Commands } from './commands';
 import { SCHEME, VirtualDocs } from './docs';
 import { ChunkRouter, LanguageModels, VENDOR } from './lm';
 import { BridgeLog } from './log';
+import { McpServers, registerMcpServers } from './mcp';
 import { CONFIG, LanguageClientTransport, uiLanguage } from './lspTransport';
 import { Method, PluginStateChange, UIRequest, UISurface } from './protocol';
 import { EditReview } from './review';
@@ -78,7 +79,11 @@ export function activate(context: vscode.ExtensionContext): Api {
 	participant.iconPath = new vscode.ThemeIcon('hubot');
 
 	const status = new BridgeStatus(bridge);
+	const mcp = new McpServers(bundledDir);
+	const mcpRegistration = registerMcpServers(mcp);
+	if (!mcpRegistration) log.info('this editor has no MCP server definition API (vscode.lm.registerMcpServerDefinitionProvider): rx-bridge mcp is not offered to it');
 	context.subscriptions.push(
+		mcp, ...(mcpRegistration ?? []),
 		log, docs, ui, models, chat, review, sessionsView, participant, status,
 		ui.cards.attach(),
 		sessionsView.attach(),
@@ -95,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): Api {
 			if (e.affectsConfiguration(`${CONFIG}.path`) || e.affectsConfiguration(`${CONFIG}.home`) || e.affectsConfiguration(`${CONFIG}.language`)) {
 				void bridge.restart().catch(() => {});
 			}
+			mcp.configurationChanged(e);
 		}),
 		{ dispose: () => void bridge.stop() },
 	);

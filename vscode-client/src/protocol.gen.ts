@@ -514,6 +514,26 @@ export interface PromptParams {
 	prompt: string;
 	/** What the user attached to the prompt (files, selections), in order; the agent sees them after the text. */
 	resources?: PromptResource[];
+	/** Images attached to the prompt, in order (§5.4): they join the user message for a model with vision; any other model fails the prompt. */
+	images?: ImageContent[];
+}
+
+/** An image content block, shaped after ACP's ImageContent (§5.4). */
+export interface ImageContent {
+	type: 'image';
+	/** image/png, image/jpeg, image/gif or image/webp. */
+	mimeType: string;
+	/** The image, base64 (standard alphabet, padded). */
+	data: string;
+}
+
+/** An image of a user message as updates show it: named, not repeated (§5.4). */
+export interface ImageInfo {
+	mimeType: string;
+	/** Its decoded bytes. */
+	size: number;
+	/** The hex SHA-256 of its bytes. */
+	sha256: string;
 }
 
 /** One attachment of a prompt (§5). */
@@ -596,6 +616,8 @@ export interface ChunkUpdate {
 	content: TextContent;
 	/** Set when a subagent run wrote it, not the session's own turn. */
 	subagent?: SubagentRef;
+	/** On a user_message_chunk: the images the user sent with the text (§5.4). */
+	images?: ImageInfo[];
 }
 
 /** The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to. */

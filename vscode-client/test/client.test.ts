@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { FatalStartError, Transport } from '../src/bridge';
 import { CHAT_OPEN, CommandId, PLUGINS_DOC } from '../src/commands';
-import { ChatMetadata, PARTICIPANT_ID, UNDO_ANYWAY } from '../src/chat';
+import { ChatMetadata, MAX_PROMPT_IMAGE_BYTES, PARTICIPANT_ID, UNDO_ANYWAY } from '../src/chat';
 import { VENDOR } from '../src/lm';
 import { BridgeStatus, STATUS_ITEM_ID } from '../src/status';
 import { chatRequest, eventually, harness, RecordingStream } from './support/harness';
@@ -597,6 +597,34 @@ describe('chat participant', () => {
 		const link = `command:workbench.action.chat.open?${encodeURIComponent(JSON.stringify([{ query: '@reasonix /kit:review ', isPartialQuery: true }]))}`;
 		assert.ok(text.includes(`[/kit:review](${link}) \\<file\\> — Review a file`), text);
 		assert.ok(!text.includes('hello:greet'), 'actions are not chat commands');
+	});
+
+	// Issue 30: images attached in the chat go as the prompt's image blocks.
+	it('sends the images attached to a request as image blocks, refuses too many bytes, and shows the bridge\'s refusal', async () => {
+		const prompts: { prompt: string; images?: unknown; resources?: unknown }[] = [];
+		await start((s) => sessionServer(s, async (_c, p) => {
+			prompts.push(p);
+			if (prompts.length === 2) throw new ResponseError(-32602, 'model plugin/echo-provider/echo/small does not accept images: pick a model with vision');
+			return { stopReason: 'end_turn', text: 'a cat' };
+		}));
+		const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255]);
+		const image = (bytes: Uint8Array, mime = 'image/png') => ({ id: 'vscode.image', value: new vscode.ChatReferenceBinaryData(mime, async () => bytes) });
+		const token = new CancellationTokenSource().token as never;
+		const r = await h.chat.handle(chatRequest('what is this?', { references: [image(png), { id: 'other', value: new vscode.ChatReferenceBinaryData('application/pdf', async () => png) }, image(png.subarray(4), 'image/jpeg')] }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.equal(r.errorDetails, undefined, JSON.stringify(r.errorDetails));
+		assert.deepEqual(prompts[0], { sessionId: 's-1', prompt: 'what is this?', images: [
+			{ type: 'image', mimeType: 'image/png', data: Buffer.from(png).toString('base64') },
+			{ type: 'image', mimeType: 'image/jpeg', data: 'AP8=' },
+		] });
+		const refused = await h.chat.handle(chatRequest('and this?', { references: [image(png)] }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.match(refused.errorDetails!.message, /model plugin\/echo-provider\/echo\/small does not accept images/);
+		const big = new Uint8Array(MAX_PROMPT_IMAGE_BYTES);
+		const tooBig = await h.chat.handle(chatRequest('and these?', { references: [image(big), image(png)] }), { history: [] } as never, new RecordingStream() as never, token);
+		assert.match(tooBig.errorDetails!.message, /the attached images are larger than 5 MiB together/);
+		assert.equal(prompts.length, 2, 'too many bytes never reach the bridge');
+		// A prompt without images sends none.
+		await h.chat.handle(chatRequest('plain'), { history: [] } as never, new RecordingStream() as never, token);
+		assert.deepEqual(prompts[2], { sessionId: 's-1', prompt: 'plain' });
 	});
 
 	it('reports a failed turn as error details naming the failure', async () => {

@@ -220,6 +220,16 @@ describe('real rx-bridge serve', () => {
 		vscode.workspace.workspaceFolders = undefined;
 	});
 
+	// Issue 30: an image for a model without vision is refused by name, never dropped.
+	it('refuses an image attached for a model without vision, naming the model', async () => {
+		const png = new vscode.ChatReferenceBinaryData('image/png', async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+		const r = await h.chat.handle(chatRequest('what is this?', {
+			model: { vendor: 'reasonix', id: ECHO },
+			references: [{ id: 'vscode.image', value: png }],
+		}), { history: [] } as never, new RecordingStream() as never, new CancellationTokenSource().token as never);
+		assert.match(r.errorDetails?.message ?? '', new RegExp(`model ${ECHO.replace(/\//g, '\\/')} does not accept images`), JSON.stringify(r));
+	});
+
 	// Issue 19 bug 1: /model's choice lost to the chat's model picker.
 	it('@reasonix /model selects the model in the chat\'s model picker too', async () => {
 		fake.answer = (e) => (e.type === 'quickPick' ? e.items.find((i: { ref: string }) => i.ref === 'plugin/echo-provider/echo/large') : undefined);

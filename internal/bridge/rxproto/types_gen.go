@@ -473,6 +473,26 @@ type PromptParams struct {
 	Prompt    string `json:"prompt"`
 	// What the user attached to the prompt (files, selections), in order; the agent sees them after the text.
 	Resources []PromptResource `json:"resources,omitempty"`
+	// Images attached to the prompt, in order (§5.4): they join the user message for a model with vision; any other model fails the prompt.
+	Images []ImageContent `json:"images,omitempty"`
+}
+
+// ImageContent: An image content block, shaped after ACP's ImageContent (§5.4).
+type ImageContent struct {
+	Type string `json:"type"`
+	// image/png, image/jpeg, image/gif or image/webp.
+	MimeType string `json:"mimeType"`
+	// The image, base64 (standard alphabet, padded).
+	Data string `json:"data"`
+}
+
+// ImageInfo: An image of a user message as updates show it: named, not repeated (§5.4).
+type ImageInfo struct {
+	MimeType string `json:"mimeType"`
+	// Its decoded bytes.
+	Size int64 `json:"size"`
+	// The hex SHA-256 of its bytes.
+	Sha256 string `json:"sha256"`
 }
 
 // PromptResource: One attachment of a prompt (§5).
@@ -555,6 +575,8 @@ type ChunkUpdate struct {
 	Content       TextContent `json:"content"`
 	// Set when a subagent run wrote it, not the session's own turn.
 	Subagent *SubagentRef `json:"subagent,omitempty"`
+	// On a user_message_chunk: the images the user sent with the text (§5.4).
+	Images []ImageInfo `json:"images,omitempty"`
 }
 
 // SubagentRef: The subagent run (a nested agent turn of a skill or plugin agent) an update belongs to.

@@ -430,6 +430,18 @@ async function main(t: Tools): Promise<void> {
 			if (!listed.some((r) => r.includes('/hello:greet')) || listed.some((r) => r.includes('/kit:review'))) throw new Error(`typing hello in Run Plugin Action lists ${JSON.stringify(listed)}`);
 			await p.keyboard.press('Escape');
 		});
+		// Issue 31 item 2: rx-bridge mcp offered to VS Code's own MCP support.
+		await check('MCP: List Servers lists the Reasonix plugins server (when code-server has the API)', async () => {
+			const probe = readJson(path.join(OUT, 'probe-activated.json'));
+			if (!probe?.mcpApi) {
+				log(`code-server ${probe?.vscodeVersion} has no vscode.lm.registerMcpServerDefinitionProvider: nothing to check`);
+				return;
+			}
+			await palette(p, 'MCP: List Servers');
+			await quickRow(p, /Reasonix (plugins|插件)/).waitFor({ state: 'visible', timeout: 20000 });
+			await shot('mcp-list-servers');
+			await p.keyboard.press('Escape');
+		});
 		await check('Source Action… lists the plugin actions and runs one', async () => {
 			await palette(p, 'Go to File');
 			await p.locator('.quick-input-widget .quick-input-box input').fill('README.md');

@@ -122,6 +122,17 @@ export class LanguageModelChatMessage {
 	}
 }
 
+/** VS Code's ChatReferenceBinaryData: what a pasted or attached image is. */
+export class ChatReferenceBinaryData {
+	constructor(readonly mimeType: string, readonly data: () => Thenable<Uint8Array>, readonly reference?: Uri) {}
+}
+
+/** VS Code's McpStdioServerDefinition. */
+export class McpStdioServerDefinition {
+	cwd?: Uri;
+	constructor(readonly label: string, public command: string, public args: string[] = [], public env: Record<string, string | number | null> = {}, public version?: string) {}
+}
+
 export class ChatRequestTurn {
 	constructor(readonly prompt: string, readonly command: string | undefined, readonly references: unknown[], readonly participant: string) {}
 }
@@ -161,6 +172,8 @@ export const fake = {
 	output: [] as FakeOutputChannel[],
 	participants: [] as { id: string; handler: unknown; iconPath?: unknown; dispose(): void }[],
 	lmProviders: new Map<string, unknown>(),
+	/** MCP server definition providers registered, by id. */
+	mcpProviders: new Map<string, any>(),
 	/** Files workspace.fs and openTextDocument read, by fsPath. */
 	files: new Map<string, string>(),
 	treeViews: [] as { id: string; badge?: unknown; message?: string; visible: boolean; provider?: any }[],
@@ -179,6 +192,7 @@ export const fake = {
 		this.output = [];
 		this.participants = [];
 		this.lmProviders.clear();
+		this.mcpProviders.clear();
 	},
 	/** Resolves with the first event (already seen or future) that matches. */
 	waitFor(pred: (e: FakeEvent) => boolean, timeoutMs = 10000): Promise<FakeEvent> {
@@ -383,6 +397,8 @@ export const window = {
 
 /** Fires workspace.onDidChangeConfiguration (fake.changeConfig). */
 const configChanges = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+/** Fire to report a change of workspace.workspaceFolders. */
+export const workspaceFolderChanges = new EventEmitter<unknown>();
 
 export const workspace = {
 	registerTextDocumentContentProvider(scheme: string, p: { provideTextDocumentContent(uri: Uri): string }) {
@@ -425,6 +441,7 @@ export const workspace = {
 		};
 	},
 	onDidChangeConfiguration: configChanges.event,
+	onDidChangeWorkspaceFolders: workspaceFolderChanges.event,
 	workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
 	asRelativePath(u: Uri | string): string {
 		const p = typeof u === 'string' ? u : u.fsPath;
@@ -461,6 +478,11 @@ export const lm = {
 	registerLanguageModelChatProvider(vendor: string, provider: unknown) {
 		fake.lmProviders.set(vendor, provider);
 		return new Disposable(() => fake.lmProviders.delete(vendor));
+	},
+	registerMcpServerDefinitionProvider(id: string, provider: unknown) {
+		if (fake.mcpProviders.has(id)) throw new Error(`MCP server definition provider '${id}' already registered`);
+		fake.mcpProviders.set(id, provider);
+		return new Disposable(() => fake.mcpProviders.delete(id));
 	},
 };
 

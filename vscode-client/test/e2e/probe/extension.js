@@ -18,7 +18,7 @@ function api() {
 }
 
 function activate(context) {
-	write('probe-activated.json', { at: new Date().toISOString(), vscodeVersion: vscode.version, remoteName: vscode.env.remoteName || null });
+	write('probe-activated.json', { at: new Date().toISOString(), vscodeVersion: vscode.version, remoteName: vscode.env.remoteName || null, mcpApi: typeof vscode.lm.registerMcpServerDefinitionProvider === 'function' });
 	const timer = setInterval(async () => {
 		try {
 			const a = await api();
