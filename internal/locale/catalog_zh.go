@@ -198,4 +198,17 @@ var zhCN = map[string]string{
 	"UI actions: %s": "UI 动作：%s",
 	"MCP server %s [%s] %s did not start: %s":  "MCP 服务器 %s [%s] %s 未能启动：%s",
 	"MCP server %s [%s] started with %d tools": "MCP 服务器 %s [%s] 已启动，有 %d 个工具",
+	// setup --list-keys and --remove-key.
+	"%s has no providers, and %s holds no key files.": "%s 中没有提供方，%s 中也没有密钥文件。",
+	"Deleted the key file %s.":                        "已删除密钥文件 %s。",
+	"KEY":                                             "密钥",
+	"PROVIDER":                                        "提供方",
+	"Removed %s from provider %q in %s; it now has no key.":                                           "已从 %[3]s 的提供方 %[2]q 中移除 %[1]s；它现在没有密钥。",
+	"The environment variable %s is not changed; unset it where rx-bridge runs if the key should go.": "环境变量 %s 未被改动；如果要彻底去掉密钥，请在运行 rx-bridge 的环境中取消设置它。",
+	"The key file %s is yours (setup did not store it), so it is left where it is.":                   "密钥文件 %s 是你自己的（不是 setup 保存的），因此保留在原处。",
+	"environment variable %s":                          "环境变量 %s",
+	"key file %s (no provider of config.toml uses it)": "密钥文件 %s（config.toml 中没有提供方使用它）",
+	"key file %s (stored by setup)":                    "密钥文件 %s（由 setup 保存）",
+	"key file %s (yours; setup leaves it alone)":       "密钥文件 %s（你自己的；setup 不会动它）",
+	"no key": "无密钥",
 }
