@@ -368,6 +368,24 @@ def("plugins.runtime_none", "runtime: none", "运行时：无")
 def("plugins.warning", "warning: %s", "警告：%s")
 def("plugins.themes", "themes (desktop only, not served): %s", "主题（仅桌面版，不提供）：%s")
 
+-- :Rx setup remove-key
+def("keys.pick_prompt", "Remove the API key of which provider?", "要删除哪个服务商的 API 密钥？")
+def("keys.stored", "key file %s, stored by :Rx setup", "密钥文件 %s，由 :Rx setup 保存")
+def("keys.own_file", "your key file %s, which stays; config.toml stops naming it", "你自己的密钥文件 %s，会保留；config.toml 不再引用它")
+def("keys.env", "environment variable %s, which stays set; config.toml stops naming it", "环境变量 %s，不会被取消；config.toml 不再引用它")
+def("keys.leftover", "key file %s, which no provider uses", "密钥文件 %s，没有服务商使用它")
+def("keys.confirm", "Remove the API key of %s (%s)?", "要删除 %s 的 API 密钥吗（%s）？")
+def("keys.remove", "Remove it", "删除")
+def("keys.cancel", "Cancel", "取消")
+def("keys.none", "no provider has a stored API key", "没有服务商保存了 API 密钥")
+def("keys.none_for", "provider %q has no stored API key (:Rx setup remove-key <Tab> lists those that have one)",
+  "服务商 %q 没有保存的 API 密钥（:Rx setup remove-key <Tab> 会列出有密钥的服务商）")
+def("keys.failed", "removing the key failed: %s", "删除密钥失败：%s")
+def("keys.removed", "the API key of %s is removed", "%s 的 API 密钥已删除")
+def("keys.deleted", "deleted %s", "已删除 %s")
+def("keys.kept", "your key file %s is left where it is", "你自己的密钥文件 %s 保留在原处")
+def("keys.env_left", "$%s is still set where it was; unset it if the key should go", "$%s 仍保持原来的设置；如果要彻底去掉密钥，请取消设置它")
+
 -- key mappings (their desc) and :Rx log lines
 def("map.close", "close", "关闭")
 def("map.wait_exit", "wait for the bridges to shut their plugins down", "等待桥接关闭其插件")

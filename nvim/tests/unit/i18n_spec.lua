@@ -48,6 +48,15 @@ T.test("no key mapping or autocommand has an English desc literal: each goes thr
   T.eq({}, found)
 end)
 
+T.test(":Rx setup completes remove-key, and remove-key the providers that have a key", function()
+  assert(require("rx_bridge").setup({ cmd = { T.fake_bin, "serve" }, autostart = false, language = "en" }))
+  T.eq({ "remove-key" }, vim.fn.getcompletion("Rx setup ", "cmdline"))
+  T.eq({ "remove-key" }, vim.fn.getcompletion("Rx setup rem", "cmdline"))
+  T.eq({ "deepseek", "openrouter" }, vim.fn.getcompletion("Rx setup remove-key ", "cmdline"))
+  T.eq({ "openrouter" }, vim.fn.getcompletion("Rx setup remove-key op", "cmdline"))
+  T.eq({}, vim.fn.getcompletion("Rx setup remove-key deepseek ", "cmdline"))
+end)
+
 T.test("auto picks zh-CN from zh_CN, zh-CN and zh_SG locales, else English", function()
   for loc, want in pairs({ ["zh_CN.UTF-8"] = true, ["zh-CN"] = true, ["zh_SG"] = true, ["zh_TW.UTF-8"] = false,
     ["en_US.UTF-8"] = false, ["de_DE"] = false }) do
