@@ -71,7 +71,7 @@ func (a *Agent) load(ctx context.Context, id string, show bool) (*Session, error
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Point: extproto.SessionLoad, Text: redactErr(err)}})
 	}
 	if torn != nil {
-		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: torn.String()}})
+		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: locale.T("%s: the last %d bytes (from offset %d) are an incomplete record, left from a crash; they are dropped", torn.Path, torn.Bytes, torn.Offset)}})
 	}
 	if s.st.open {
 		t := &turn{s: s, n: s.st.turns, tools: a.opts.Tools, openReason: interruptedReason}
