@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/rivo/uniseg"
 )
 
 // TestChineseTexts: a user whose environment asks for Chinese reads the
@@ -83,5 +85,67 @@ func TestServeFollowsTheEditorsLocale(t *testing.T) {
 				t.Errorf("no window/showMessage %q: %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// TestPluginCommandsInChinese: plugin list, show and doctor speak the
+// user's language in their headings, labels and statuses, keep the table
+// aligned in terminal columns (a Chinese character takes two), and keep
+// --json, plugin names, paths and commands as they are.
+func TestPluginCommandsInChinese(t *testing.T) {
+	t.Parallel()
+	e := newPluginEnv(t)
+	e.mustRun(0, "install", "--yes", e.hello())
+	zh := []string{"RX_BRIDGE_LANG=zh-CN"}
+	for _, tc := range []struct {
+		args      []string
+		code      int
+		want, not []string
+	}{
+		{[]string{"plugin", "list"}, 0,
+			[]string{"名称", "版本", "状态", "运行时", "已启用", "FULL TRUST（完全信任）运行时", "复制"},
+			[]string{"NAME", "enabled", "FULL TRUST runtime"}},
+		{[]string{"plugin", "show", "hello"}, 0,
+			[]string{"状态：已启用", "根目录：", "记录于：", "清单：reasonix-plugin.json", "拦截超时：每个钩子点 250 毫秒", "runtime：FULL TRUST（完全信任）", "description: Greets you from a sidecar"},
+			[]string{"state:", "recorded in", "intercept timeout"}},
+		{[]string{"plugin", "doctor", "--static", "hello"}, 0,
+			[]string{"hello: 正常", "已检查 1 个：1 个正常，0 个失败。"},
+			[]string{"checked:", "hello: ok"}},
+		{[]string{"plugin", "doctor", "--static", "--json", "hello"}, 0,
+			[]string{`"state": "enabled"`, `"level": "ok"`}, []string{"正常", "已启用"}},
+	} {
+		code, stdout, stderr := runBridge(t, e.home, "", zh, tc.args...)
+		if code != tc.code {
+			t.Fatalf("%v: exit %d\n%s\n%s", tc.args, code, stdout, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, stdout)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(stdout, n) {
+				t.Errorf("%v: output has %q:\n%s", tc.args, n, stdout)
+			}
+		}
+		if tc.args[1] == "list" {
+			// The second column starts at the same terminal column in
+			// the heading and the row.
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			head, row := lines[0], lines[1]
+			if c, r := uniseg.StringWidth(head[:strings.Index(head, "版本")]), uniseg.StringWidth(row[:strings.Index(row, "0.1.0")]); c != r {
+				t.Errorf("VERSION column at %d in the heading, %d in the row:\n%s", c, r, stdout)
+			}
+		}
+	}
+	// Every doctor check line starts with a level padded to the same
+	// columns, in Chinese too.
+	_, stdout, _ := runBridge(t, e.home, "", zh, "plugin", "doctor", "--static", "hello")
+	for _, l := range strings.Split(stdout, "\n") {
+		for _, lv := range []string{"正常", "提示", "警告", "失败"} {
+			if rest, ok := strings.CutPrefix(l, "  "+lv); ok && !strings.HasPrefix(rest, "  ") {
+				t.Errorf("level %s not padded to five columns: %q", lv, l)
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/bridge"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
@@ -53,7 +54,7 @@ func writeContents(w io.Writer, pc rxproto.PluginContents, prefix string) {
 	}
 	desc := func(d string) string {
 		if d == "" {
-			return "(no description)"
+			return locale.T("(no description)")
 		}
 		return oneLine(d)
 	}
@@ -99,10 +100,10 @@ func writeContents(w io.Writer, pc rxproto.PluginContents, prefix string) {
 		servers = append(servers, l)
 	}
 	for _, t := range pc.Themes {
-		themes = append(themes, t+" (desktop only: rx-bridge serves no themes)")
+		themes = append(themes, t+" "+locale.T("(desktop only: rx-bridge serves no themes)"))
 	}
 	section("commands", cmds)
-	section("prompts (served as commands)", prompts)
+	section(locale.T("prompts (served as commands)"), prompts)
 	section("skills", skills)
 	section("agents", agents)
 	section("hooks", hooks)
@@ -117,11 +118,11 @@ func writeContents(w io.Writer, pc rxproto.PluginContents, prefix string) {
 func mcpState(s rxproto.McpServerInfo) string {
 	switch mcphost.State(s.State) {
 	case mcphost.StateDisabled:
-		return "not started; plugin doctor starts it"
+		return locale.T("not started; plugin doctor starts it")
 	case mcphost.StateReady:
-		return fmt.Sprintf("ready, %d tools, %d prompts", s.Tools, s.Prompts)
+		return locale.T("ready, %d tools, %d prompts", s.Tools, s.Prompts)
 	case mcphost.StateIdle:
-		return fmt.Sprintf("idle, %d tools known", s.Tools)
+		return locale.T("idle, %d tools known", s.Tools)
 	}
 	return s.State
 }
@@ -171,10 +172,10 @@ func checkMCP(c *pluginrt.Contents, name string) []mcpCheckJSON {
 func writeMCPChecks(w io.Writer, checks []mcpCheckJSON) {
 	for _, ch := range checks {
 		if !ch.OK {
-			fmt.Fprintf(w, "  fail  MCP server %s [%s] %s did not start: %s\n", ch.Name, ch.Transport, ch.Target, ch.Error)
+			fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelFail), locale.T("MCP server %s [%s] %s did not start: %s", ch.Name, ch.Transport, ch.Target, ch.Error))
 			continue
 		}
-		fmt.Fprintf(w, "  ok    MCP server %s [%s] started with %d tools\n", ch.Name, ch.Transport, len(ch.Tools))
+		fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelOK), locale.T("MCP server %s [%s] started with %d tools", ch.Name, ch.Transport, len(ch.Tools)))
 		if len(ch.Tools) > 0 {
 			fmt.Fprintf(w, "        tools: %s\n", strings.Join(ch.Tools, ", "))
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
@@ -91,24 +92,24 @@ func (c *pluginCmd) doctor(args []string) int {
 	}
 	c.warn(h)
 	if strayErr != nil {
-		fmt.Fprintf(c.stderr, "warning: could not look for leftovers in the home: %v\n", strayErr)
+		fmt.Fprintln(c.stderr, locale.T("warning: could not look for leftovers in the home: %v", strayErr))
 	}
 	w := c.stdout
 	if len(diags) == 0 {
-		fmt.Fprintf(w, "No plugins installed in %s.\n", h.Dir)
+		fmt.Fprintln(w, locale.T("No plugins installed in %s.", h.Dir))
 		writeStrays(w, out.Strays)
 		return 0
 	}
 	failed := 0
 	for i, d := range diags {
-		verdict := "ok"
+		verdict := locale.T("ok")
 		if !served[i].OK {
-			verdict = "FAILED"
+			verdict = locale.T("FAILED")
 			failed++
 		}
 		fmt.Fprintf(w, "%s: %s\n", d.Record.Name, verdict)
 		for _, ch := range d.Checks {
-			fmt.Fprintf(w, "  %-5s %s\n", ch.Level, indentLines(ch.Detail, "        ")[8:])
+			fmt.Fprintf(w, "  %s %s\n", levelLabel(ch.Level), indentLines(ch.Detail, "        ")[8:])
 		}
 		if starts[i] != nil {
 			writeStart(w, starts[i])
@@ -122,7 +123,7 @@ func (c *pluginCmd) doctor(args []string) int {
 		}
 	}
 	writeStrays(w, out.Strays)
-	fmt.Fprintf(w, "%d checked: %d ok, %d failed.\n", len(diags), len(diags)-failed, failed)
+	fmt.Fprintln(w, locale.T("%d checked: %d ok, %d failed.", len(diags), len(diags)-failed, failed))
 	return status
 }
 
@@ -146,8 +147,8 @@ func writeStrays(w io.Writer, strays []strayJSON) {
 	if len(strays) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "In the home, but not installed:")
+	fmt.Fprintln(w, locale.T("In the home, but not installed:"))
 	for _, st := range strays {
-		fmt.Fprintf(w, "  %-5s %s\n", st.Level, st.Detail)
+		fmt.Fprintf(w, "  %s %s\n", levelLabel(st.Level), st.Detail)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -79,20 +80,20 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // writeStart renders the live check under a plugin's doctor lines.
 func writeStart(w io.Writer, st *startJSON) {
 	if !st.OK {
-		fmt.Fprintf(w, "  fail  runtime start: %s\n", indentLines(st.Error, "        ")[8:])
+		fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelFail), locale.T("runtime start: %s", indentLines(st.Error, "        ")[8:]))
 		if st.Stderr != "" {
 			fmt.Fprintf(w, "        stderr: %s\n", indentLines(st.Stderr, "                ")[16:])
 		}
 		return
 	}
-	fmt.Fprintf(w, "  ok    runtime started and answered the handshake as %s %s (spawn %.1f ms, handshake %.1f ms, shutdown %.1f ms)\n",
-		st.Name, st.Version, st.SpawnMillis, st.HandshakeMilli, st.ShutdownMillis)
+	fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelOK), locale.T("runtime started and answered the handshake as %s %s (spawn %.1f ms, handshake %.1f ms, shutdown %.1f ms)",
+		st.Name, st.Version, st.SpawnMillis, st.HandshakeMilli, st.ShutdownMillis))
 	for _, l := range []struct {
 		label string
 		items []string
-	}{{"subscribed", st.Subscriptions}, {"replaces", st.Replaces}, {"providers", st.Providers}, {"UI actions", st.UIActions}} {
+	}{{locale.T("subscribed: %s"), st.Subscriptions}, {locale.T("replaces: %s"), st.Replaces}, {locale.T("providers: %s"), st.Providers}, {locale.T("UI actions: %s"), st.UIActions}} {
 		if len(l.items) > 0 {
-			fmt.Fprintf(w, "        %s: %s\n", l.label, strings.Join(l.items, ", "))
+			fmt.Fprintf(w, "        %s\n", fmt.Sprintf(l.label, strings.Join(l.items, ", ")))
 		}
 	}
 }

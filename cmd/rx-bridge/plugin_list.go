@@ -4,9 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
@@ -39,24 +39,23 @@ func (c *pluginCmd) list(args []string) int {
 	}
 	c.warn(h)
 	if len(out.Plugins) == 0 {
-		fmt.Fprintf(c.stdout, "No plugins installed in %s.\n", h.Dir)
+		fmt.Fprintln(c.stdout, locale.T("No plugins installed in %s.", h.Dir))
 		return 0
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tRUNTIME\tLIVE\tINSTALL\tROOT")
+	rows := [][]string{{locale.T("NAME"), locale.T("VERSION"), locale.T("STATE"), locale.T("RUNTIME"), locale.T("LIVE"), locale.T("INSTALL"), locale.T("ROOT")}}
 	for _, p := range out.Plugins {
 		version := p.Version
 		if version == "" {
 			version = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, version, p.State, runtimeColumn(p.Runtime), liveColumn(p.Live), p.Install, p.Root)
+		rows = append(rows, []string{p.Name, version, stateLabel(p.State), runtimeColumn(p.Runtime), liveColumn(p.Live), installLabel(p.Install), p.Root})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(c.stdout, rows); err != nil {
 		return c.failf("%v", err)
 	}
 	for _, p := range out.Plugins {
 		if p.Commit != "" {
-			fmt.Fprintf(c.stdout, "%s is from %s at commit %s\n", p.Name, p.Source, shortCommit(p.Commit))
+			fmt.Fprintln(c.stdout, locale.T("%s is from %s at commit %s", p.Name, p.Source, shortCommit(p.Commit)))
 		}
 	}
 	for _, p := range out.Plugins {
@@ -64,13 +63,13 @@ func (c *pluginCmd) list(args []string) int {
 			if l.State == "running" || l.Reason == "" {
 				continue
 			}
-			fmt.Fprintf(c.stdout, "%s %s", p.Name, l.State)
 			if l.Since != "" {
-				fmt.Fprintf(c.stdout, " since %s", l.Since)
+				fmt.Fprintln(c.stdout, locale.T("%s %s since %s (editor of %s, rx-bridge pid %d): %s", p.Name, liveLabel(l.State), l.Since, l.Workspace, l.PID, l.Reason))
+			} else {
+				fmt.Fprintln(c.stdout, locale.T("%s %s (editor of %s, rx-bridge pid %d): %s", p.Name, liveLabel(l.State), l.Workspace, l.PID, l.Reason))
 			}
-			fmt.Fprintf(c.stdout, " (editor of %s, rx-bridge pid %d): %s\n", l.Workspace, l.PID, l.Reason)
 			if l.Recover != "" {
-				fmt.Fprintf(c.stdout, "  to recover: %s\n", l.Recover)
+				fmt.Fprintf(c.stdout, "  %s\n", locale.T("to recover: %s", l.Recover))
 			}
 		}
 	}
@@ -98,7 +97,7 @@ func liveColumn(live []liveJSON) string {
 	}
 	states := make([]string, len(live))
 	for i, l := range live {
-		states[i] = l.State
+		states[i] = liveLabel(l.State)
 	}
 	return strings.Join(states, ", ")
 }
@@ -151,26 +150,26 @@ func (c *pluginCmd) show(args []string) int {
 	if r.Description != "" {
 		fmt.Fprintf(w, "  description: %s\n", r.Description)
 	}
-	fmt.Fprintf(w, "  state: %s\n", stateOf(h, r))
-	fmt.Fprintf(w, "  root: %s (%s)\n", r.Dir(), installKind(h, r))
+	fmt.Fprintf(w, "  %s\n", locale.T("state: %s", stateLabel(stateOf(h, r))))
+	fmt.Fprintf(w, "  %s\n", locale.T("root: %s (%s)", r.Dir(), installLabel(installKind(h, r))))
 	if r.Source != "" {
-		fmt.Fprintf(w, "  source: %s\n", r.Source)
+		fmt.Fprintf(w, "  %s\n", locale.T("source: %s", r.Source))
 	}
 	if r.Commit != "" {
-		fmt.Fprintf(w, "  commit: %s (rx-bridge plugin update %s fetches it again)\n", r.Commit, r.Name)
+		fmt.Fprintf(w, "  %s\n", locale.T("commit: %s (rx-bridge plugin update %s fetches it again)", r.Commit, r.Name))
 	}
-	fmt.Fprintf(w, "  recorded in: %s\n", r.Home)
+	fmt.Fprintf(w, "  %s\n", locale.T("recorded in: %s", r.Home))
 	if loadErr != nil {
-		fmt.Fprintf(w, "  manifest: does not load (run rx-bridge plugin doctor %s)\n", r.Name)
+		fmt.Fprintf(w, "  %s\n", locale.T("manifest: does not load (run rx-bridge plugin doctor %s)", r.Name))
 		return c.failf("%v", loadErr)
 	}
-	fmt.Fprintf(w, "  manifest: %s\n", manifestLabel(m))
+	fmt.Fprintf(w, "  %s\n", locale.T("manifest: %s", manifestLabel(m)))
 	if rt := m.Runtime; rt != nil {
 		fmt.Fprintf(w, "  priority: %d\n", rt.Priority)
 		if rt.TimeoutMillis > 0 {
-			fmt.Fprintf(w, "  intercept timeout: %d ms at every hook point\n", rt.TimeoutMillis)
+			fmt.Fprintf(w, "  %s\n", locale.T("intercept timeout: %d ms at every hook point", rt.TimeoutMillis))
 		} else {
-			fmt.Fprintln(w, "  intercept timeout: the defaults (5 s for input, tool and permission points, 30 s for the rest)")
+			fmt.Fprintf(w, "  %s\n", locale.T("intercept timeout: the defaults (5 s for input, tool and permission points, 30 s for the rest)"))
 		}
 	}
 	writeContents(w, pc, "  ")

@@ -9,6 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rivo/uniseg"
+
+	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
@@ -19,7 +23,7 @@ func manifestLabel(m *manifest.Manifest) string {
 		return m.Source()
 	}
 	if m.Legacy() {
-		return m.Kind.File() + " (legacy, no apiVersion)"
+		return locale.T("%s (legacy, no apiVersion)", m.Kind.File())
 	}
 	return m.Kind.File() + " (apiVersion " + m.APIVersion + ")"
 }
@@ -64,7 +68,7 @@ func writeContributes(w io.Writer, m *manifest.Manifest, name string) {
 func writeRuntime(w io.Writer, m *manifest.Manifest, progs []manifest.Program, root, prefix string) error {
 	var b bytes.Buffer
 	if m.IgnoredRuntime {
-		fmt.Fprintf(&b, "runtime: IGNORED (the manifest has no apiVersion, so this runtime can never start)\n")
+		fmt.Fprintln(&b, locale.T("runtime: IGNORED (the manifest has no apiVersion, so this runtime can never start)"))
 	}
 	if err := manifest.RenderTrust(&b, m.Runtime, root, progs...); err != nil {
 		return err
@@ -109,7 +113,7 @@ func writeWarnings(w io.Writer, ws []manifest.Problem) {
 	if len(ws) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "warnings:")
+	fmt.Fprintln(w, locale.T("warnings:"))
 	for _, p := range ws {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
@@ -131,11 +135,11 @@ func runtimeKind(m *manifest.Manifest, err error) string {
 func runtimeColumn(kind string) string {
 	switch kind {
 	case "full-trust":
-		return "FULL TRUST runtime"
+		return locale.T("FULL TRUST runtime")
 	case "ignored":
-		return "ignored (legacy manifest)"
+		return locale.T("ignored (legacy manifest)")
 	case "unknown":
-		return "? (manifest error; run doctor)"
+		return locale.T("? (manifest error; run doctor)")
 	}
 	return "-"
 }
@@ -177,4 +181,102 @@ func versioned(name, version string) string {
 		return fmt.Sprintf("%q", name)
 	}
 	return fmt.Sprintf("%q %s", name, version)
+}
+
+// stateLabel is a plugin's state ("enabled", "disabled",
+// "disabled-by-config"; stateOf) in the user's language; --json keeps
+// the state itself.
+func stateLabel(state string) string {
+	switch state {
+	case "enabled":
+		return locale.T("enabled")
+	case "disabled":
+		return locale.T("disabled")
+	case "disabled-by-config":
+		return locale.T("disabled-by-config")
+	}
+	return state
+}
+
+// installLabel is an install kind (installKind) in the user's language.
+func installLabel(kind string) string {
+	switch kind {
+	case "copy":
+		return locale.T("copy")
+	case "link":
+		return locale.T("link")
+	}
+	return kind // "reasonix" names the program
+}
+
+// liveLabel is a runtime's state in a running bridge (rxproto.PluginState)
+// in the user's language.
+func liveLabel(state string) string {
+	switch rxproto.PluginState(state) {
+	case rxproto.PluginStateRunning:
+		return locale.T("running")
+	case rxproto.PluginStateCrashed:
+		return locale.T("crashed")
+	case rxproto.PluginStateFailedToStart:
+		return locale.T("failed to start")
+	case rxproto.PluginStateDisabled:
+		return locale.T("disabled")
+	case rxproto.PluginStateNotStarted:
+		return locale.T("not started")
+	}
+	return state
+}
+
+// levelLabel is a doctor check's level in the user's language, padded to
+// the five columns of "  fail  …" so the lines below it stay aligned.
+func levelLabel(l manifest.Level) string {
+	s := string(l)
+	switch l {
+	case manifest.LevelOK:
+		s = locale.T("ok")
+	case manifest.LevelInfo:
+		s = locale.T("info")
+	case manifest.LevelWarn:
+		s = locale.T("warn")
+	case manifest.LevelFail:
+		s = locale.T("fail")
+	}
+	return padCell(s, 5)
+}
+
+// padCell is s padded with spaces to n terminal columns; a Chinese
+// character takes two.
+func padCell(s string, n int) string {
+	if w := uniseg.StringWidth(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+// writeTable writes rows as left-aligned columns two spaces apart,
+// measured in terminal columns (text/tabwriter counts a Chinese
+// character as one and misaligns translated headings).
+func writeTable(w io.Writer, rows [][]string) error {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], uniseg.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(padCell(c, widths[i]+2))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -60,12 +60,17 @@ const fetchTimeout = 30 * time.Second
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// providerName is what a provider's name may be (and a key file's name).
+var providerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 // setupOpts are setup's flags.
 type setupOpts struct {
 	provider, baseURL, name, model, home string
 	keyEnv, keyFile                      string
 	keyStdin, listOnly, asJSON, replace  bool
 	interactive                          bool
+	listKeys                             bool
+	removeKey                            string
 }
 
 // setupCmd is one run of `rx-bridge setup`.
@@ -123,11 +128,15 @@ func runSetup(args []string, stdin *os.File, stdout, stderr io.Writer, getenv fu
 	fs.BoolVar(&o.replace, "replace", false, "replace config.toml's provider of the same name")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	fs.BoolVar(&o.interactive, "interactive", false, "ask on stdin even when it is not a terminal")
+	fs.BoolVar(&o.listKeys, "list-keys", false, "list config.toml's providers and where each one's key is (never the key)")
+	fs.StringVar(&o.removeKey, "remove-key", "", "remove provider `name`'s key: its setting in config.toml and the key file setup stored")
 	fs.StringVar(&o.home, "home", "", "the bridge home `dir` (default: $RX_BRIDGE_HOME, else the system's)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: rx-bridge setup                 (asks on the terminal)\n"+
 			"       rx-bridge setup --provider KIND [--base-url URL] [--api-key-env NAME | --api-key-file PATH | --api-key-stdin]\n"+
-			"                       [--model ID] [--name NAME] [--replace] [--list-models] [--json]\n\n")
+			"                       [--model ID] [--name NAME] [--replace] [--list-models] [--json]\n"+
+			"       rx-bridge setup --list-keys [--json]\n"+
+			"       rx-bridge setup --remove-key NAME [--json]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -163,7 +172,14 @@ func (c *setupCmd) checkFlags() string {
 			n++
 		}
 	}
+	keys := o.listKeys || o.removeKey != ""
 	switch {
+	case o.listKeys && o.removeKey != "":
+		return "--list-keys and --remove-key exclude each other"
+	case keys && (n > 0 || o.provider != "" || o.baseURL != "" || o.name != "" || o.model != "" || o.listOnly || o.replace || o.interactive):
+		return "--list-keys and --remove-key take only --json and --home"
+	case o.removeKey != "" && !providerName.MatchString(o.removeKey):
+		return fmt.Sprintf("--remove-key %q: a provider name is letters, digits, . _ - (see rx-bridge setup --list-keys)", o.removeKey)
 	case n > 1:
 		return "--api-key-env, --api-key-file and --api-key-stdin exclude each other"
 	case o.keyEnv != "" && !envName.MatchString(o.keyEnv):
@@ -217,6 +233,12 @@ func (c *setupCmd) run() error {
 	c.client = &http.Client{Timeout: fetchTimeout}
 	defer c.client.CloseIdleConnections()
 
+	switch {
+	case c.opts.listKeys:
+		return c.listKeys()
+	case c.opts.removeKey != "":
+		return c.removeKey(c.opts.removeKey)
+	}
 	if c.opts.provider != "" || c.opts.baseURL != "" {
 		return c.flags()
 	}

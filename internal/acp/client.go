@@ -17,6 +17,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -220,11 +221,11 @@ func (u *clientUI) askEach(ctx context.Context, p editorui.Prompt) (editorui.Ans
 			list = append(list, mark+other)
 		}
 		title := fmt.Sprintf("%s — %s? (%d of %d)", question, o, i+1, len(f.Options))
-		yes, no := "Choose "+o, "Next option"
+		yes, no := locale.T("Choose %s", o), locale.T("Next option")
 		if multi {
-			yes, no = "Include "+o, "Skip "+o
+			yes, no = locale.T("Include %s", o), locale.T("Skip %s", o)
 		} else if i == len(f.Options)-1 {
-			no = "None of these"
+			no = locale.T("None of these")
 		}
 		opts := []acpsdk.PermissionOption{
 			{OptionId: acpsdk.PermissionOptionId(f.Key + ":yes"), Name: yes, Kind: acpsdk.PermissionOptionKindAllowOnce},
@@ -310,10 +311,10 @@ func (u *clientUI) askField(ctx context.Context, p editorui.Prompt) (editorui.An
 	case extproto.FieldInput:
 		var def string
 		if d := f.Default; d != nil && json.Unmarshal(d, &def) == nil && def != "" {
-			return u.ask(ctx, p, []choice{{"Use " + strconv.Quote(def), jsonString(def)}})
+			return u.ask(ctx, p, []choice{{locale.T("Use %q", def), jsonString(def)}})
 		}
 		question := orDefault(f.Label, orDefault(p.Title, f.Key))
-		msg := fmt.Sprintf("%s asked %q, which needs typed text; this client offers no elicitation form, so it cannot be answered here (the question was cancelled)", p.Plugin, question)
+		msg := locale.T("%s asked %q, which needs typed text; this client offers no elicitation form, so it cannot be answered here (the question was cancelled)", p.Plugin, question)
 		if id := u.s.askIn(p.Origin); id != "" {
 			u.s.send(id, acpsdk.UpdateAgentMessageText(chunkPrefix(editorui.SeverityWarn)+redact.String(msg)))
 		}

@@ -59,7 +59,7 @@ func (s *server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionCo
 	modeBefore := ss.s.Mode()
 	switch opt {
 	case optMode:
-		if !slices.ContainsFunc(availableModes, func(m acpsdk.SessionMode) bool { return string(m.Id) == value }) {
+		if !slices.ContainsFunc(availableModes(), func(m acpsdk.SessionMode) bool { return string(m.Id) == value }) {
 			err = fmt.Errorf("unknown mode (want normal or plan)")
 			break
 		}
@@ -134,7 +134,7 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 		choices = append(acpsdk.SessionConfigSelectOptionsUngrouped{{Value: "", Name: locale.T(noModelName)}}, choices...)
 	}
 	modelCat, effortCat := acpsdk.SessionConfigOptionCategoryModel, acpsdk.SessionConfigOptionCategoryThoughtLevel
-	opts := []acpsdk.SessionConfigOption{selectOption(optModel, "Model", &modelCat, model, choices)}
+	opts := []acpsdk.SessionConfigOption{selectOption(optModel, locale.T("Model"), &modelCat, model, choices)}
 	if len(efforts) > 0 {
 		values := efforts
 		if !slices.Contains(values, effortAuto) {
@@ -144,16 +144,16 @@ func (s *server) configState(as *agent.Session) (*acpsdk.SessionModelState, []ac
 		if cur == "" {
 			cur = effortAuto
 		}
-		opts = append(opts, selectOption(optEffort, "Effort", &effortCat, cur, named(values)))
+		opts = append(opts, selectOption(optEffort, locale.T("Effort"), &effortCat, cur, named(values)))
 	}
-	opts = append(opts, selectOption(optApproval, "Tool approval", nil, string(as.Approval()),
+	opts = append(opts, selectOption(optApproval, locale.T("Tool approval"), nil, string(as.Approval()),
 		named([]string{string(agent.ApproveAsk), string(agent.ApproveAuto), string(agent.ApproveYolo)})))
 	modeCat := acpsdk.SessionConfigOptionCategoryMode
 	modes := acpsdk.SessionConfigSelectOptionsUngrouped{}
-	for _, m := range availableModes {
+	for _, m := range availableModes() {
 		modes = append(modes, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
 	}
-	opts = append(opts, selectOption(optMode, "Mode", &modeCat, string(as.Mode()), modes))
+	opts = append(opts, selectOption(optMode, locale.T("Mode"), &modeCat, string(as.Mode()), modes))
 	return state, opts
 }
 

@@ -6,6 +6,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -23,11 +24,11 @@ const (
 // reference's Bash(<prefix>:*) and Edit (every edit) grants are never
 // offered: the engine's are narrower (issue 26).
 func permissionOptions(req agent.PermissionRequest) []acpsdk.PermissionOption {
-	opts := []acpsdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow", Kind: acpsdk.PermissionOptionKindAllowOnce}}
+	opts := []acpsdk.PermissionOption{{OptionId: optAllowOnce, Name: locale.T("Allow"), Kind: acpsdk.PermissionOptionKindAllowOnce}}
 	if req.Grant != "" {
 		opts = append(opts, acpsdk.PermissionOption{OptionId: optAllowAlways, Name: req.Grant, Kind: acpsdk.PermissionOptionKindAllowAlways})
 	}
-	return append(opts, acpsdk.PermissionOption{OptionId: optRejectOnce, Name: "Reject", Kind: acpsdk.PermissionOptionKindRejectOnce})
+	return append(opts, acpsdk.PermissionOption{OptionId: optRejectOnce, Name: locale.T("Reject"), Kind: acpsdk.PermissionOptionKindRejectOnce})
 }
 
 // permissionMeta is the reference's hidden _meta of a permission

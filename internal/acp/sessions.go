@@ -9,6 +9,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -47,18 +48,21 @@ const (
 	modeAuto    = "auto"    // normal + tool approval yolo
 )
 
-// availableModes are the modes a session offers. The reference's goal
-// mode is not among them: the agent has no goals.
-var availableModes = []acpsdk.SessionMode{
-	{Id: acpsdk.SessionModeId(agent.ModeNormal), Name: "Normal",
-		Description: acpsdk.Ptr("Read, search, edit files and run commands, as the tool approval allows")},
-	{Id: acpsdk.SessionModeId(agent.ModePlan), Name: "Plan",
-		Description: acpsdk.Ptr("Read, search and plan: edits and commands are refused until the mode returns to normal")},
+// availableModes are the modes a session offers, named in the process's
+// language. The reference's goal mode is not among them: the agent has
+// no goals.
+func availableModes() []acpsdk.SessionMode {
+	return []acpsdk.SessionMode{
+		{Id: acpsdk.SessionModeId(agent.ModeNormal), Name: locale.T("Normal"),
+			Description: acpsdk.Ptr(locale.T("Read, search, edit files and run commands, as the tool approval allows"))},
+		{Id: acpsdk.SessionModeId(agent.ModePlan), Name: locale.T("Plan"),
+			Description: acpsdk.Ptr(locale.T("Read, search and plan: edits and commands are refused until the mode returns to normal"))},
+	}
 }
 
 // modeState is a session's modes with its current one.
 func modeState(as *agent.Session) *acpsdk.SessionModeState {
-	return &acpsdk.SessionModeState{CurrentModeId: acpsdk.SessionModeId(as.Mode()), AvailableModes: availableModes}
+	return &acpsdk.SessionModeState{CurrentModeId: acpsdk.SessionModeId(as.Mode()), AvailableModes: availableModes()}
 }
 
 // SetSessionMode switches a session between normal and plan mode; the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 )
 
@@ -75,7 +76,7 @@ func noticeText(n agent.Notice) string {
 	}
 	text := n.Text
 	if n.Plugin != "" && n.Kind == agent.NoticeMCP {
-		text = "MCP server " + n.Plugin + ": " + text
+		text = locale.T("MCP server") + " " + n.Plugin + ": " + text
 	}
 	return "\n\n[" + kind + "] " + text
 }
@@ -207,25 +208,25 @@ func availableCommands(cmds []pluginrt.Command) []acpsdk.AvailableCommand {
 		switch {
 		case c.Slash != nil:
 			sl := c.Slash
-			what, hint := "command", sl.ArgHint
+			what, hint := locale.T("Run the %s command", name), sl.ArgHint
 			switch sl.Source {
 			case pluginrt.SlashSkill, pluginrt.SlashAgent:
-				what = "skill"
+				what = locale.T("Run the %s skill", name)
 				if hint == "" {
 					hint = "instructions"
 				}
 			case pluginrt.SlashMCPPrompt:
-				what = "MCP prompt"
+				what = locale.T("Run the %s MCP prompt", name)
 				if hint != "" {
 					hint = "arguments"
 				}
 			}
-			ac = acpsdk.AvailableCommand{Name: name, Description: orDefault(oneLine(sl.Description), "Run the "+name+" "+what)}
+			ac = acpsdk.AvailableCommand{Name: name, Description: orDefault(oneLine(sl.Description), what)}
 			if hint != "" {
 				ac.Input = unstructured(hint)
 			}
 		case c.Action != nil:
-			ac = acpsdk.AvailableCommand{Name: name, Description: orDefault(c.Action.Label, "Run the "+name+" extension action"), Input: unstructured("arguments")}
+			ac = acpsdk.AvailableCommand{Name: name, Description: orDefault(c.Action.Label, locale.T("Run the %s extension action", name)), Input: unstructured("arguments")}
 		default:
 			continue
 		}

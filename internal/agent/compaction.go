@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // compactionGuidance is the host's instruction to the summariser, the
@@ -79,7 +80,7 @@ func (t *turn) compact(ctx context.Context, system string) error {
 		return t.fail(ctx, err)
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, extproto.CompactionPrepare, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.prepare: %s; the history is not compacted", out.BlockedBy, out.Reason))
+		t.notice(NoticeBlocked, extproto.CompactionPrepare, out.BlockedBy, locale.T("extension %s blocked compaction.prepare: %s; the history is not compacted", out.BlockedBy, out.Reason))
 		return nil
 	}
 	prep := out.Payload.(*extproto.CompactionPreparePayload)
@@ -93,13 +94,13 @@ func (t *turn) compact(ctx context.Context, system string) error {
 		return t.fail(ctx, err)
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, extproto.CompactionComplete, out.BlockedBy, fmt.Sprintf("extension %s blocked compaction.complete: %s; the summary is discarded", out.BlockedBy, out.Reason))
+		t.notice(NoticeBlocked, extproto.CompactionComplete, out.BlockedBy, locale.T("extension %s blocked compaction.complete: %s; the summary is discarded", out.BlockedBy, out.Reason))
 		return nil
 	}
 	summary = out.Payload.(*extproto.CompactionCompletePayload).Summary
 	t.s.j.commit(&record{Type: recCompaction, Compaction: &compactionRecord{Replaced: cut, Summary: summary}})
 	t.s.reported.tokens = 0
-	t.notice(NoticeCompaction, extproto.CompactionComplete, "", fmt.Sprintf("compacted %d older messages into a summary (the prompt was about %d of %d tokens)", cut, est, window))
+	t.notice(NoticeCompaction, extproto.CompactionComplete, "", locale.T("compacted %d older messages into a summary (the prompt was about %d of %d tokens)", cut, est, window))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -42,7 +43,7 @@ func (s *Session) grantFor(name string, class ToolClass, args string) (g grantOf
 		if !ok {
 			return grantOffer{}, nil, false
 		}
-		label := "Allow `" + tools.ShellQuote(c.Argv) + "` in " + s.where(c.Dir) + " for this session"
+		label := locale.T("Allow `%s` in %s for this session", tools.ShellQuote(c.Argv), s.where(c.Dir))
 		return grantOffer{key: key("command", c.Dir, c.Argv), label: redact.String(label)}, c, true
 	case class == ClassEdit:
 		var a struct {
@@ -55,9 +56,9 @@ func (s *Session) grantFor(name string, class ToolClass, args string) (g grantOf
 		if err != nil {
 			return grantOffer{}, nil, false
 		}
-		return grantOffer{key: key("edit", path), label: redact.String("Allow edits to " + s.ws.Rel(path) + " for this session")}, nil, true
+		return grantOffer{key: key("edit", path), label: redact.String(locale.T("Allow edits to %s for this session", s.ws.Rel(path)))}, nil, true
 	}
-	return grantOffer{key: key("tool", name), label: redact.String("Allow " + name + " for this session")}, nil, true
+	return grantOffer{key: key("tool", name), label: redact.String(locale.T("Allow %s for this session", name))}, nil, true
 }
 
 // where names a directory of the workspace for a grant's label.
@@ -65,7 +66,7 @@ func (s *Session) where(dir string) string {
 	if rel := s.ws.Rel(dir); rel != "." {
 		return strings.TrimSuffix(rel, "/") + "/"
 	}
-	return "the workspace root"
+	return locale.T("the workspace root")
 }
 
 // decodeCommand decodes run_command's arguments strictly, as the tool

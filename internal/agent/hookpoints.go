@@ -3,13 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
 	"github.com/rx-bridge/rx-bridge/internal/hookrun"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // Plugin and settings hooks (package hookrun, PLUGIN_CONTENTS §6) run at
@@ -71,7 +71,11 @@ func (t *turn) halt(ev hookrun.Event, reason string) {
 	if reason != "" {
 		msg += ": " + reason
 	}
-	t.notice(NoticeBlocked, "", "", msg)
+	shown := locale.T("a %s hook stopped the turn", ev)
+	if reason != "" {
+		shown = locale.T("a %s hook stopped the turn: %s", ev, reason)
+	}
+	t.notice(NoticeBlocked, "", "", shown)
 	t.openReason = "not run: " + msg
 }
 
@@ -168,7 +172,7 @@ func (t *turn) userPromptSubmit(ctx context.Context, text string) (string, error
 	blocked, contexts, notices := r.UserPromptSubmit(ctx, p)
 	t.hookNotices(notices)
 	if blocked {
-		t.notice(NoticeBlocked, "", "", "a UserPromptSubmit hook blocked the prompt; the turn did not start")
+		t.notice(NoticeBlocked, "", "", locale.T("a UserPromptSubmit hook blocked the prompt; the turn did not start"))
 		t.stop = StopRefusal
 		return "", errEnded
 	}
@@ -291,7 +295,7 @@ func (t *turn) postLLMCall(ctx context.Context, reasoning string) string {
 	out, notices := r.PostLLMCall(ctx, p)
 	t.hookNotices(notices)
 	if out != reasoning {
-		t.notice(NoticeReplaced, "", "", "a PostLLMCall hook replaced the reasoning; the history keeps this text:\n"+out)
+		t.notice(NoticeReplaced, "", "", locale.T("a PostLLMCall hook replaced the reasoning; the history keeps this text:")+"\n"+out)
 	}
 	return out
 }
@@ -340,12 +344,12 @@ func (t *turn) stopHooks(ctx context.Context, step int) bool {
 		return false
 	}
 	if t.stopContinues >= maxStopContinues || step >= t.steps {
-		t.notice(NoticeWarning, "", "", fmt.Sprintf("a %s hook asked the model to go on once more; the turn ends here (at most %d times per turn, within the step budget of %d model requests)", ev, maxStopContinues, t.steps))
+		t.notice(NoticeWarning, "", "", locale.T("a %s hook asked the model to go on once more; the turn ends here (at most %d times per turn, within the step budget of %d model requests)", ev, maxStopContinues, t.steps))
 		return false
 	}
 	t.stopContinues++
 	t.stopRan = false
-	t.notice(NoticeWarning, "", "", fmt.Sprintf("a %s hook asked the model to go on (%d of at most %d): %s", ev, t.stopContinues, maxStopContinues, strings.Join(f.Model, "\n")))
+	t.notice(NoticeWarning, "", "", locale.T("a %s hook asked the model to go on (%d of at most %d): %s", ev, t.stopContinues, maxStopContinues, strings.Join(f.Model, "\n")))
 	t.addMessage(&extproto.ProviderMessage{Role: extproto.RoleUser, Content: hookrun.WrapContext(ev, f.Model, "")})
 	return true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // errEnded travels up the pipeline when the turn ends early without
@@ -51,9 +52,9 @@ func (t *turn) notes(point extproto.HookPoint, out exthost.Outcome) {
 // blocked ends the turn for a plugin's block.
 func (t *turn) blocked(out exthost.Outcome) error {
 	t.block = &Block{Point: out.Point, Plugin: out.BlockedBy, Reason: out.Reason}
-	text := "extension " + out.BlockedBy + " blocked " + string(out.Point)
+	text := locale.T("extension %s blocked %s", out.BlockedBy, out.Point)
 	if out.Reason != "" {
-		text += ": " + out.Reason
+		text = locale.T("extension %s blocked %s: %s", out.BlockedBy, out.Point, out.Reason)
 	}
 	t.notice(NoticeBlocked, out.Point, out.BlockedBy, text)
 	t.stop = StopRefusal

@@ -9,6 +9,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
 	"github.com/rx-bridge/rx-bridge/internal/agent/transcript"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // interruptedReason answers the calls of a turn the process died in.
@@ -70,12 +71,12 @@ func (a *Agent) load(ctx context.Context, id string, show bool) (*Session, error
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Point: extproto.SessionLoad, Text: redactErr(err)}})
 	}
 	if torn != nil {
-		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: torn.String()}})
+		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeTranscript, Text: locale.T("%s: the last %d bytes (from offset %d) are an incomplete record, left from a crash; they are dropped", torn.Path, torn.Bytes, torn.Offset)}})
 	}
 	if s.st.open {
 		t := &turn{s: s, n: s.st.turns, tools: a.opts.Tools, openReason: interruptedReason}
 		t.answerOpen(nil)
-		t.notice(NoticeInterrupted, "", "", fmt.Sprintf("turn %d was interrupted: the process ended before it finished", t.n))
+		t.notice(NoticeInterrupted, "", "", locale.T("turn %d was interrupted: the process ended before it finished", t.n))
 		t.emit(Update{Kind: UpdateTurnEnd, End: &TurnEnd{Interrupted: true, Error: "interrupted: the process ended during this turn"}})
 	}
 	a.restore(s)

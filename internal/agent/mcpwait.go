@@ -2,10 +2,10 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 )
 
@@ -44,7 +44,7 @@ func (t *turn) waitMCP(ctx context.Context) {
 	if len(names) == 0 {
 		return
 	}
-	t.notice(NoticeMCP, "", "", fmt.Sprintf("waiting for MCP servers to start: %s", strings.Join(names, ", ")))
+	t.notice(NoticeMCP, "", "", locale.T("waiting for MCP servers to start: %s", strings.Join(names, ", ")))
 	bound := t.mcpStartWait()
 	wctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
@@ -53,6 +53,6 @@ func (t *turn) waitMCP(ctx context.Context) {
 		still = append(still, h.WaitStarting(wctx)...)
 	}
 	if len(still) > 0 && ctx.Err() == nil {
-		t.notice(NoticeMCP, "", "", fmt.Sprintf("MCP servers still starting after %s: %s; their tools are offered once they are ready", bound, strings.Join(still, ", ")))
+		t.notice(NoticeMCP, "", "", locale.T("MCP servers still starting after %s: %s; their tools are offered once they are ready", bound, strings.Join(still, ", ")))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -41,7 +42,7 @@ func (t *turn) round(ctx context.Context, system string) ([]extproto.ProviderToo
 	}
 	final := out.Payload.(*extproto.ProviderResponsePayload)
 	if out.Changed && final.Text != resp.Text {
-		t.notice(NoticeReplaced, extproto.ProviderResponsePt, "", "an extension replaced the response; the history keeps this text:\n"+redact.String(final.Text))
+		t.notice(NoticeReplaced, extproto.ProviderResponsePt, "", locale.T("an extension replaced the response; the history keeps this text:")+"\n"+redact.String(final.Text))
 	}
 	// Session counters keep what the provider reported; a replaced
 	// usage drives only this round's display and decisions (§6.8).
@@ -85,7 +86,7 @@ func (t *turn) stream(ctx context.Context, req extproto.ProviderRequest, show bo
 		return providers.Response{}, err
 	}
 	if left > 0 {
-		t.notice(NoticeWarning, "", "", fmt.Sprintf("%.1f MiB of earlier messages were left out of this request to %s: a plugin provider takes at most %d MiB per request (the session's transcript keeps them)",
+		t.notice(NoticeWarning, "", "", locale.T("%.1f MiB of earlier messages were left out of this request to %s: a plugin provider takes at most %d MiB per request (the session's transcript keeps them)",
 			float64(left)/(1<<20), t.model.Ref, extproto.FrameBytes>>20))
 	}
 	t.s.j.checkpoint()

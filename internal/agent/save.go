@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // save ends a turn's bookkeeping: every record is written, the transcript
@@ -48,7 +49,7 @@ func (t *turn) save(ctx context.Context) error {
 		return err
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, extproto.SessionSave, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.save: "+out.Reason+" (the transcript is already saved)")
+		t.notice(NoticeBlocked, extproto.SessionSave, out.BlockedBy, locale.T("extension %s blocked session.save: %s (the transcript is already saved)", out.BlockedBy, out.Reason))
 	}
 	if !rotate {
 		return s.j.failure()
@@ -59,7 +60,7 @@ func (t *turn) save(ctx context.Context) error {
 		return err
 	}
 	if out.Blocked {
-		t.notice(NoticeBlocked, extproto.SessionRotate, out.BlockedBy, "extension "+out.BlockedBy+" blocked session.rotate: "+out.Reason+"; the transcript is not rotated this time")
+		t.notice(NoticeBlocked, extproto.SessionRotate, out.BlockedBy, locale.T("extension %s blocked session.rotate: %s; the transcript is not rotated this time", out.BlockedBy, out.Reason))
 		return s.j.failure()
 	}
 	s.j.flush()
@@ -67,7 +68,7 @@ func (t *turn) save(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rotate transcript %s: %w", s.log.Path(), err)
 	}
-	t.notice(NoticeTranscript, extproto.SessionRotate, "", "transcript rotated; older records are in "+archived)
+	t.notice(NoticeTranscript, extproto.SessionRotate, "", locale.T("transcript rotated; older records are in %s", archived))
 	s.j.flush()
 	return s.j.failure()
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // Mode is a session's collaboration mode: what its tool calls may do.
@@ -110,13 +111,13 @@ func (s *Session) planRefusal(name string, tool tools.Tool) string {
 func (a *Agent) restore(s *Session) {
 	st := s.st.settings
 	model, changed := s.st.model, false
-	warn := func(format string, args ...any) {
+	warn := func(text string) {
 		changed = true
-		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Text: fmt.Sprintf(format, args...)}})
+		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Text: text}})
 	}
 	if err := a.checkModel(model); err != nil {
 		if def, derr := a.defaultModel(s.ws); derr == nil && def != model && a.checkModel(def) == nil {
-			warn("the session's model %s is no longer available (%s); it continues on the default model %s", model, redactErr(err), def)
+			warn(locale.T("the session's model %s is no longer available (%s); it continues on the default model %s", model, redactErr(err), def))
 			model = def
 		}
 	}
@@ -125,14 +126,14 @@ func (a *Agent) restore(s *Session) {
 		m, err := p.Models().Lookup(model)
 		release()
 		if err == nil && !slices.Contains(m.Descriptor.Efforts, st.Effort) {
-			warn("the session's effort %s is not one model %s takes; it continues on the model's own effort", st.Effort, model)
+			warn(locale.T("the session's effort %s is not one model %s takes; it continues on the model's own effort", st.Effort, model))
 			st.Effort = ""
 		}
 	}
 	switch st.Approval {
 	case "", ApproveAsk, ApproveAuto, ApproveYolo:
 	default:
-		warn("the session's stored tool approval %q is unknown; it continues on %s", st.Approval, a.opts.Settings.Approval)
+		warn(locale.T("the session's stored tool approval %q is unknown; it continues on %s", st.Approval, a.opts.Settings.Approval))
 		st.Approval = ""
 	}
 	switch st.Mode {
@@ -140,7 +141,7 @@ func (a *Agent) restore(s *Session) {
 	case ModeNormal:
 		st.Mode = ""
 	default:
-		warn("the session's stored mode %q is unknown; it continues in normal mode", st.Mode)
+		warn(locale.T("the session's stored mode %q is unknown; it continues in normal mode", st.Mode))
 		st.Mode = ""
 	}
 	s.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -167,7 +168,7 @@ func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded str
 			}
 			return slashed{res: Resolution{Kind: SlashAction, Name: name}, text: msg, typed: typed}, msg, nil
 		}
-		t.notice(NoticeWarning, "", "", "unknown command: "+typed+" — sent as a regular message")
+		t.notice(NoticeWarning, "", "", locale.T("unknown command: %s — sent as a regular message", typed))
 		return slashed{}, text, nil
 	}
 	endWith := func(kind NoticeKind, notice string) (slashed, string, error) {
@@ -186,7 +187,7 @@ func (t *turn) slash(ctx context.Context, text string) (sl slashed, expanded str
 		case err != nil && ctx.Err() != nil:
 			return slashed{}, "", t.fail(ctx, err)
 		case errors.Is(err, mcphost.ErrUnknown):
-			return endWith(NoticeWarning, "unknown command: "+typed)
+			return endWith(NoticeWarning, locale.T("unknown command: %s", typed))
 		case err != nil:
 			return endWith(NoticeWarning, redact.String(err.Error()))
 		}
@@ -303,7 +304,7 @@ func (t *turn) action(ctx context.Context, name string, words []string) (msg str
 		t.stop = StopCancelled
 		return "", true
 	case err != nil:
-		t.notice(NoticeWarning, "", "", "/"+name+" failed: "+redact.String(err.Error()))
+		t.notice(NoticeWarning, "", "", locale.T("/%s failed: %s", name, redact.String(err.Error())))
 		return "", true
 	}
 	return strings.TrimSpace(res.Message), true // redacted by the runner

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
 )
 
@@ -99,7 +100,7 @@ func (t *turn) runSubagent(ctx context.Context, req plugincontent.SubagentReques
 		sub: &subRun{ref: ref, tools: tools.NewSet(list...), history: []extproto.ProviderMessage{{Role: extproto.RoleUser, Content: req.Task}}},
 	}
 	child.tools = child.sub.tools
-	child.notice(NoticeSubagent, "", req.Plugin, fmt.Sprintf("subagent /%s started (model %s, %d tools)", req.SlashName, model.Ref, child.tools.Len()))
+	child.notice(NoticeSubagent, "", req.Plugin, locale.T("subagent /%s started (model %s, %d tools)", req.SlashName, model.Ref, child.tools.Len()))
 	system := t.systemPrompt() + fmt.Sprintf(subagentIntro, req.SlashName) + req.Instructions
 	err := child.loop(ctx, system)
 	if !child.stopRan {
@@ -124,7 +125,7 @@ func (t *turn) runSubagent(ctx context.Context, req plugincontent.SubagentReques
 	case child.stop == StopMaxTokens || child.stop == StopRefusal:
 		answer = strings.TrimSpace(answer + fmt.Sprintf("\n\n(the subagent stopped: %s)", child.stop))
 	}
-	child.notice(NoticeSubagent, "", req.Plugin, fmt.Sprintf("subagent /%s finished (%s)", req.SlashName, child.stop))
+	child.notice(NoticeSubagent, "", req.Plugin, locale.T("subagent /%s finished (%s)", req.SlashName, child.stop))
 	if answer == "" {
 		return "", child, fmt.Errorf("subagent %s gave no answer", req.SlashName)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
@@ -59,9 +60,9 @@ func (e *agentEditor) ApplyEdit(ctx context.Context, edit agent.FileEdit) error 
 	if review {
 		annotation = "rx-review"
 		yes := true
-		desc := "Reasonix wants to change " + edit.Path
+		desc := locale.T("Reasonix wants to change %s", edit.Path)
 		if call.Title != "" {
-			desc += " (tool call " + call.Title + ", " + call.Key + ")"
+			desc = locale.T("Reasonix wants to change %s (tool call %s, %s)", edit.Path, call.Title, call.Key)
 		}
 		desc = redact.String(desc)
 		annotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // The answers of rx/session/requestPermission: allow this call, allow
@@ -21,11 +22,11 @@ const (
 // engine's grant (agent.PermissionRequest.Grant, e.g. "Allow `make` in
 // the workspace root for this session") when it offers one, Deny.
 func permissionOptions(req agent.PermissionRequest) []rxproto.PermissionOption {
-	opts := []rxproto.PermissionOption{{OptionID: optAllow, Name: "Allow once", Kind: "allow_once"}}
+	opts := []rxproto.PermissionOption{{OptionID: optAllow, Name: locale.T("Allow once"), Kind: "allow_once"}}
 	if req.Grant != "" {
 		opts = append(opts, rxproto.PermissionOption{OptionID: optAllowSession, Name: req.Grant, Kind: "allow_always"})
 	}
-	return append(opts, rxproto.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: "reject_once"})
+	return append(opts, rxproto.PermissionOption{OptionID: optDeny, Name: locale.T("Deny"), Kind: "reject_once"})
 }
 
 // RequestPermission asks the editor whether a tool call may run: with
@@ -38,7 +39,7 @@ func (e *agentEditor) RequestPermission(ctx context.Context, req agent.Permissio
 	s := e.s
 	tc := req.ToolCall
 	if !s.client.sessionUpdates() {
-		i, ok, err := s.chooseMessage(ctx, protocol.MessageTypeWarning, "Reasonix wants to run "+title(tc), []string{"Allow", "Deny"})
+		i, ok, err := s.chooseMessage(ctx, protocol.MessageTypeWarning, locale.T("Reasonix wants to run %s", title(tc)), []string{locale.T("Allow"), locale.T("Deny")})
 		if ctx.Err() != nil {
 			return agent.PermissionCancelled, nil
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // sessionUndoTurn serves rx/session/undoTurn (EDITOR_PROTOCOL.md §5.3):
@@ -79,7 +79,7 @@ func (e *agentEditor) RestoreFiles(ctx context.Context, n int, files []agent.Res
 		}
 		changes = append(changes, &protocol.TextDocumentEdit{TextDocument: id, Edits: []protocol.TextDocumentEditElement{lineDiff(text, f.Before)}})
 	}
-	label := "Reasonix: undo turn " + strconv.Itoa(n)
+	label := locale.T("Reasonix: undo turn %d", n)
 	var res protocol.ApplyWorkspaceEditResult
 	if err := s.call(ctx, "workspace/applyEdit", &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: protocol.WorkspaceEdit{DocumentChanges: changes}}, &res); err != nil {
 		return err

@@ -2,13 +2,13 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/engine"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
@@ -59,11 +59,11 @@ func (s *Server) openEngine() error {
 // warnings, the new generation's actions (the engine has bound the hub
 // to it) and a status update.
 func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), error) {
-	done := s.beginProgress("Reasonix: starting plugins")
+	done := s.beginProgress(locale.T("Reasonix: starting plugins"))
 	return func(snap *pluginrt.Snapshot, err error) {
 		s.rt.status.update()
 		if err != nil {
-			done("failed")
+			done(locale.T("failed"))
 			if tail := exthost.StderrOf(err); tail != "" {
 				s.log.Error(redact.String(err.Error()), "stderr", tail)
 			} else {
@@ -75,7 +75,7 @@ func (s *Server) onBuild(ctx context.Context) (func(*pluginrt.Snapshot, error), 
 			s.log.Warn(w)
 		}
 		s.actionsChanged(snap.Gen, snap.Warnings)
-		done(fmt.Sprintf("generation %d: %d plugin(s)", snap.ID, len(snap.Gen.Sidecars)))
+		done(locale.T("generation %d: %d plugin(s)", snap.ID, len(snap.Gen.Sidecars)))
 	}, nil
 }
 
@@ -88,7 +88,7 @@ func (s *Server) mcpNotice(n mcphost.Notice) {
 	text := "MCP server " + n.Server + ": " + n.Text
 	switch {
 	case n.Error:
-		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "Reasonix: " + text})
+		s.notify("window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "Reasonix: " + locale.T("MCP server") + " " + n.Server + ": " + n.Text})
 		s.log.Warn(text)
 	case n.Text != "":
 		s.log.Info(text)

@@ -11,6 +11,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 )
 
 // chatText collects each session's answer of the running turn, for the
@@ -109,7 +110,7 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 	res, err := sess.PromptInput(ctx, agent.Input{Text: promptWithResources(p.Prompt, p.Resources), Images: images})
 	text := s.chat.take(sess.ID())
 	if err != nil {
-		done("failed")
+		done(locale.T("failed"))
 		if errors.Is(err, agent.ErrImages) {
 			return nil, invalidParams("%s", err.Error())
 		}
@@ -119,9 +120,9 @@ func (s *Server) sessionPrompt(ctx context.Context, raw []byte) (any, error) {
 		return nil, domainError(err)
 	}
 	if res.Block != nil {
-		reason := "extension " + res.Block.Plugin + " blocked " + string(res.Block.Point)
+		reason := locale.T("extension %s blocked %s", res.Block.Plugin, res.Block.Point)
 		if res.Block.Reason != "" {
-			reason += ": " + res.Block.Reason
+			reason = locale.T("extension %s blocked %s: %s", res.Block.Plugin, res.Block.Point, res.Block.Reason)
 		}
 		s.onUpdate(sess.ID(), agent.Update{Kind: agent.UpdateAgentMessage, Text: reason})
 		text = reason

@@ -107,21 +107,25 @@ func verbs(t *testing.T, format string) []string {
 		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
 			i++
 		}
-		if i < len(format) && format[i] == '[' {
-			end := strings.IndexByte(format[i:], ']')
-			if end < 0 {
-				t.Fatalf("%q: unclosed %%[", format)
+		index := func() {
+			if i < len(format) && format[i] == '[' {
+				end := strings.IndexByte(format[i:], ']')
+				if end < 0 {
+					t.Fatalf("%q: unclosed %%[", format)
+				}
+				n, err := strconv.Atoi(format[i+1 : i+end])
+				if err != nil {
+					t.Fatalf("%q: bad index: %v", format, err)
+				}
+				arg = n - 1
+				i += end + 1
 			}
-			n, err := strconv.Atoi(format[i+1 : i+end])
-			if err != nil {
-				t.Fatalf("%q: bad index: %v", format, err)
-			}
-			arg = n - 1
-			i += end + 1
 		}
+		index()
 		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
 			i++
 		}
+		index() // "%.1[2]f": an index after the precision (fmt rejects "%[2].1f")
 		if i >= len(format) {
 			t.Fatalf("%q: ends inside a verb", format)
 		}

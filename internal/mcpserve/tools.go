@@ -12,6 +12,7 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
 	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
@@ -92,14 +93,14 @@ func (s *Server) actionHandler(name string) mcp.ToolHandler {
 		if st := req.Params.RequestState; st != "" {
 			c := s.callByID(st)
 			if c == nil || c.session != req.Session {
-				return errorResult(name + ": the call these answers belong to has ended; call the tool again"), nil
+				return errorResult(locale.T("%s: the call these answers belong to has ended; call the tool again", name)), nil
 			}
 			c.mu.Lock()
 			q := c.waiting
 			c.waiting = nil
 			c.mu.Unlock()
 			if q == nil {
-				return errorResult(name + ": no question of this call is waiting for an answer"), nil
+				return errorResult(locale.T("%s: no question of this call is waiting for an answer", name)), nil
 			}
 			res, _ := req.Params.InputResponses[q.id].(*mcp.ElicitResult)
 			q.answer <- res // nil: cancelled
@@ -159,25 +160,23 @@ func (s *Server) runAction(ctx context.Context, id string, c *call, name string,
 	c.mu.Unlock()
 	switch {
 	case !declared:
-		return errorResult(name + " is no longer offered by the installed plugins (they were reloaded); list the tools again")
+		return errorResult(locale.T("%s is no longer offered by the installed plugins (they were reloaded); list the tools again", name))
 	case len(unasked) > 0:
 		var b strings.Builder
-		b.WriteString(name + " needs answers this MCP client cannot give: it does not support elicitation (form mode), so ")
 		for i, q := range unasked {
 			if i > 0 {
 				b.WriteString("; ")
 			}
 			fmt.Fprintf(&b, "%q", q)
 		}
-		b.WriteString(" could not be asked. Use a client with elicitation, or run the action in an editor.")
-		return errorResult(b.String())
+		return errorResult(locale.T("%s needs answers this MCP client cannot give: it does not support elicitation (form mode), so %s could not be asked. Use a client with elicitation, or run the action in an editor.", name, b.String()))
 	case err != nil && ctx.Err() != nil:
-		return errorResult(name + " was cancelled")
+		return errorResult(locale.T("%s was cancelled", name))
 	case err != nil:
-		return errorResult(name + " failed: " + err.Error())
+		return errorResult(locale.T("%s failed: %s", name, err.Error()))
 	case !res.Accepted:
 		if strings.TrimSpace(res.Message) == "" {
-			return errorResult(name + " was not accepted")
+			return errorResult(locale.T("%s was not accepted", name))
 		}
 		return errorResult(name + ": " + res.Message)
 	}

@@ -20,6 +20,7 @@ export const SetupCommand = {
 	installPlugin: 'rxBridge.installPlugin',
 	openChat: 'rxBridge.openChat',
 	getStarted: 'rxBridge.getStarted',
+	removeKey: 'rxBridge.removeKey',
 } as const;
 
 /** The walkthrough (package.json contributes.walkthroughs), as openWalkthrough names it. */
@@ -57,6 +58,11 @@ export class Keys {
 		await this.secrets.store(SECRET_PREFIX + name, value);
 		const names = this.names();
 		if (!names.includes(name)) await this.state.update(INDEX, [...names, name].sort());
+	}
+
+	async delete(name: string): Promise<void> {
+		await this.secrets.delete(SECRET_PREFIX + name);
+		await this.state.update(INDEX, this.names().filter((n) => n !== name));
 	}
 
 	/** The variables every rx-bridge child gets. */
@@ -124,6 +130,50 @@ export interface FirstRunDeps {
 	reloadPlugins(): Promise<void>;
 }
 
+/** One provider's key in `rx-bridge setup --list-keys --json`. */
+interface ListedKey {
+	provider: string;
+	keyFile?: string;
+	keyEnv?: string;
+	/** keyFile is the file setup stored in the home. */
+	stored: boolean;
+	/** false: a key file no provider of config.toml names. */
+	configured: boolean;
+}
+
+/** A key Remove Stored Key… offers: in SecretStorage, in a file setup stored, or both. */
+export interface StoredKey {
+	/** The provider (for a secret no provider names, its variable). */
+	provider: string;
+	/** The SecretStorage variable holding it. */
+	secret?: string;
+	/** The key file setup stored. */
+	file?: string;
+	/** config.toml has the provider with a key setting the CLI takes out. */
+	configured: boolean;
+}
+
+/**
+ * The keys to offer: each provider of config.toml whose key is in
+ * SecretStorage (its api_key_env is one of ours) or in a file setup
+ * stored, leftover key files, and secrets no provider names any more.
+ */
+export function storedKeys(listed: ListedKey[], secrets: string[]): StoredKey[] {
+	const out: StoredKey[] = [];
+	const used = new Set<string>();
+	for (const k of listed) {
+		const secret = k.keyEnv && secrets.includes(k.keyEnv) ? k.keyEnv : undefined;
+		const file = k.stored && k.keyFile ? k.keyFile : undefined;
+		if (secret) used.add(secret);
+		if (!secret && !file) continue;
+		out.push({ provider: k.provider, secret, file, configured: k.configured });
+	}
+	for (const s of secrets) {
+		if (!used.has(s)) out.push({ provider: s, secret: s, configured: false });
+	}
+	return out;
+}
+
 interface ProviderItem extends vscode.QuickPickItem {
 	preset?: Preset;
 }
@@ -136,6 +186,7 @@ export class FirstRun {
 			vscode.commands.registerCommand(SetupCommand.setupModel, () => this.setupModel()),
 			vscode.commands.registerCommand(SetupCommand.installPlugin, (src?: unknown) => this.installPlugin(typeof src === 'string' ? src : undefined)),
 			vscode.commands.registerCommand(SetupCommand.openChat, () => openChat()),
+			vscode.commands.registerCommand(SetupCommand.removeKey, () => this.removeKey()),
 			vscode.commands.registerCommand(SetupCommand.getStarted, () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH, false)),
 		];
 	}
@@ -237,6 +288,69 @@ export class FirstRun {
 			if (b === OPEN) void openChat();
 		});
 		return ref;
+	}
+
+	/**
+	 * Reasonix: Remove Stored Key…: a quick-pick of the providers whose key
+	 * is in SecretStorage or in a file `rx-bridge setup` stored (never the
+	 * key itself), a confirmation, then the secret is deleted and
+	 * `rx-bridge setup --remove-key` takes the key setting out of
+	 * config.toml and deletes the file; the bridge restarts without it.
+	 * Resolves with the provider removed (undefined: none, or cancelled).
+	 */
+	async removeKey(): Promise<string | undefined> {
+		const title = l10n.t('Reasonix: Remove Stored Key');
+		const listed = await this.cli(['setup', '--list-keys', '--json'], l10n.t('Reasonix: reading config.toml'));
+		let keys: ListedKey[] = [];
+		if (listed.code === 0) {
+			try {
+				keys = (JSON.parse(listed.stdout) as { keys?: ListedKey[] }).keys ?? [];
+			} catch {
+				keys = [];
+			}
+		} else {
+			// The secrets can still go.
+			void vscode.window.showWarningMessage(noIcons(l10n.t('Reasonix: {0}', cliError(listed))));
+		}
+		const offered = storedKeys(keys, this.deps.keys.names());
+		if (offered.length === 0) {
+			void vscode.window.showInformationMessage(l10n.t('Reasonix: no stored API key to remove.'));
+			return undefined;
+		}
+		const where = (k: StoredKey) => [
+			k.secret ? l10n.t('in VS Code\'s secret storage') : '',
+			k.file ? l10n.t('key file {0}', k.file) : '',
+		].filter(Boolean).join(' · ');
+		const picked = await vscode.window.showQuickPick(offered.map((k) => ({
+			label: noIcons(k.provider),
+			description: noIcons(where(k)),
+			detail: k.configured ? undefined : l10n.t('no provider of config.toml uses it'),
+			key: k,
+		})), { title, placeHolder: l10n.t('The provider whose API key to remove'), ignoreFocusOut: true });
+		if (!picked) return undefined;
+		const k = picked.key;
+		const REMOVE = l10n.t('Remove');
+		const sure = await vscode.window.showWarningMessage(
+			l10n.t('Remove the API key of {0}?', k.provider),
+			{ modal: true, detail: noIcons(l10n.t('It is deleted ({0}) and config.toml no longer names it; the provider stays, without a key, until you set one up again.', where(k))) },
+			REMOVE);
+		if (sure !== REMOVE) return undefined;
+		if (k.configured || k.file) {
+			const r = await this.cli(['setup', '--remove-key', k.provider, '--json'], l10n.t('Reasonix: removing the key of {0}', k.provider));
+			if (r.code !== 0) {
+				void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: {0}', cliError(r))));
+				return undefined;
+			}
+		}
+		if (k.secret) await this.deps.keys.delete(k.secret);
+		try {
+			await this.deps.restartBridge();
+		} catch (err) {
+			void vscode.window.showErrorMessage(noIcons(l10n.t('Reasonix: the key is removed, but the bridge did not restart: {0}', errorText(err))));
+			return k.provider;
+		}
+		void vscode.window.showInformationMessage(noIcons(l10n.t('Reasonix: the API key of {0} is removed.', k.provider)));
+		return k.provider;
 	}
 
 	private pickProvider(title: string): Promise<Preset | undefined> {

@@ -5,7 +5,7 @@
 // after Install in the dialog that follows its FULL TRUST preview.
 import './support/setup';
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -55,7 +55,7 @@ describe('first run', () => {
 		fs.rmSync(logFile, { force: true });
 	});
 
-	function firstRun() {
+	function firstRun(dir = home) {
 		const secrets = new vscode.FakeSecrets();
 		const keys = new Keys(secrets as never, new Memento() as never);
 		const docs = new VirtualDocs();
@@ -65,7 +65,7 @@ describe('first run', () => {
 			keys,
 			docs,
 			cliOptions: async (extra) => {
-				const env = { ...process.env, RX_BRIDGE_HOME: home, ...(await keys.env()), ...(extra ?? {}) };
+				const env = { ...process.env, RX_BRIDGE_HOME: dir, ...(await keys.env()), ...(extra ?? {}) };
 				calls.env.push(env);
 				return { setting: BIN, home: '', env };
 			},
@@ -134,6 +134,86 @@ describe('first run', () => {
 		assert.match(errors[0], /^Reasonix: .*refused the API key \(HTTP 401\); check the key$/);
 		assert.deepEqual(keys.names(), []);
 		assert.equal(calls.restart, 0);
+	});
+
+	it('Remove Stored Key…: lists the keys in SecretStorage and in files setup stored (never a key), confirms, removes each everywhere', async () => {
+		fake.reset();
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-removekey-test-'));
+		try {
+			const { fr, keys, secrets, calls } = firstRun(dir);
+			const cli = (args: string[], extra: Record<string, string> = {}, input = '') =>
+				execFileSync(BIN, args, { env: { ...process.env, RX_BRIDGE_HOME: dir, RX_BRIDGE_LANG: 'en', ...extra }, input, encoding: 'utf8' });
+			const common = ['setup', '--base-url', url, '--model', 'fake-chat'];
+			cli([...common, '--name', 'viasecret', '--api-key-env', 'RX_BRIDGE_KEY_VIASECRET'], { RX_BRIDGE_KEY_VIASECRET: KEY });
+			await keys.set('RX_BRIDGE_KEY_VIASECRET', KEY);
+			cli([...common, '--name', 'viafile', '--api-key-stdin'], {}, KEY + '\n');
+			const keyFile = path.join(dir, 'keys', 'viafile.key');
+			assert.ok(fs.existsSync(keyFile));
+			const config = () => fs.readFileSync(path.join(dir, 'config.toml'), 'utf8');
+
+			// Offered both; Cancel in the confirmation changes nothing.
+			let offered: { label: string; description?: string; detail?: string }[] = [];
+			fake.answer = (e) => {
+				if (e.type === 'quickPick') {
+					offered = e.items;
+					return e.items.find((i: { label: string }) => i.label === 'viafile');
+				}
+				return undefined;
+			};
+			assert.equal(await fr.removeKey(), undefined);
+			assert.deepEqual(offered.map((i) => i.label), ['viasecret', 'viafile']);
+			assert.match(offered[0].description ?? '', /secret storage/);
+			assert.equal(offered[1].description, `key file ${keyFile}`);
+			assert.ok(fs.existsSync(keyFile));
+			assert.match(config(), /api_key_file = "keys\/viafile.key"/);
+
+			// Remove: the file and its setting go; the other key stays.
+			let confirm = '';
+			fake.answer = (e) => {
+				if (e.type === 'quickPick') return e.items.find((i: { label: string }) => i.label === 'viafile');
+				if (e.type === 'message' && e.options?.modal) {
+					confirm = e.message;
+					return 'Remove';
+				}
+				return undefined;
+			};
+			assert.equal(await fr.removeKey(), 'viafile');
+			assert.equal(confirm, 'Remove the API key of viafile?');
+			assert.equal(fs.existsSync(keyFile), false);
+			assert.doesNotMatch(config(), /api_key_file/);
+			assert.match(config(), /api_key_env = "RX_BRIDGE_KEY_VIASECRET"/);
+			assert.equal(await keys.get('RX_BRIDGE_KEY_VIASECRET'), KEY);
+			assert.equal(calls.restart, 1);
+
+			// The secret: out of SecretStorage and config.toml.
+			fake.answer = (e) => {
+				if (e.type === 'quickPick') {
+					offered = e.items;
+					return e.items[0];
+				}
+				return e.type === 'message' && e.options?.modal ? 'Remove' : undefined;
+			};
+			assert.equal(await fr.removeKey(), 'viasecret');
+			assert.deepEqual(offered.map((i) => i.label), ['viasecret']);
+			assert.equal(await keys.get('RX_BRIDGE_KEY_VIASECRET'), undefined);
+			assert.deepEqual(keys.names(), []);
+			assert.equal(secrets.data.size, 0);
+			assert.doesNotMatch(config(), /api_key_env/);
+			assert.match(config(), /name = "viasecret"/);
+			assert.equal(calls.restart, 2);
+
+			// Nothing left to offer.
+			let picks = 0;
+			fake.answer = (e) => (e.type === 'quickPick' ? (picks++, undefined) : undefined);
+			assert.equal(await fr.removeKey(), undefined);
+			assert.equal(picks, 0);
+			assert.ok(fake.messages().some((m) => m === 'Reasonix: no stored API key to remove.'));
+			// The key never showed.
+			assert.ok(!fake.messages().some((m) => m.includes(KEY)), fake.messages().join(' | '));
+			assert.deepEqual(filesContaining(dir, KEY), []);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	it('Install Plugin…: the FULL TRUST preview first; Cancel installs nothing, Install installs and reloads', async () => {

@@ -560,7 +560,7 @@ function M.models()
       if ref then
         require("rx_bridge.chat").open(ref)
       end
-    end, { buffer = buf, desc = "chat with this model" })
+    end, { buffer = buf, desc = t_("map.chat_with_model") })
   end)
 end
 

@@ -130,14 +130,14 @@ local function map(c)
   local o = { buffer = buf, nowait = true, silent = true }
   vim.keymap.set("n", "q", function()
     M.close(c.key)
-  end, vim.tbl_extend("force", o, { desc = "close card" }))
+  end, vim.tbl_extend("force", o, { desc = t_("map.card_close") }))
   vim.keymap.set("n", "<Esc>", function()
     M.close(c.key)
-  end, vim.tbl_extend("force", o, { desc = "close card" }))
+  end, vim.tbl_extend("force", o, { desc = t_("map.card_close") }))
   for i = 1, 9 do
     vim.keymap.set("n", tostring(i), function()
       run(c, i)
-    end, vim.tbl_extend("force", o, { desc = "run card action " .. i }))
+    end, vim.tbl_extend("force", o, { desc = t_("map.card_action", i) }))
   end
   vim.keymap.set("n", "<CR>", function()
     local row = vim.api.nvim_win_get_cursor(0)[1]
@@ -146,7 +146,7 @@ local function map(c)
     if i then
       run(c, i)
     end
-  end, vim.tbl_extend("force", o, { desc = "run the card action under the cursor" }))
+  end, vim.tbl_extend("force", o, { desc = t_("map.card_action_cursor") }))
 end
 
 local function highlight(c)
@@ -180,7 +180,7 @@ function M.open(k)
     vim.bo[buf].filetype = "markdown"
   end)
   if not ok then
-    require("rx_bridge.log").add("warn", "card", "markdown highlighting failed: " .. tostring(err))
+    require("rx_bridge.log").add("warn", "card", t_("log.markdown_failed", tostring(err)))
   end
   local win = vim.api.nvim_open_win(buf, true, win_config(card.lines, card.plugin))
   vim.wo[win].wrap = true
@@ -265,7 +265,7 @@ function M.show(client_id, params)
     vim.notify(t_("card.new", plugin, card.title), vim.log.levels.INFO,
       { title = "rx-bridge: " .. plugin })
   end
-  require("rx_bridge.log").add("info", plugin, ("card %s: %s"):format(text.line(params.surfaceId), card.title))
+  require("rx_bridge.log").add("info", plugin, t_("log.card", text.line(params.surfaceId), card.title))
   return card
 end
 

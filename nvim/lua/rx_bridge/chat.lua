@@ -908,21 +908,21 @@ local function create_buffer(chat)
       return "/<C-x><C-o>"
     end
     return "/"
-  end, { buffer = buf, expr = true, desc = "a / starting the prompt lists the commands" })
+  end, { buffer = buf, expr = true, desc = t_("map.chat_slash") })
   vim.keymap.set("n", "<C-c>", function()
     M.cancel(chat)
-  end, { buffer = buf, desc = "cancel the running turn" })
+  end, { buffer = buf, desc = t_("map.chat_cancel") })
   vim.keymap.set("n", "gm", function()
     M.set_model(chat)
-  end, { buffer = buf, desc = "switch this chat's model (from the next turn)" })
+  end, { buffer = buf, desc = t_("map.chat_model") })
   vim.keymap.set("n", "gu", function()
     M.undo_turn(chat)
-  end, { buffer = buf, desc = "undo the files of the last turn" })
+  end, { buffer = buf, desc = t_("map.chat_undo") })
   vim.api.nvim_buf_create_user_command(buf, "RxChatModel", function(o)
     M.set_model(chat, o.args)
   end, {
     nargs = "?",
-    desc = "switch this chat's model (from the next turn)",
+    desc = t_("map.chat_model"),
     complete = function(arglead)
       return vim.tbl_filter(function(r)
         return vim.startswith(r, arglead)
@@ -933,7 +933,7 @@ local function create_buffer(chat)
     M.set_mode(chat, o.args)
   end, {
     nargs = "?",
-    desc = "switch this chat's session between normal and plan mode",
+    desc = t_("map.chat_mode"),
     complete = function(arglead)
       return vim.tbl_filter(function(m)
         return vim.startswith(m, arglead)
@@ -1088,7 +1088,7 @@ function M.open(model, on_open)
     end
     local chat = start_chat(c, st, res.sessionId, res.model or model, from)
     vim.cmd("startinsert")
-    log.add("info", "chat", ("session %s on %s"):format(text.line(res.sessionId), text.line(chat.model)))
+    log.add("info", "chat", t_("log.session", text.line(res.sessionId), text.line(chat.model)))
     if on_open then
       on_open(chat)
     end
@@ -1156,7 +1156,7 @@ function M.resume(session_id, model, on_open)
     mode_note(chat, type(res) == "table" and res.mode or nil)
     out(chat, { "" })
     vim.cmd("startinsert")
-    log.add("info", "chat", ("resumed session %s on %s"):format(text.line(session_id), text.line(chat.model)))
+    log.add("info", "chat", t_("log.resumed", text.line(session_id), text.line(chat.model)))
     if on_open then
       on_open(chat)
     end
@@ -1222,7 +1222,7 @@ function reattach(chat, c, st)
     end
     out(chat, { "— " .. t_("chat.bridge_restarted", text.line(chat.session_id), text.line(chat.model)) }, "RxBridgeChatMeta")
     mode_note(chat, type(res) == "table" and res.mode or nil)
-    log.add("info", "chat", ("session %s resumed after the bridge restarted"):format(text.line(chat.session_id)))
+    log.add("info", "chat", t_("log.resumed_restart", text.line(chat.session_id)))
   else
     M.chats[key(c.id, chat.session_id)] = nil
     out(chat, { "— " .. t_("chat.cannot_resume_new", require("rx_bridge.actions").err_text(err)) },

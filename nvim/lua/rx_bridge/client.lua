@@ -102,7 +102,7 @@ local function on_init(client, result)
     compat.notify(client, "$/setTrace", { value = config.values.trace })
   end
   state.bump(st, info.generation)
-  log.add("info", "bridge", ("started for %s (rx-bridge %s, generation %s)"):format(
+  log.add("info", "bridge", t_("log.started",
     st.root, text.line(info.bridgeVersion), tostring(info.generation)))
   -- Chats whose bridge exited resume their sessions on this one.
   local client_id, root = client.id, st.root
@@ -125,7 +125,7 @@ local function on_exit(code, signal, client_id)
     end)
   else
     vim.schedule(function()
-      log.add("info", "bridge", ("rx-bridge serve for %s exited"):format(root))
+      log.add("info", "bridge", t_("log.exited", root))
     end)
   end
   vim.schedule(function()
@@ -315,7 +315,7 @@ function M.setup()
   vim.api.nvim_clear_autocmds({ group = group })
   vim.api.nvim_create_autocmd("VimLeavePre", {
     group = group,
-    desc = "rx-bridge: wait for the bridges to shut their plugins down",
+    desc = "rx-bridge: " .. t_("map.wait_exit"),
     callback = wait_for_exit,
   })
   if not config.values.autostart then
@@ -334,7 +334,7 @@ function M.setup()
   else
     vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
       group = group,
-      desc = "rx-bridge: attach file buffers",
+      desc = "rx-bridge: " .. t_("map.attach"),
       callback = function(ev)
         M.attach(ev.buf)
       end,

@@ -53,6 +53,11 @@ function M.rx(opts)
     require("rx_bridge.onboard").install(#words > 1 and table.concat(vim.list_slice(words, 2), " ") or nil)
     return
   end
+  if first == "setup" and words[2] == "remove-key" and #words <= 3 then
+    -- :Rx setup remove-key [provider]
+    require("rx_bridge.onboard").remove_key(words[3])
+    return
+  end
   local sub = subcommands[first]
   if sub then
     if #words > 1 then
@@ -82,6 +87,15 @@ function M.complete_rx(arglead, cmdline)
   local before = cmdline:match("^%s*%S+%s+(.*)$") or ""
   if before:match("^install%s+") then
     return vim.fn.getcompletion(arglead, "dir")
+  end
+  -- :Rx setup remove-key <provider>
+  if before:match("^setup%s+remove%-key%s+%S*$") then
+    return vim.tbl_filter(function(n)
+      return vim.startswith(n, arglead)
+    end, require("rx_bridge.onboard").key_names())
+  end
+  if before:match("^setup%s+%S*$") then
+    return vim.startswith("remove-key", arglead) and { "remove-key" } or {}
   end
   -- Only the first argument completes.
   if before:find("%s") then

@@ -67,7 +67,7 @@ local function submit_form(client_id, params)
       end)
     end)
     if answer.cancelled then
-      log.add("info", text.line(params.plugin), ("form %s dismissed"):format(text.line(params.surfaceId)))
+      log.add("info", text.line(params.plugin), t_("log.form_dismissed", text.line(params.surfaceId)))
       return
     end
     local client = vim.lsp.get_client_by_id(client_id)
@@ -96,7 +96,7 @@ M["rx/actionsChanged"] = function(_, params, ctx)
   end
   local newer = state.bump(st, params.generation)
   if type(params.generation) == "number" and params.generation < st.generation then
-    log.add("info", "bridge", ("ignored rx/actionsChanged of old generation %d"):format(params.generation))
+    log.add("info", "bridge", t_("log.old_actions", params.generation))
     return
   end
   st.actions = type(params.actions) == "table" and params.actions or {}
@@ -109,7 +109,7 @@ M["rx/actionsChanged"] = function(_, params, ctx)
     require("rx_bridge.status").forget(ctx.client_id, st.generation)
     require("rx_bridge.card").forget(ctx.client_id, st.generation)
   end
-  log.add("info", "bridge", ("generation %s: %d actions"):format(tostring(params.generation), #st.actions))
+  log.add("info", "bridge", t_("log.generation", tostring(params.generation), #st.actions))
   for _, w in ipairs(st.warnings) do
     log.add("warn", "bridge", w)
     vim.notify("rx-bridge: " .. text.clean(w), vim.log.levels.WARN)
@@ -132,7 +132,7 @@ M["rx/pluginStateChanged"] = function(_, params, ctx)
     return
   end
   if state.is_stale(st, params.generation) then
-    log.add("info", "bridge", ("ignored rx/pluginStateChanged of old generation %s"):format(tostring(params.generation)))
+    log.add("info", "bridge", t_("log.old_state", tostring(params.generation)))
     return
   end
   local plugin = text.line(params.plugin)
@@ -160,7 +160,7 @@ M["rx/ui/request"] = function(_, params, ctx)
     return state.is_stale(st, params.generation) or state.get(ctx.client_id) == nil
   end
   if stale() then
-    log.add("info", text.line(params.plugin), ("dropped a %s request of old generation %s"):format(
+    log.add("info", text.line(params.plugin), t_("log.dropped_request", 
       text.line(params.kind), tostring(params.generation)))
     return CANCELLED
   end
@@ -178,7 +178,7 @@ M["rx/ui/surface"] = function(_, params, ctx)
     return
   end
   if state.is_stale(st, params.generation) then
-    log.add("info", text.line(params.plugin), ("dropped a %s surface of old generation %s"):format(
+    log.add("info", text.line(params.plugin), t_("log.dropped_surface", 
       text.line(params.kind), tostring(params.generation)))
     return
   end
@@ -192,7 +192,7 @@ M["rx/ui/surface"] = function(_, params, ctx)
   elseif kind == "form" then
     submit_form(ctx.client_id, params)
   else
-    log.add("warn", text.line(params.plugin), ("unknown surface kind %q"):format(text.line(kind)))
+    log.add("warn", text.line(params.plugin), t_("log.unknown_surface", text.line(kind)))
   end
 end
 

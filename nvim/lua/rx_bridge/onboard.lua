@@ -290,6 +290,127 @@ function M.setup()
   async.run(setup_flow)
 end
 
+-- The keys `rx-bridge setup --list-keys --json` lists that --remove-key
+-- can remove: a key file, or a variable's name in config.toml. Never the
+-- key itself. entries: that JSON's keys.
+local function removable(entries)
+  local out = {}
+  for _, k in ipairs(type(entries) == "table" and entries or {}) do
+    if type(k) == "table" and type(k.provider) == "string" and (k.stored or (type(k.keyEnv) == "string" and k.keyEnv ~= "")
+      or (type(k.keyFile) == "string" and k.keyFile ~= "")) then
+      out[#out + 1] = k
+    end
+  end
+  return out
+end
+
+-- Where a listed key is, in words.
+local function key_where(k)
+  if k.configured == false then
+    return t("keys.leftover", text.line(k.keyFile))
+  elseif k.stored then
+    return t("keys.stored", text.line(k.keyFile))
+  elseif type(k.keyFile) == "string" and k.keyFile ~= "" then
+    return t("keys.own_file", text.line(k.keyFile))
+  end
+  return t("keys.env", text.line(k.keyEnv))
+end
+
+--- The provider names :Rx setup remove-key completes: those with a key
+--- (a synchronous `rx-bridge setup --list-keys --json`; {} when it fails).
+function M.key_names()
+  local cmd = { config.program(), "setup", "--list-keys", "--json" }
+  local ok, res = pcall(function()
+    return vim.system(cmd, { text = true, stdin = false, env = config.cli_env() }):wait(5000)
+  end)
+  if not ok or res.code ~= 0 then
+    return {}
+  end
+  local dok, obj = pcall(vim.json.decode, res.stdout or "")
+  local names = {}
+  for _, k in ipairs(dok and type(obj) == "table" and removable(obj.keys) or {}) do
+    names[#names + 1] = k.provider
+  end
+  return names
+end
+
+local function remove_key_flow(name)
+  if program_missing() then
+    return
+  end
+  local list, err = decode(cli({ "setup", "--list-keys", "--json" }))
+  if not list then
+    return fail(t("keys.failed", err))
+  end
+  local keys = removable(list.keys)
+  local k
+  if name then
+    for _, x in ipairs(keys) do
+      if x.provider == name then
+        k = x
+      end
+    end
+    if not k then
+      return fail(t("keys.none_for", name))
+    end
+  else
+    if #keys == 0 then
+      note(t("keys.none"))
+      return done(false)
+    end
+    k = select(keys, {
+      prompt = t("keys.pick_prompt"),
+      kind = "rx_bridge.remove_key",
+      format_item = function(x)
+        return text.line(x.provider) .. "  (" .. key_where(x) .. ")"
+      end,
+    })
+    if not k then
+      note(t("setup.cancelled"))
+      return done(false)
+    end
+  end
+  local sure = select({ "remove", "cancel" }, {
+    prompt = t("keys.confirm", text.line(k.provider), key_where(k)),
+    kind = "rx_bridge.remove_key_confirm",
+    format_item = function(w)
+      return t("keys." .. w)
+    end,
+  })
+  if sure ~= "remove" then
+    note(t("setup.cancelled"))
+    return done(false)
+  end
+  local res, rerr = decode(cli({ "setup", "--remove-key", k.provider, "--json" }))
+  if not res then
+    return fail(t("keys.failed", rerr))
+  end
+  local lines = { t("keys.removed", text.line(k.provider)) }
+  if type(res.deleted) == "string" and res.deleted ~= "" then
+    lines[#lines + 1] = t("keys.deleted", text.line(res.deleted))
+  end
+  if type(res.kept) == "string" and res.kept ~= "" then
+    lines[#lines + 1] = t("keys.kept", text.line(res.kept))
+  end
+  if type(res.keyEnv) == "string" and res.keyEnv ~= "" then
+    lines[#lines + 1] = t("keys.env_left", text.line(res.keyEnv))
+  end
+  note(table.concat(lines, "\n"))
+  require("rx_bridge.log").add("info", "setup", lines[1])
+  if type(res.config) == "string" and res.config ~= "" and not M.restart_bridges() then
+    return done(false)
+  end
+  return done(true)
+end
+
+--- :Rx setup remove-key [provider]: removes a stored API key (rx-bridge
+--- setup --remove-key) after asking, then restarts the bridges.
+function M.remove_key(name)
+  async.run(function()
+    remove_key_flow(name)
+  end)
+end
+
 -- The preview window of :Rx install: a float over the editor, not focused.
 local function show_preview(lines)
   local name = "rx-bridge://install-preview"

@@ -207,7 +207,7 @@ function M.multiselect(options, opts, on_done)
   local fn, name = M.resolve()
   local ok, err = pcall(fn, options, opts, on_done)
   if not ok then
-    require("rx_bridge.log").add("warn", "picker", ("%s failed (%s); using the builtin picker"):format(tostring(name), tostring(err)))
+    require("rx_bridge.log").add("warn", "picker", t_("log.picker_failed", tostring(name), tostring(err)))
     M.builtin(options, opts, on_done)
   end
 end

@@ -312,13 +312,13 @@ local function make_buffer(rv)
   local function map(lhs, fn, desc)
     vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, desc = desc })
   end
-  map("a", function() M.decide(rv, "hunk", true) end, "accept the hunk")
-  map("r", function() M.decide(rv, "hunk", false) end, "reject the hunk")
-  map("A", function() M.decide(rv, "file", true) end, "accept the file")
-  map("R", function() M.decide(rv, "file", false) end, "reject the file")
-  map("ga", function() M.decide(rv, "all", true) end, "accept everything and finish")
-  map("gr", function() M.decide(rv, "all", false) end, "reject everything and finish")
-  map("q", function() M.finish(rv) end, "finish (undecided hunks are rejected)")
+  map("a", function() M.decide(rv, "hunk", true) end, t_("map.accept_hunk"))
+  map("r", function() M.decide(rv, "hunk", false) end, t_("map.reject_hunk"))
+  map("A", function() M.decide(rv, "file", true) end, t_("map.accept_file"))
+  map("R", function() M.decide(rv, "file", false) end, t_("map.reject_file"))
+  map("ga", function() M.decide(rv, "all", true) end, t_("map.accept_all"))
+  map("gr", function() M.decide(rv, "all", false) end, t_("map.reject_all"))
+  map("q", function() M.finish(rv) end, t_("map.finish"))
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,

@@ -195,7 +195,7 @@ function M.ask(req, is_stale)
     local kind = field.kind or req.kind
     local asker = askers[kind]
     if not asker then
-      require("rx_bridge.log").add("warn", text.line(req.plugin), ("cannot ask a field of kind %q"):format(tostring(kind)))
+      require("rx_bridge.log").add("warn", text.line(req.plugin), t_("log.cannot_ask", tostring(kind)))
       return { cancelled = true }
     end
     local value = asker(prompt_for(req, field, i, #fields), field)

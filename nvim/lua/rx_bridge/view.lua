@@ -14,7 +14,7 @@ function M.scratch(name, lines, opts)
     vim.bo[buf].bufhidden = "hide"
     vim.bo[buf].swapfile = false
     vim.bo[buf].modeline = false
-    vim.keymap.set("n", "q", "<cmd>close<cr>", { buffer = buf, nowait = true, desc = "close" })
+    vim.keymap.set("n", "q", "<cmd>close<cr>", { buffer = buf, nowait = true, desc = require("rx_bridge.i18n").t("map.close") })
   end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)

@@ -125,6 +125,48 @@ T.test("the server saw the key on every request; the key is shown and logged now
   T.ok(not all_text_seen():find(KEY, 1, true), "the key appears in a message, log, buffer or history")
 end)
 
+T.test(":Rx setup remove-key: asks first, then the key file and its setting go; the provider stays", function()
+  local key_file = home .. "/keys/local.key"
+  T.ok(vim.uv.fs_stat(key_file) ~= nil, "the key file is there")
+  -- Cancel changes nothing.
+  local n = #T.ui.select
+  local done
+  require("rx_bridge.onboard").on_done = function(ok) done = ok end
+  vim.cmd("Rx setup remove-key")
+  T.wait(function() return #T.ui.select >= n + 1 end, "the provider picker", 20000)
+  T.eq(1, #T.ui.select[n + 1].shown)
+  T.contains(T.ui.select[n + 1].shown[1], "local  (key file " .. key_file)
+  T.ui.select[n + 1].answer(1)
+  T.wait(function() return #T.ui.select >= n + 2 end, "the confirmation", 20000)
+  T.eq({ "Remove it", "Cancel" }, T.ui.select[n + 2].shown)
+  T.ui.select[n + 2].answer("Cancel")
+  T.wait(function() return done ~= nil end, "remove-key to finish", 20000)
+  T.eq(false, done)
+  T.ok(vim.uv.fs_stat(key_file) ~= nil, "the key file is still there")
+  -- Named on the command line, confirmed: removed.
+  n, done = #T.ui.select, nil
+  require("rx_bridge.onboard").on_done = function(ok) done = ok end
+  vim.cmd("Rx setup remove-key local")
+  T.wait(function() return #T.ui.select >= n + 1 end, "the confirmation", 20000)
+  T.contains(T.ui.select[n + 1].prompt, "Remove the API key of local")
+  T.ui.select[n + 1].answer("Remove it")
+  T.wait(function() return done ~= nil end, "remove-key to finish", 30000)
+  T.eq(true, done, vim.inspect(T.notes))
+  T.eq(nil, vim.uv.fs_stat(key_file), "the key file is deleted")
+  local cfg = table.concat(vim.fn.readfile(home .. "/config.toml"), "\n")
+  T.ok(not cfg:find("api_key_file", 1, true), cfg)
+  T.contains(cfg, 'name = "local"')
+  T.ok(T.find_note("the API key of local is removed"), vim.inspect(T.notes))
+  -- Nothing left: a provider named that has no key is an error naming it.
+  done = nil
+  require("rx_bridge.onboard").on_done = function(ok) done = ok end
+  vim.cmd("Rx setup remove-key local")
+  T.wait(function() return done ~= nil end, "remove-key to finish", 20000)
+  T.eq(false, done)
+  T.ok(T.find_note('provider "local" has no stored API key'), vim.inspect(T.notes))
+  T.ok(not all_text_seen():find(KEY, 1, true), "the key appears in a message, log, buffer or history")
+end)
+
 T.test(":Rx setup again, the key in an environment variable: it asks before replacing the provider", function()
   vim.env.RX_FIRSTRUN_KEY = KEY
   local n = #T.ui.select

@@ -35,6 +35,28 @@ T.test("every message has both languages, with the same format directives", func
   T.ok(vim.tbl_count(i18n.messages.en) > 100, "the plugin's messages are in the table: " .. vim.tbl_count(i18n.messages.en))
 end)
 
+T.test("no key mapping or autocommand has an English desc literal: each goes through i18n", function()
+  local found = {}
+  for _, f in ipairs(vim.fn.glob(T.nvim_dir .. "/lua/rx_bridge/*.lua", false, true)) do
+    for n, l in ipairs(vim.fn.readfile(f)) do
+      -- A literal is allowed only as the "rx-bridge: " prefix of a message.
+      if l:find("desc = \"[^\"]*%a") and not l:find("desc = \"rx%-bridge: \" %.%. t_%(") then
+        found[#found + 1] = vim.fn.fnamemodify(f, ":t") .. ":" .. n .. ": " .. l
+      end
+    end
+  end
+  T.eq({}, found)
+end)
+
+T.test(":Rx setup completes remove-key, and remove-key the providers that have a key", function()
+  assert(require("rx_bridge").setup({ cmd = { T.fake_bin, "serve" }, autostart = false, language = "en" }))
+  T.eq({ "remove-key" }, vim.fn.getcompletion("Rx setup ", "cmdline"))
+  T.eq({ "remove-key" }, vim.fn.getcompletion("Rx setup rem", "cmdline"))
+  T.eq({ "deepseek", "openrouter" }, vim.fn.getcompletion("Rx setup remove-key ", "cmdline"))
+  T.eq({ "openrouter" }, vim.fn.getcompletion("Rx setup remove-key op", "cmdline"))
+  T.eq({}, vim.fn.getcompletion("Rx setup remove-key deepseek ", "cmdline"))
+end)
+
 T.test("auto picks zh-CN from zh_CN, zh-CN and zh_SG locales, else English", function()
   for loc, want in pairs({ ["zh_CN.UTF-8"] = true, ["zh-CN"] = true, ["zh_SG"] = true, ["zh_TW.UTF-8"] = false,
     ["en_US.UTF-8"] = false, ["de_DE"] = false }) do
@@ -83,6 +105,13 @@ T.test("with language zh-CN the messages come out in Chinese; plugin text stays 
   T.wait(function() return #T.ui.select > n end, "the action picker")
   T.contains(table.concat(T.ui.select[n + 1].shown, "\n"), "Greet someone")
   T.eq("Reasonix 动作或命令", T.ui.select[n + 1].prompt)
+  -- Key mappings say what they do in Chinese, and so does :Rx log.
+  T.eq("取消正在运行的这一轮", vim.fn.maparg("<C-c>", "n", false, true).desc)
+  T.eq("切换此对话的模型（从下一轮起）", vim.fn.maparg("gm", "n", false, true).desc)
+  local log = table.concat(require("rx_bridge.log").lines(), "\n")
+  T.contains(log, "bridge: 已为 ")
+  T.contains(log, "chat: 会话 ")
+  T.ok(not log:find("started for", 1, true), log)
   -- English when asked for.
   assert(require("rx_bridge").setup({ cmd = { T.fake_bin, "serve" }, autostart = false, language = "en" }))
   T.eq("Reasonix action or command", i18n.t("actions.pick_prompt"))
