@@ -109,9 +109,11 @@ func (a *Agent) Hold() (release func()) {
 // when neither names one (a fresh home) the session starts without a
 // model and its first prompt fails with ErrNoModel, unless a model has
 // been configured by then. session.start runs before New returns; a
-// block refuses the session.
-func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, error) {
-	ws, err := tools.NewWorkspace(workspace)
+// block refuses the session. more are the workspace's other roots (a
+// multi-root workspace; tools.NewWorkspace): workspace is the primary
+// one, which the transcript records and relative paths resolve against.
+func (a *Agent) New(ctx context.Context, workspace, model string, more ...string) (*Session, error) {
+	ws, err := tools.NewWorkspace(workspace, more...)
 	if err != nil {
 		return nil, err
 	}
@@ -419,6 +421,24 @@ func (a *Agent) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("%w: %s", ErrNoSession, id)
 	}
 	return transcript.Remove(a.dir, id)
+}
+
+// SetRoots makes roots the other workspace roots of every open session
+// (Session.SetRoots; each keeps its primary root): the front end's
+// workspace folders changed. A session whose roots cannot be set (a
+// root is not a directory) keeps its roots, and the errors are joined.
+func (a *Agent) SetRoots(roots []string) error {
+	a.mu.Lock()
+	open := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		open = append(open, s)
+	}
+	a.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.SetRoots(roots))
+	}
+	return errors.Join(errs...)
 }
 
 // Close closes every open session (each emits session.end) and refuses

@@ -105,8 +105,8 @@ func (t *turn) baseToolSet() *tools.Set {
 // command's "@path" references.
 func (t *turn) contentEnv() plugincontent.Env {
 	env := plugincontent.Env{Runner: t}
-	if t.s.ws.Local() {
-		env.Workspace = t.s.ws.Root
+	if t.s.ws().Local() {
+		env.Workspace = t.s.ws().Root
 	}
 	if h := t.g.MCP(); h != nil {
 		env.MCPBindings = func(plugin string) []plugincontent.MCPBinding { return mcpBindings(h, plugin) }

@@ -78,7 +78,7 @@ func (t *turn) halt(ev hookrun.Event, reason string) {
 // hookPayload is what every hook of the session is told.
 func (s *Session) hookPayload() hookrun.Payload {
 	return hookrun.Payload{
-		SessionID: s.id, Cwd: s.ws.Root,
+		SessionID: s.id, Cwd: s.ws().Root,
 		TranscriptPath: transcript.LivePath(s.a.dir, s.id),
 		PermissionMode: claudePermissionMode(s.Mode(), s.Approval()),
 	}

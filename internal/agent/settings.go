@@ -115,7 +115,7 @@ func (a *Agent) restore(s *Session) {
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Text: fmt.Sprintf(format, args...)}})
 	}
 	if err := a.checkModel(model); err != nil {
-		if def, derr := a.defaultModel(s.ws); derr == nil && def != model && a.checkModel(def) == nil {
+		if def, derr := a.defaultModel(s.ws()); derr == nil && def != model && a.checkModel(def) == nil {
 			warn("the session's model %s is no longer available (%s); it continues on the default model %s", model, redactErr(err), def)
 			model = def
 		}

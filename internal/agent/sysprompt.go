@@ -24,5 +24,5 @@ func (t *turn) systemPrompt() string {
 	if p := t.g.Prompt(); p != "" {
 		return p
 	}
-	return DefaultSystemPrompt(t.s.ws.Root)
+	return DefaultSystemPrompt(t.s.ws().Root)
 }

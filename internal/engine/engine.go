@@ -27,7 +27,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -49,6 +52,13 @@ type Options struct {
 	// Workspace is the workspace root (absolute) the sidecars are told
 	// about; sessions name their own.
 	Workspace string
+	// Roots are the workspace's other roots (absolute directories) in the
+	// editor's order, after Workspace, its primary root: a multi-root
+	// workspace. The front end gives them to the sessions that follow the
+	// editor's folders (Roots, SetRoots); the plugins' commands, skills,
+	// project memory and hooks are read from every root, the primary
+	// first (docs/ARCHITECTURE.md "Multi-root workspaces").
+	Roots []string
 	// SessionID is the runtime's session: every handshake, the hub and
 	// every action are stamped with it.
 	SessionID string
@@ -97,6 +107,7 @@ type Engine struct {
 	Agent   *agent.Agent
 
 	opts  Options
+	roots atomic.Pointer[[]string] // Workspace then Options.Roots, as SetRoots last set them
 	agent atomic.Pointer[agent.Agent] // set once the agent exists (builds and notices may come first)
 }
 
@@ -116,6 +127,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		opts.Audit = func(note string) { opts.Logger.Warn("audit: " + redact.String(note)) }
 	}
 	e := &Engine{opts: opts}
+	roots := workspaceRoots(opts.Workspace, opts.Roots)
+	e.roots.Store(&roots)
 	var err error
 	e.Hub, err = editorui.NewHub(editorui.Options{Editor: opts.UI, Redact: redact.String, SessionID: opts.SessionID, Submit: opts.Submit, Warn: opts.Warn})
 	if err != nil {
@@ -164,6 +177,46 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Agent = a
 	e.agent.Store(a)
 	return e, nil
+}
+
+// Roots are the workspace's roots, the primary (Options.Workspace)
+// first, then the other folders in the editor's order, as SetRoots last
+// set them.
+func (e *Engine) Roots() []string { return append([]string(nil), *e.roots.Load()...) }
+
+// SetRoots makes folders the workspace's other roots (the editor's
+// workspace folders changed): every open session gets them from its next
+// turn (agent.Agent.SetRoots), and a session the front end starts after
+// takes them from Roots. The primary root stays Options.Workspace, the
+// root the sidecars were told of; a folder that is not a directory is
+// left out, and the error names it.
+func (e *Engine) SetRoots(folders []string) error {
+	var errs []error
+	keep := make([]string, 0, len(folders))
+	for _, f := range folders {
+		if st, err := os.Stat(f); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("workspace folder %s is not a directory", f))
+			continue
+		}
+		keep = append(keep, f)
+	}
+	roots := workspaceRoots(e.opts.Workspace, keep)
+	e.roots.Store(&roots)
+	if a := e.agent.Load(); a != nil {
+		errs = append(errs, a.SetRoots(roots))
+	}
+	return errors.Join(errs...)
+}
+
+// workspaceRoots is primary then the folders that are not it, each once.
+func workspaceRoots(primary string, folders []string) []string {
+	roots := []string{primary}
+	for _, f := range folders {
+		if !slices.Contains(roots, f) {
+			roots = append(roots, f)
+		}
+	}
+	return roots
 }
 
 // configModel is the model the running generation's config.toml names
