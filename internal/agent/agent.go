@@ -136,7 +136,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string, more ...string
 		return nil, err
 	}
 	s := newSession(a, id, ws, log)
-	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Model: model, Created: a.opts.Now().UTC()}})
+	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Roots: ws.Roots()[1:], Model: model, Created: a.opts.Now().UTC()}})
 	s.j.checkpoint()
 	if err := s.j.failure(); err != nil {
 		s.discard()
@@ -285,6 +285,9 @@ func (s *Session) warn(out exthost.Outcome) {
 type Info struct {
 	ID        string
 	Workspace string
+	// Roots are the other workspace roots the session started with (an
+	// open session's: those it has now).
+	Roots []string
 	// Model is an open session's model; for one not open, the model its
 	// header or a settings change among its first records names (a
 	// transcript is not read whole to list it).
@@ -319,7 +322,7 @@ func (a *Agent) List(workspace string) ([]Info, error) {
 			continue
 		}
 		if s, open := a.Session(id); open {
-			info.Open, info.Model = true, s.Model()
+			info.Open, info.Model, info.Roots = true, s.Model(), s.Roots()[1:]
 		}
 		out = append(out, info)
 	}
@@ -347,7 +350,7 @@ func (a *Agent) info(id string) (Info, error) {
 				return Info{}, fmt.Errorf("session %s has no header", id)
 			}
 			h := r.Header
-			info = Info{ID: h.ID, Workspace: h.Workspace, Model: h.Model, Created: h.Created}
+			info = Info{ID: h.ID, Workspace: h.Workspace, Roots: h.Roots, Model: h.Model, Created: h.Created}
 			continue
 		}
 		switch {
