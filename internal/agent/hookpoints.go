@@ -149,6 +149,20 @@ func (t *turn) hookPayload() hookrun.Payload {
 	return p
 }
 
+// toolHookPayload is what a hook about the call tc is told: its cwd is
+// the workspace root that holds the path the call concerns (its first
+// location: the file, or run_command's cwd), else the primary root.
+func (t *turn) toolHookPayload(tc *ToolCall) hookrun.Payload {
+	p := t.hookPayload()
+	if len(tc.Locations) > 0 {
+		ws := t.s.ws()
+		if abs, err := ws.Resolve(tc.Locations[0]); err == nil {
+			p.Cwd = ws.RootOf(abs)
+		}
+	}
+	return p
+}
+
 func (t *turn) hookNotices(notices []string) {
 	for _, n := range notices {
 		t.notice(NoticeWarning, "", "", n)
@@ -193,7 +207,7 @@ func (t *turn) permissionHooks(ctx context.Context, tc *ToolCall, args string) (
 	if r == nil {
 		return "", false
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.Subject = tc.Name, json.RawMessage(args), tc.Title
 	v, _, notices := r.PermissionRequest(ctx, p)
 	t.hookNotices(notices)
@@ -222,7 +236,7 @@ func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
 	if r == nil {
 		return
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.NotificationType = "permission_prompt"
 	p.Message = "rx-bridge needs your permission to use " + tc.Name
 	t.bg.Add(1)
@@ -241,7 +255,7 @@ func (t *turn) preToolUse(ctx context.Context, tc *ToolCall, args string) hookru
 	if r == nil {
 		return hookrun.ToolVerdict{}
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	v := r.PreToolUse(ctx, p)
 	t.hookNotices(v.Notices)
@@ -260,7 +274,7 @@ func (t *turn) postToolUse(ctx context.Context, tc *ToolCall, args, result strin
 	if r == nil {
 		return result
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	ev := hookrun.PostToolUse
 	if isErr {

@@ -107,7 +107,7 @@ type Engine struct {
 	Agent   *agent.Agent
 
 	opts  Options
-	roots atomic.Pointer[[]string] // Workspace then Options.Roots, as SetRoots last set them
+	roots atomic.Pointer[[]string]    // Workspace then Options.Roots, as SetRoots last set them
 	agent atomic.Pointer[agent.Agent] // set once the agent exists (builds and notices may come first)
 }
 
@@ -138,7 +138,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		Home:         opts.Home,
 		SessionID:    opts.SessionID,
 		Workspace:    opts.Workspace,
-		SystemPrompt: agent.DefaultSystemPrompt(opts.Workspace),
+		Roots:        roots[1:],
+		SystemPrompt: agent.DefaultSystemPrompt(opts.Workspace, roots[1:]...),
+		Prompt:       func(folders []string) string { return agent.DefaultSystemPrompt(opts.Workspace, folders...) },
 		Services:     e.services(),
 		Audit:        opts.Audit,
 		Logger:       opts.Logger,
@@ -189,7 +191,10 @@ func (e *Engine) Roots() []string { return append([]string(nil), *e.roots.Load()
 // turn (agent.Agent.SetRoots), and a session the front end starts after
 // takes them from Roots. The primary root stays Options.Workspace, the
 // root the sidecars were told of; a folder that is not a directory is
-// left out, and the error names it.
+// left out, and the error names it. The plugins' commands, skills,
+// project memory and MCP roots follow at their next build (the running
+// generation keeps what it was built with, so a turn's system prompt
+// does not change under it).
 func (e *Engine) SetRoots(folders []string) error {
 	var errs []error
 	keep := make([]string, 0, len(folders))
@@ -202,6 +207,9 @@ func (e *Engine) SetRoots(folders []string) error {
 	}
 	roots := workspaceRoots(e.opts.Workspace, keep)
 	e.roots.Store(&roots)
+	if e.Runtime != nil {
+		e.Runtime.SetFolders(roots[1:])
+	}
 	if a := e.agent.Load(); a != nil {
 		errs = append(errs, a.SetRoots(roots))
 	}
