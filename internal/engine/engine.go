@@ -15,7 +15,10 @@
 //     (pluginrt.Set.Ready);
 //   - the agent's settings come from the home's config.toml;
 //   - the MCP servers' notices reach every open session before the front
-//     end shows them its own way.
+//     end shows them its own way;
+//   - the workspace's roots (Roots, SetRoots): the primary one the
+//     sidecars are told of, then the editor's other folders, which open
+//     sessions and the plugins' next build follow.
 //
 // The policies of a session (permission grants, the approval table, the
 // workspace boundary, typed actions, undo) live in the agent, which the
