@@ -32,7 +32,11 @@ func TestServeCwdHelper(t *testing.T) {
 }
 
 func folderURI(dir string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	p := filepath.ToSlash(dir)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // file:///C:/x on Windows
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // folderJSON is a WorkspaceFolder.

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/rx-bridge/rx-bridge/internal/providers"
 )
 
 // TestMultiRootHookCwd: a tool hook's cwd is the workspace root that
@@ -45,5 +48,42 @@ func TestMultiRootHookCwd(t *testing.T) {
 	}
 	if got := s.Roots(); !slices.Equal(got, []string{realWS}) {
 		t.Errorf("Roots after SetRoots(nil) = %q", got)
+	}
+}
+
+// TestSetRootsDuringATurn: roots set while a turn runs apply when it
+// ends; the running turn keeps the roots it started with.
+func TestSetRootsDuringATurn(t *testing.T) {
+	t.Parallel()
+	other := t.TempDir()
+	otherFile := filepath.Join(other, "o.txt")
+	if err := os.WriteFile(otherFile, []byte("other root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prov := newScripted(calls(call("c1", "read_file", map[string]any{"path": otherFile})), answer("done"))
+	prov.started = make(chan providers.Request) // each stream waits to be seen
+	h := newHarness(t, prov, withApproval(ApproveYolo))
+	s := h.session()
+	done := make(chan error, 1)
+	go func() { _, err := s.Prompt(ctx(t), "go"); done <- err }()
+	<-prov.started
+	if err := s.SetRoots([]string{other}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Roots(); len(got) != 1 {
+		t.Errorf("Roots during the turn = %q", got)
+	}
+	<-prov.started // the second round: the turn still runs
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Roots(); len(got) != 2 {
+		t.Errorf("Roots after the turn = %q", got)
+	}
+	// The running turn's read was refused: it started without the root.
+	reqs := prov.requests()
+	last := reqs[len(reqs)-1].Body.Messages
+	if res := last[len(last)-1]; !strings.Contains(res.Content, "outside") || strings.Contains(res.Content, "other root") {
+		t.Errorf("the turn's read_file result = %q", res.Content)
 	}
 }

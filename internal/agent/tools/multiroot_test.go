@@ -87,3 +87,17 @@ func TestMultiRoot(t *testing.T) {
 		t.Errorf("read_file outside every root: %v", err)
 	}
 }
+
+// TestMultiRootGoneFolder: a folder deleted since the editor named it is
+// left out; one that is not a directory is an error.
+func TestMultiRootGoneFolder(t *testing.T) {
+	t.Parallel()
+	primary := tree(t, map[string]string{"f": "x"})
+	ws, err := NewWorkspace(primary.Root, filepath.Join(t.TempDir(), "gone"))
+	if err != nil || len(ws.Roots()) != 1 {
+		t.Errorf("with a gone folder: %v, %v", ws, err)
+	}
+	if _, err := NewWorkspace(primary.Root, filepath.Join(primary.Root, "f")); err == nil {
+		t.Error("a file as a folder is accepted")
+	}
+}

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ type Workspace struct {
 // NewWorkspace returns the workspace whose primary root is dir, an
 // existing directory, with the other roots in more (existing
 // directories; one that is the primary root, or repeats an earlier one,
-// counts once). A URI that is not a path (an editor's vscode-remote://…
+// counts once, and one that no longer exists is left out). A URI that is not a path (an editor's vscode-remote://…
 // or untitled: workspace) is a workspace without local files: it can
 // hold a session, and every file tool says it has no local workspace;
 // its other roots are ignored.
@@ -55,6 +56,9 @@ func NewWorkspace(dir string, more ...string) (*Workspace, error) {
 			continue
 		}
 		ob, err := fsbound.New(m, "")
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a folder deleted since the editor named it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("workspace folder %q: %w", m, err)
 		}
