@@ -138,6 +138,21 @@ func TestServeMultiRootWorkspace(t *testing.T) {
 	if len(edits) != 1 || !strings.Contains(string(edits[0]), "edited in folder two") || !strings.Contains(string(edits[0]), "b.txt") {
 		t.Errorf("applyEdit = %s", edits)
 	}
+	// And in the primary folder: a relative edit, a command without cwd.
+	call("apply_edit", map[string]any{"path": "primary.txt", "content": "edited in folder one\n"})
+	ui.mu.Lock()
+	edits = ui.edits
+	ui.mu.Unlock()
+	if len(edits) != 2 || !strings.Contains(string(edits[1]), "edited in folder one") || !strings.Contains(string(edits[1]), "primary.txt") {
+		t.Errorf("applyEdit in the primary folder = %s", edits)
+	}
+	realPrimary, err := filepath.EvalSymlinks(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := call("run_command", map[string]any{"command": []string{os.Args[0], "-test.run=^TestServeCwdHelper$", printCwdArg}}); !strings.Contains(got, "cwd="+realPrimary+" ") {
+		t.Errorf("run_command without cwd = %q", got)
+	}
 	// Command: cwd in the second folder.
 	if got := call("run_command", map[string]any{"command": []string{os.Args[0], "-test.run=^TestServeCwdHelper$", printCwdArg}, "cwd": link}); !strings.Contains(got, "cwd="+realSecond) {
 		t.Errorf("run_command in the second folder = %q", got)
