@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ func (s *server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 				List:   &acpsdk.SessionListCapabilities{},
 				Resume: &acpsdk.SessionResumeCapabilities{},
 				Close:  &acpsdk.SessionCloseCapabilities{},
+				// session/new, load and resume take additional roots
+				// (a multi-root workspace; docs/EDITOR_PROTOCOL.md).
+				AdditionalDirectories: &acpsdk.SessionAdditionalDirectoriesCapabilities{},
 				// delete: added to the result on the wire (route.go).
 			},
 			// Images reach a model with vision; any other model refuses
@@ -93,12 +97,30 @@ func (s *server) cwd(method, cwd string) (string, error) {
 	return cwd, nil
 }
 
+// additional checks a request's additionalDirectories (ACP, unstable):
+// each an absolute path of an existing directory, or the client's
+// mistake (-32602 naming it).
+func additional(method string, dirs []string) error {
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return rpcError(codeInvalidParams, "%s: additionalDirectories must be absolute paths", method)
+		}
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return rpcError(codeInvalidParams, "%s: additional directory %s is not a directory", method, redact.String(d))
+		}
+	}
+	return nil
+}
+
 // NewSession starts an agent session in the client's cwd on the
 // --model (else the workspace's or config's); the command list follows
 // the result.
 func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
 	cwd, err := s.cwd("session/new", p.Cwd)
 	if err != nil {
+		return acpsdk.NewSessionResponse{}, err
+	}
+	if err := additional("session/new", p.AdditionalDirectories); err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
 	servers, err := mcpServers(p.McpServers, cwd)
@@ -108,7 +130,7 @@ func (s *server) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	// The plugins' session.start surfaces are held until the client
 	// knows the session from this response.
 	s.beginOpen()
-	as, err := s.agent.New(ctx, cwd, s.opts.Model)
+	as, err := s.agent.New(ctx, cwd, s.opts.Model, p.AdditionalDirectories...)
 	if err != nil {
 		s.endOpen("")
 		return acpsdk.NewSessionResponse{}, rpcError(codeInternal, "session/new: %v", err)
@@ -148,10 +170,15 @@ func checkID(method string, id acpsdk.SessionId) error {
 // open loads stored session id; replay says whether its history is sent
 // as session/update notifications (load) or not (resume: only what the
 // load itself says, such as a stored model that fell back). Its settings
-// (model, effort, tool approval, mode) are the stored ones. A session
-// open in this connection is closed and loaded again.
-func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool, mcps []acpsdk.McpServer) (*session, error) {
+// (model, effort, tool approval, mode) are the stored ones; its other
+// workspace roots are dirs (ACP's additionalDirectories: the complete
+// list, none when empty). A session open in this connection is closed
+// and loaded again.
+func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, replay bool, mcps []acpsdk.McpServer, dirs []string) (*session, error) {
 	if err := checkID(method, id); err != nil {
+		return nil, err
+	}
+	if err := additional(method, dirs); err != nil {
 		return nil, err
 	}
 	if ss, ok := s.session(id); ok {
@@ -189,6 +216,10 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 		_ = as.Close(ctx)
 		return nil, rpcError(codeInvalidParams, "%s: %v", method, err)
 	}
+	if err := as.SetRoots(dirs); err != nil {
+		_ = as.Close(ctx)
+		return nil, rpcError(codeInvalidParams, "%s: %v", method, err)
+	}
 	ss := s.register(ctx, as, servers)
 	// load and resume: updates before the result are the norm (replay).
 	ss.notices.open()
@@ -200,7 +231,7 @@ func (s *server) open(ctx context.Context, method string, id acpsdk.SessionId, r
 // bridge's: they share the transcripts) before its result; the command
 // list follows the replay.
 func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
-	ss, err := s.open(ctx, "session/load", p.SessionId, true, p.McpServers)
+	ss, err := s.open(ctx, "session/load", p.SessionId, true, p.McpServers, p.AdditionalDirectories)
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
@@ -211,7 +242,7 @@ func (s *server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 
 // ResumeSession opens a stored session without replaying it.
 func (s *server) ResumeSession(ctx context.Context, p acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
-	ss, err := s.open(ctx, "session/resume", p.SessionId, false, p.McpServers)
+	ss, err := s.open(ctx, "session/resume", p.SessionId, false, p.McpServers, p.AdditionalDirectories)
 	if err != nil {
 		return acpsdk.ResumeSessionResponse{}, err
 	}
@@ -233,13 +264,29 @@ func (s *server) ListSessions(_ context.Context, p acpsdk.ListSessionsRequest) (
 		}
 		ws = *p.Cwd
 	}
+	if err := additional("session/list", p.AdditionalDirectories); err != nil {
+		return acpsdk.ListSessionsResponse{}, err
+	}
+	// The filter is compared with the roots as sessions record them
+	// (symlinks resolved).
+	var only []string
+	for _, d := range p.AdditionalDirectories {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			real = d
+		}
+		only = append(only, real)
+	}
 	infos, err := s.agent.List(ws)
 	if err != nil {
 		return acpsdk.ListSessionsResponse{}, rpcError(codeInternal, "session/list: %v", err)
 	}
 	out := acpsdk.ListSessionsResponse{Sessions: []acpsdk.SessionInfo{}}
 	for _, in := range infos {
-		si := acpsdk.SessionInfo{SessionId: acpsdk.SessionId(in.ID), Cwd: in.Workspace}
+		if len(only) > 0 && !slices.Equal(only, in.Roots) {
+			continue
+		}
+		si := acpsdk.SessionInfo{SessionId: acpsdk.SessionId(in.ID), Cwd: in.Workspace, AdditionalDirectories: in.Roots}
 		if in.Title != "" {
 			si.Title = acpsdk.Ptr(in.Title)
 		}

@@ -358,7 +358,7 @@ func TestInitializeAdvertisesSessionDelete(t *testing.T) {
 		t.Fatalf("%s: %v", resp["result"], err)
 	}
 	sc := res.AgentCapabilities.SessionCapabilities
-	for _, k := range []string{"list", "resume", "close", "delete"} {
+	for _, k := range []string{"list", "resume", "close", "delete", "additionalDirectories"} {
 		if string(sc[k]) != "{}" {
 			t.Errorf("sessionCapabilities.%s = %s in %s", k, sc[k], resp["result"])
 		}

@@ -109,9 +109,11 @@ func (a *Agent) Hold() (release func()) {
 // when neither names one (a fresh home) the session starts without a
 // model and its first prompt fails with ErrNoModel, unless a model has
 // been configured by then. session.start runs before New returns; a
-// block refuses the session.
-func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, error) {
-	ws, err := tools.NewWorkspace(workspace)
+// block refuses the session. more are the workspace's other roots (a
+// multi-root workspace; tools.NewWorkspace): workspace is the primary
+// one, which the transcript records and relative paths resolve against.
+func (a *Agent) New(ctx context.Context, workspace, model string, more ...string) (*Session, error) {
+	ws, err := tools.NewWorkspace(workspace, more...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func (a *Agent) New(ctx context.Context, workspace, model string) (*Session, err
 		return nil, err
 	}
 	s := newSession(a, id, ws, log)
-	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Model: model, Created: a.opts.Now().UTC()}})
+	s.j.commit(&record{Type: recSession, Header: &header{Version: transcriptVersion, ID: id, Workspace: ws.Root, Roots: ws.Roots()[1:], Model: model, Created: a.opts.Now().UTC()}})
 	s.j.checkpoint()
 	if err := s.j.failure(); err != nil {
 		s.discard()
@@ -283,6 +285,9 @@ func (s *Session) warn(out exthost.Outcome) {
 type Info struct {
 	ID        string
 	Workspace string
+	// Roots are the other workspace roots the session started with (an
+	// open session's: those it has now).
+	Roots []string
 	// Model is an open session's model; for one not open, the model its
 	// header or a settings change among its first records names (a
 	// transcript is not read whole to list it).
@@ -317,7 +322,7 @@ func (a *Agent) List(workspace string) ([]Info, error) {
 			continue
 		}
 		if s, open := a.Session(id); open {
-			info.Open, info.Model = true, s.Model()
+			info.Open, info.Model, info.Roots = true, s.Model(), s.Roots()[1:]
 		}
 		out = append(out, info)
 	}
@@ -345,7 +350,7 @@ func (a *Agent) info(id string) (Info, error) {
 				return Info{}, fmt.Errorf("session %s has no header", id)
 			}
 			h := r.Header
-			info = Info{ID: h.ID, Workspace: h.Workspace, Model: h.Model, Created: h.Created}
+			info = Info{ID: h.ID, Workspace: h.Workspace, Roots: h.Roots, Model: h.Model, Created: h.Created}
 			continue
 		}
 		switch {
@@ -419,6 +424,24 @@ func (a *Agent) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("%w: %s", ErrNoSession, id)
 	}
 	return transcript.Remove(a.dir, id)
+}
+
+// SetRoots makes roots the other workspace roots of every open session
+// (Session.SetRoots; each keeps its primary root): the front end's
+// workspace folders changed. A session whose roots cannot be set (a
+// root is not a directory) keeps its roots, and the errors are joined.
+func (a *Agent) SetRoots(roots []string) error {
+	a.mu.Lock()
+	open := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		open = append(open, s)
+	}
+	a.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.SetRoots(roots))
+	}
+	return errors.Join(errs...)
 }
 
 // Close closes every open session (each emits session.end) and refuses

@@ -105,8 +105,9 @@ func (t *turn) baseToolSet() *tools.Set {
 // command's "@path" references.
 func (t *turn) contentEnv() plugincontent.Env {
 	env := plugincontent.Env{Runner: t}
-	if t.s.ws.Local() {
-		env.Workspace = t.s.ws.Root
+	if ws := t.s.ws(); ws.Local() {
+		roots := ws.Roots()
+		env.Workspace, env.Folders = roots[0], roots[1:]
 	}
 	if h := t.g.MCP(); h != nil {
 		env.MCPBindings = func(plugin string) []plugincontent.MCPBinding { return mcpBindings(h, plugin) }

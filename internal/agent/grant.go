@@ -52,18 +52,18 @@ func (s *Session) grantFor(name string, class ToolClass, args string) (g grantOf
 		if json.Unmarshal([]byte(args), &a) != nil || a.Path == "" {
 			return grantOffer{}, nil, false
 		}
-		path, err := s.ws.Resolve(a.Path)
+		path, err := s.ws().Resolve(a.Path)
 		if err != nil {
 			return grantOffer{}, nil, false
 		}
-		return grantOffer{key: key("edit", path), label: redact.String(locale.T("Allow edits to %s for this session", s.ws.Rel(path)))}, nil, true
+		return grantOffer{key: key("edit", path), label: redact.String(locale.T("Allow edits to %s for this session", s.ws().Rel(path)))}, nil, true
 	}
 	return grantOffer{key: key("tool", name), label: redact.String(locale.T("Allow %s for this session", name))}, nil, true
 }
 
 // where names a directory of the workspace for a grant's label.
 func (s *Session) where(dir string) string {
-	if rel := s.ws.Rel(dir); rel != "." {
+	if rel := s.ws().Rel(dir); rel != "." {
 		return strings.TrimSuffix(rel, "/") + "/"
 	}
 	return locale.T("the workspace root")
@@ -83,7 +83,7 @@ func (s *Session) decodeCommand(args string) (*Command, bool) {
 	if dec.Decode(&a) != nil || dec.More() || len(a.Command) == 0 || a.Command[0] == "" {
 		return nil, false
 	}
-	dir, err := s.ws.Resolve(a.Cwd)
+	dir, err := s.ws().Resolve(a.Cwd)
 	if err != nil {
 		return nil, false
 	}

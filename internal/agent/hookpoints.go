@@ -82,7 +82,7 @@ func (t *turn) halt(ev hookrun.Event, reason string) {
 // hookPayload is what every hook of the session is told.
 func (s *Session) hookPayload() hookrun.Payload {
 	return hookrun.Payload{
-		SessionID: s.id, Cwd: s.ws.Root,
+		SessionID: s.id, Cwd: s.ws().Root,
 		TranscriptPath: transcript.LivePath(s.a.dir, s.id),
 		PermissionMode: claudePermissionMode(s.Mode(), s.Approval()),
 	}
@@ -153,6 +153,20 @@ func (t *turn) hookPayload() hookrun.Payload {
 	return p
 }
 
+// toolHookPayload is what a hook about the call tc is told: its cwd is
+// the workspace root that holds the path the call concerns (its first
+// location: the file, or run_command's cwd), else the primary root.
+func (t *turn) toolHookPayload(tc *ToolCall) hookrun.Payload {
+	p := t.hookPayload()
+	if len(tc.Locations) > 0 {
+		ws := t.s.ws()
+		if abs, err := ws.Resolve(tc.Locations[0]); err == nil {
+			p.Cwd = ws.RootOf(abs)
+		}
+	}
+	return p
+}
+
 func (t *turn) hookNotices(notices []string) {
 	for _, n := range notices {
 		t.notice(NoticeWarning, "", "", n)
@@ -197,7 +211,7 @@ func (t *turn) permissionHooks(ctx context.Context, tc *ToolCall, args string) (
 	if r == nil {
 		return "", false
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.Subject = tc.Name, json.RawMessage(args), tc.Title
 	v, _, notices := r.PermissionRequest(ctx, p)
 	t.hookNotices(notices)
@@ -226,7 +240,7 @@ func (t *turn) notifyPermissionPrompt(ctx context.Context, tc *ToolCall) {
 	if r == nil {
 		return
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.NotificationType = "permission_prompt"
 	p.Message = "rx-bridge needs your permission to use " + tc.Name
 	t.bg.Add(1)
@@ -245,7 +259,7 @@ func (t *turn) preToolUse(ctx context.Context, tc *ToolCall, args string) hookru
 	if r == nil {
 		return hookrun.ToolVerdict{}
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	v := r.PreToolUse(ctx, p)
 	t.hookNotices(v.Notices)
@@ -264,7 +278,7 @@ func (t *turn) postToolUse(ctx context.Context, tc *ToolCall, args, result strin
 	if r == nil {
 		return result
 	}
-	p := t.hookPayload()
+	p := t.toolHookPayload(tc)
 	p.ToolName, p.ToolArgs, p.ToolUseID = tc.Name, json.RawMessage(args), tc.toolUseID()
 	ev := hookrun.PostToolUse
 	if isErr {

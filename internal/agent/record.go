@@ -43,11 +43,14 @@ type record struct {
 
 // header opens every transcript.
 type header struct {
-	Version   int       `json:"version"`
-	ID        string    `json:"id"`
-	Workspace string    `json:"workspace"`
-	Model     string    `json:"model"`
-	Created   time.Time `json:"created"`
+	Version   int    `json:"version"`
+	ID        string `json:"id"`
+	Workspace string `json:"workspace"`
+	// Roots are the other workspace roots the session started with
+	// (Agent.New's more); the ones it has later are not recorded.
+	Roots   []string  `json:"roots,omitempty"`
+	Model   string    `json:"model"`
+	Created time.Time `json:"created"`
 }
 
 // compactionRecord replaces the first Replaced history messages with a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent/tools"
@@ -17,9 +18,11 @@ import (
 // Session is one conversation in one workspace. Its methods are safe for
 // concurrent use; one turn runs at a time.
 type Session struct {
-	a   *Agent
-	id  string
-	ws  *tools.Workspace
+	a  *Agent
+	id string
+	// wsp is the session's workspace (tools.Workspace): its primary root
+	// is fixed, its other roots change with SetRoots.
+	wsp atomic.Pointer[tools.Workspace]
 	log *transcript.Log
 
 	// jmu guards st and j. Only the journal changes st, so the goroutine
@@ -35,7 +38,8 @@ type Session struct {
 	running   bool
 	cancel    context.CancelFunc
 	closed    bool
-	nextModel string // SetModel during a turn, applied when it ends
+	nextModel string           // SetModel during a turn, applied when it ends
+	nextWS    *tools.Workspace // SetRoots during a turn, applied when it ends
 	// syncing carries the result of the last turn's background fsync.
 	syncing chan error
 
@@ -78,16 +82,50 @@ var (
 )
 
 func newSession(a *Agent, id string, ws *tools.Workspace, log *transcript.Log) *Session {
-	s := &Session{a: a, id: id, ws: ws, log: log}
+	s := &Session{a: a, id: id, log: log}
+	s.wsp.Store(ws)
 	s.j.s = s
 	return s
+}
+
+// ws is the session's workspace. A turn sees one: SetRoots during a turn
+// takes effect when it ends.
+func (s *Session) ws() *tools.Workspace { return s.wsp.Load() }
+
+// Roots are the session's workspace roots, the primary first (symlinks
+// resolved).
+func (s *Session) Roots() []string { return s.ws().Roots() }
+
+// SetRoots makes more (existing directories) the session's other
+// workspace roots beside its primary one, which stays (a root in more
+// that is the primary counts once): the editor's workspace folders
+// changed. It applies from the next turn; a running turn keeps the roots
+// it started with. Permission grants stay: a grant names an absolute
+// path or directory, which the boundary checks again at every call.
+func (s *Session) SetRoots(more []string) error {
+	cur := s.ws()
+	if !cur.Local() {
+		return nil
+	}
+	next, err := tools.NewWorkspace(cur.Root, more...)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		s.nextWS = next
+		return nil
+	}
+	s.wsp.Store(next)
+	return nil
 }
 
 // ID is the session's id.
 func (s *Session) ID() string { return s.id }
 
 // Workspace is the workspace root (symlinks resolved).
-func (s *Session) Workspace() string { return s.ws.Root }
+func (s *Session) Workspace() string { return s.ws().Root }
 
 // TranscriptPath is the live transcript file.
 func (s *Session) TranscriptPath() string { return s.log.Path() }
@@ -259,6 +297,10 @@ func (s *Session) finish() error {
 	defer s.a.turns.end()
 	s.cancel()
 	s.running, s.cancel = false, nil
+	if s.nextWS != nil {
+		s.wsp.Store(s.nextWS)
+		s.nextWS = nil
+	}
 	if next := s.nextModel; next != "" {
 		s.nextModel = ""
 		return s.commitSettings(next)

@@ -116,7 +116,7 @@ func (a *Agent) restore(s *Session) {
 		s.j.emit(Update{Kind: UpdateNotice, Turn: s.st.turns, Notice: &Notice{Kind: NoticeWarning, Text: text}})
 	}
 	if err := a.checkModel(model); err != nil {
-		if def, derr := a.defaultModel(s.ws); derr == nil && def != model && a.checkModel(def) == nil {
+		if def, derr := a.defaultModel(s.ws()); derr == nil && def != model && a.checkModel(def) == nil {
 			warn(locale.T("the session's model %s is no longer available (%s); it continues on the default model %s", model, redactErr(err), def))
 			model = def
 		}

@@ -49,7 +49,7 @@ func (t *turn) describe(c extproto.ProviderToolCall, fresh bool) ToolCall {
 func (t *turn) locate(locs []string) []string {
 	for i, l := range locs {
 		if l != "" && !filepath.IsAbs(l) {
-			locs[i] = filepath.Join(t.s.ws.Root, l)
+			locs[i] = filepath.Join(t.s.ws().Root, l)
 		}
 	}
 	return locs
@@ -140,7 +140,7 @@ func (t *turn) execute(ctx context.Context, c extproto.ProviderToolCall, tc *Too
 	if v.UpdatedInput != nil {
 		// A Claude-format hook rewrote the input: the rewritten call runs
 		// only if it maps back onto the tool and is approved as any.
-		next, err := hookrun.ReasonixToolInput(tc.Name, json.RawMessage(args), t.s.ws.Root, v.UpdatedInput)
+		next, err := hookrun.ReasonixToolInput(tc.Name, json.RawMessage(args), t.s.ws().Root, v.UpdatedInput)
 		if err != nil {
 			return "blocked: " + err.Error(), true, false, nil
 		}
@@ -198,7 +198,7 @@ func (t *turn) runTool(ctx context.Context, tool tools.Tool, args string) (strin
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	env := &tools.Env{Workspace: t.s.ws, Docs: undoRecorder{Editor: t.s.a.opts.Editor, s: t.s}, Timeout: timeout}
+	env := &tools.Env{Workspace: t.s.ws(), Docs: undoRecorder{Editor: t.s.a.opts.Editor, s: t.s}, Timeout: timeout}
 	if term, ok := t.s.a.opts.Editor.(Terminal); ok {
 		env.Terminal = term
 	}

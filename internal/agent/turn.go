@@ -114,7 +114,7 @@ func (s *Session) adoptModel() error {
 	if s.Model() != "" {
 		return nil
 	}
-	def, err := s.a.defaultModel(s.ws)
+	def, err := s.a.defaultModel(s.ws())
 	if err != nil {
 		return err
 	}

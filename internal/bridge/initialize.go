@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"go.lsp.dev/protocol"
 
@@ -48,6 +49,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		return nil, err
 	}
 	s.workspace = ws
+	s.folders = localFolders(folders)
 	home, err := manifest.LoadHome(s.opts.Home)
 	if err != nil {
 		return nil, fmt.Errorf("loading the bridge home: %w", err)
@@ -118,6 +120,74 @@ func workspaceRoot(flag string, folders []string, roots legacyRoots) (string, er
 	return abs, nil
 }
 
+// localFolders are the workspace folders that are local directories, in
+// the editor's order: the workspace's roots (docs/ARCHITECTURE.md
+// "Multi-root workspaces"). A folder that is not a file: URI, or not a
+// directory, is left out.
+func localFolders(uris []string) []string {
+	var out []string
+	for _, u := range uris {
+		if p, ok := localFolder(u); ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// localFolder is the local directory a workspace folder's URI names.
+func localFolder(u string) (string, bool) {
+	p, isFile, err := localPath(u)
+	if err != nil || !isFile {
+		return "", false
+	}
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return p, true
+}
+
+// didChangeWorkspaceFolders applies the editor's added and removed
+// workspace folders: every open session has the new roots from its next
+// turn, and a session started later has them from the start. The
+// primary root (the workspace the sidecars were told of) stays, even
+// when the editor removes its folder.
+func (s *Server) didChangeWorkspaceFolders(params []byte) {
+	var p struct {
+		Event struct {
+			Added, Removed []struct {
+				URI string `json:"uri"`
+			}
+		} `json:"event"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.log.Warn("workspace/didChangeWorkspaceFolders: invalid params: " + err.Error())
+		return
+	}
+	s.foldersMu.Lock()
+	defer s.foldersMu.Unlock()
+	for _, f := range p.Event.Removed {
+		if path, isFile, err := localPath(f.URI); err == nil && isFile {
+			s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == path })
+		}
+	}
+	for _, f := range p.Event.Added {
+		path, ok := localFolder(f.URI)
+		if !ok {
+			s.log.Warn(fmt.Sprintf("workspace/didChangeWorkspaceFolders: %s is not a local folder; the agent's tools cannot reach it", f.URI))
+			continue
+		}
+		if !slices.Contains(s.folders, path) {
+			s.folders = append(s.folders, path)
+		}
+	}
+	if s.eng == nil {
+		return
+	}
+	if err := s.eng.SetRoots(s.folders); err != nil {
+		s.log.Warn("workspace/didChangeWorkspaceFolders: " + err.Error())
+	}
+}
+
 func (s *Server) initializeResult() (*protocol.InitializeResult, error) {
 	caps := rxServerCaps{
 		Version:       RxVersion,
@@ -150,7 +220,11 @@ func (s *Server) initializeResult() (*protocol.InitializeResult, error) {
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: new(true), Change: &change},
 			// The plugins' UI actions, in every document (codeactions.go).
 			CodeActionProvider: &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{codeActionKind}},
-			Experimental:       experimental,
+			// Every workspace folder is a root of the agent's tools;
+			// the editor tells of added and removed ones
+			// (didChangeWorkspaceFolders).
+			Workspace:    &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: new(true), ChangeNotifications: protocol.Boolean(true)}},
+			Experimental: experimental,
 		},
 		ServerInfo: protocol.ServerInfo{Name: "rx-bridge", Version: protocol.NewOptional(s.opts.Version)},
 	}

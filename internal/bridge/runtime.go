@@ -30,6 +30,7 @@ func (s *Server) openEngine() error {
 		Home:      s.opts.Home,
 		UserHome:  s.opts.UserHome,
 		Workspace: s.workspace,
+		Roots:     s.folders,
 		SessionID: s.session,
 		Deferred:  true,
 		UI:        &editorUI{s: s},

@@ -69,6 +69,10 @@ type Server struct {
 	client    clientCaps
 	home      *manifest.Home
 	workspace string
+	// folders are the editor's local workspace folders (initialize,
+	// then didChangeWorkspaceFolders); the engine's roots follow them.
+	foldersMu sync.Mutex
+	folders   []string
 	session   string // the hub's session id, the one every sidecar is told
 	eng       *engine.Engine
 	hub       *editorui.Hub
@@ -351,13 +355,14 @@ var answersCancel = map[string]bool{"shutdown": true, "rx/session/prompt": true}
 // notifications maps every notification the bridge applies after
 // initialize ("exit" is handled before it, in notification).
 var notifications = map[string]func(s *Server, params []byte){
-	"initialized":            (*Server).initialized,
-	"$/cancelRequest":        (*Server).cancelRequest,
-	"$/setTrace":             (*Server).setTrace,
-	"textDocument/didOpen":   (*Server).didOpen,
-	"textDocument/didChange": (*Server).didChange,
-	"textDocument/didClose":  (*Server).didClose,
-	"rx/session/cancel":      (*Server).sessionCancel,
+	"initialized":                         (*Server).initialized,
+	"$/cancelRequest":                     (*Server).cancelRequest,
+	"$/setTrace":                          (*Server).setTrace,
+	"textDocument/didOpen":                (*Server).didOpen,
+	"textDocument/didChange":              (*Server).didChange,
+	"textDocument/didClose":               (*Server).didClose,
+	"workspace/didChangeWorkspaceFolders": (*Server).didChangeWorkspaceFolders,
+	"rx/session/cancel":                   (*Server).sessionCancel,
 }
 
 // notification applies one notification in arrival order. Before

@@ -83,7 +83,7 @@ func (s *Server) sessionNew(ctx context.Context, raw []byte) (any, error) {
 		// As rx/models' "default" says (EDITOR_PROTOCOL.md §4.1, §5).
 		p.Model = s.defaultModel()
 	}
-	sess, err := s.agent.New(ctx, s.workspace, p.Model)
+	sess, err := s.agent.New(ctx, s.workspace, p.Model, s.eng.Roots()...)
 	if err != nil {
 		return nil, sessionError(err)
 	}
@@ -257,6 +257,11 @@ func (s *Server) sessionLoad(ctx context.Context, raw []byte) (any, error) {
 	sess, err := s.agent.Load(ctx, p.SessionID)
 	if err != nil {
 		return nil, sessionError(err)
+	}
+	// A stored session works in the editor's folders too (its own
+	// primary root stays).
+	if err := sess.SetRoots(s.eng.Roots()); err != nil {
+		s.log.Warn("rx/session/load: " + err.Error())
 	}
 	return sessionRef(sess), nil
 }

@@ -15,7 +15,10 @@
 //     (pluginrt.Set.Ready);
 //   - the agent's settings come from the home's config.toml;
 //   - the MCP servers' notices reach every open session before the front
-//     end shows them its own way.
+//     end shows them its own way;
+//   - the workspace's roots (Roots, SetRoots): the primary one the
+//     sidecars are told of, then the editor's other folders, which open
+//     sessions and the plugins' next build follow.
 //
 // The policies of a session (permission grants, the approval table, the
 // workspace boundary, typed actions, undo) live in the agent, which the
@@ -27,7 +30,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
@@ -49,6 +55,13 @@ type Options struct {
 	// Workspace is the workspace root (absolute) the sidecars are told
 	// about; sessions name their own.
 	Workspace string
+	// Roots are the workspace's other roots (absolute directories) in the
+	// editor's order, after Workspace, its primary root: a multi-root
+	// workspace. The front end gives them to the sessions that follow the
+	// editor's folders (Roots, SetRoots); the plugins' commands, skills,
+	// project memory and hooks are read from every root, the primary
+	// first (docs/ARCHITECTURE.md "Multi-root workspaces").
+	Roots []string
 	// SessionID is the runtime's session: every handshake, the hub and
 	// every action are stamped with it.
 	SessionID string
@@ -97,6 +110,7 @@ type Engine struct {
 	Agent   *agent.Agent
 
 	opts  Options
+	roots atomic.Pointer[[]string]    // Workspace then Options.Roots, as SetRoots last set them
 	agent atomic.Pointer[agent.Agent] // set once the agent exists (builds and notices may come first)
 }
 
@@ -116,6 +130,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		opts.Audit = func(note string) { opts.Logger.Warn("audit: " + redact.String(note)) }
 	}
 	e := &Engine{opts: opts}
+	roots := workspaceRoots(opts.Workspace, opts.Roots)
+	e.roots.Store(&roots)
 	var err error
 	e.Hub, err = editorui.NewHub(editorui.Options{Editor: opts.UI, Redact: redact.String, SessionID: opts.SessionID, Submit: opts.Submit, Warn: opts.Warn})
 	if err != nil {
@@ -125,7 +141,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		Home:         opts.Home,
 		SessionID:    opts.SessionID,
 		Workspace:    opts.Workspace,
-		SystemPrompt: agent.DefaultSystemPrompt(opts.Workspace),
+		Roots:        roots[1:],
+		SystemPrompt: agent.DefaultSystemPrompt(opts.Workspace, roots[1:]...),
+		Prompt:       func(folders []string) string { return agent.DefaultSystemPrompt(opts.Workspace, folders...) },
 		Services:     e.services(),
 		Audit:        opts.Audit,
 		Logger:       opts.Logger,
@@ -164,6 +182,52 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Agent = a
 	e.agent.Store(a)
 	return e, nil
+}
+
+// Roots are the workspace's roots, the primary (Options.Workspace)
+// first, then the other folders in the editor's order, as SetRoots last
+// set them.
+func (e *Engine) Roots() []string { return append([]string(nil), *e.roots.Load()...) }
+
+// SetRoots makes folders the workspace's other roots (the editor's
+// workspace folders changed): every open session gets them from its next
+// turn (agent.Agent.SetRoots), and a session the front end starts after
+// takes them from Roots. The primary root stays Options.Workspace, the
+// root the sidecars were told of; a folder that is not a directory is
+// left out, and the error names it. The plugins' commands, skills,
+// project memory and MCP roots follow at their next build (the running
+// generation keeps what it was built with, so a turn's system prompt
+// does not change under it).
+func (e *Engine) SetRoots(folders []string) error {
+	var errs []error
+	keep := make([]string, 0, len(folders))
+	for _, f := range folders {
+		if st, err := os.Stat(f); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("workspace folder %s is not a directory", f))
+			continue
+		}
+		keep = append(keep, f)
+	}
+	roots := workspaceRoots(e.opts.Workspace, keep)
+	e.roots.Store(&roots)
+	if e.Runtime != nil {
+		e.Runtime.SetFolders(roots[1:])
+	}
+	if a := e.agent.Load(); a != nil {
+		errs = append(errs, a.SetRoots(roots))
+	}
+	return errors.Join(errs...)
+}
+
+// workspaceRoots is primary then the folders that are not it, each once.
+func workspaceRoots(primary string, folders []string) []string {
+	roots := []string{primary}
+	for _, f := range folders {
+		if !slices.Contains(roots, f) {
+			roots = append(roots, f)
+		}
+	}
+	return roots
 }
 
 // configModel is the model the running generation's config.toml names

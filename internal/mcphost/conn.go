@@ -144,7 +144,8 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 		}
 	}
 	// The reference's handshake (protocol 2024-11-05, where roots are
-	// current) announces the workspace as the one root.
+	// current) announces the workspace as the first root, then its
+	// other folders.
 	caps := &mcp.ClientCapabilities{}
 	if h.opts.Workspace != "" {
 		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
@@ -159,6 +160,10 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 	if h.opts.Workspace != "" {
 		//lint:ignore SA1019 as above
 		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
+		for _, r := range h.opts.Roots {
+			//lint:ignore SA1019 as above
+			client.AddRoots(&mcp.Root{URI: fileURI(r), Name: filepath.Base(r)})
+		}
 	}
 	// The transport lives as long as the connection (an SSE stream is a
 	// request bound to the context it was opened with); the startup

@@ -101,18 +101,18 @@ func TestServerEverythingStdio(t *testing.T) {
 	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	srv := Server{Name: "everything", Command: node, Args: []string{entry, "stdio"}, Source: SourceUser,
 		Env: map[string]string{"GREETING": "${MCPHOST_TEST_UNSET:-hello-default}", "FROM_HOST": "${MCPHOST_TEST_SET}", "EMPTY": "${MCPHOST_TEST_UNSET}"}}
-	ws := t.TempDir()
-	h, n, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: ws})
+	ws, other := t.TempDir(), t.TempDir()
+	h, n, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: ws, Roots: []string{other}})
 	everythingChecks(t, h, "everything")
 
-	// The workspace is the client's root: server-everything adds
+	// The workspace's folders are the client's roots: server-everything adds
 	// get-roots-list for a client with roots (announcing it with
 	// tools/list_changed) and asks for them with roots/list.
 	if !slices.Contains(toolNames(h.Tools()), "mcp__everything__get-roots-list") {
 		n.waitFor(t, "everything now has")
 	}
 	r, err := h.Call(ctxT(t), "mcp__everything__get-roots-list", json.RawMessage(`{}`))
-	if err != nil || !strings.Contains(r.Text, "URI: "+fileURI(ws)) || !strings.Contains(r.Text, "(1 total)") {
+	if err != nil || !strings.Contains(r.Text, "URI: "+fileURI(ws)) || !strings.Contains(r.Text, "URI: "+fileURI(other)) || !strings.Contains(r.Text, "(2 total)") {
 		t.Errorf("get-roots-list = %+v, %v", r, err)
 	}
 

@@ -46,9 +46,11 @@ var ErrUnknown = errors.New("unknown MCP tool or prompt")
 
 // Options configure a Host. Zero values mean the defaults.
 type Options struct {
-	// Workspace, when set, is announced as the client's one root
-	// (capabilities.roots {listChanged:false}).
+	// Workspace, when set, is announced as the client's first root
+	// (capabilities.roots {listChanged:false}), then Roots, the
+	// workspace's other folders.
 	Workspace string
+	Roots     []string
 	// CacheDir holds the schema cache; empty means no cache, so every
 	// enabled server is discovered in the background at New.
 	CacheDir       string

@@ -136,7 +136,11 @@ const (
 // one outside the workspace gets a note instead of its contents. At most
 // MaxRefFiles files, MaxRefFileBytes each, MaxRefBytes together. An
 // empty workspace inlines nothing.
-func InlineRefs(text, workspace string) string {
+//
+// In a multi-root workspace, folders are the other roots: an absolute
+// reference (or one a symlink leads) into one of them is inside too, and
+// its file is shown by its absolute path.
+func InlineRefs(text, workspace string, folders ...string) string {
 	refs := atRefs(text)
 	if workspace == "" || len(refs) == 0 {
 		return text
@@ -153,7 +157,29 @@ func InlineRefs(text, workspace string) string {
 			out.WriteString("\n\n[further @ references not included: at most " + strconv.Itoa(MaxRefFiles) + " files, " + strconv.Itoa(MaxRefBytes) + " bytes]")
 			break
 		}
-		content, real, truncated, err := readRef(b, b.Real(), ref, min(MaxRefFileBytes, MaxRefBytes-total))
+		limit := min(MaxRefFileBytes, MaxRefBytes-total)
+		content, real, truncated, err := readRef(b, b.Real(), ref, limit)
+		shown := ""
+		if err != nil && isOutside(err) {
+			for _, f := range folders {
+				fb, ferr := fsbound.New(f, "")
+				if ferr != nil {
+					continue
+				}
+				target := filepath.FromSlash(ref)
+				if !filepath.IsAbs(target) {
+					// Relative: only a symlink of the primary root can
+					// lead into another root.
+					if target, ferr = fsbound.EvalExisting(filepath.Join(b.Real(), target)); ferr != nil {
+						continue
+					}
+				}
+				if c, r, tr, ferr := readRef(fb, fb.Real(), target, limit); ferr == nil {
+					content, real, truncated, err, shown = c, r, tr, nil, filepath.ToSlash(r)
+					break
+				}
+			}
+		}
 		switch {
 		case err != nil && isOutside(err):
 			out.WriteString("\n\n[@" + ref + " not included: it is outside the workspace]")
@@ -163,8 +189,11 @@ func InlineRefs(text, workspace string) string {
 		}
 		files++
 		total += len(content)
-		rel, _ := filepath.Rel(b.Real(), real)
-		out.WriteString("\n\n<file path=\"" + filepath.ToSlash(rel) + "\">\n" + strings.TrimRight(content, "\n"))
+		if shown == "" {
+			rel, _ := filepath.Rel(b.Real(), real)
+			shown = filepath.ToSlash(rel)
+		}
+		out.WriteString("\n\n<file path=\"" + shown + "\">\n" + strings.TrimRight(content, "\n"))
 		if truncated {
 			out.WriteString("\n[truncated]")
 		}

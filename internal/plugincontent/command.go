@@ -73,7 +73,7 @@ func (c Command) ExpandShell(args string, env Env) (string, []ShellLine) {
 		return Render(c.Body, strings.Fields(args)), nil
 	}
 	rendered := RenderClaude(c.Body, args, c.pluginRoot)
-	return InlineRefs(rendered, env.Workspace), ShellLines(rendered)
+	return InlineRefs(rendered, env.Workspace, env.Folders...), ShellLines(rendered)
 }
 
 var argToken = regexp.MustCompile(`\$(\$|ARGUMENTS|[0-9]+)`)

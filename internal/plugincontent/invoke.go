@@ -19,7 +19,10 @@ type Env struct {
 	Ready func(capability string) bool
 	// Workspace is the local workspace folder a Claude-format command's
 	// "@path" references are read from (InlineRefs); "" reads none.
+	// Folders are the workspace's other roots, whose files a reference
+	// may name by absolute path.
 	Workspace string
+	Folders   []string
 }
 
 // ErrSkillUnavailable is wrapped by the error of a skill whose required

@@ -36,7 +36,8 @@ type memoryFile struct {
 // Claude Code loads it at session start: the user's ~/.claude/CLAUDE.md
 // ("user's private global instructions for all projects"), then the
 // workspace's CLAUDE.md, .claude/CLAUDE.md and CLAUDE.local.md ("project
-// instructions") and AGENTS.md, each as "Contents of <path> (<what>):"
+// instructions") and AGENTS.md — then those of every other workspace
+// folder (Places.Folders), in the folders' order — each as "Contents of <path> (<what>):"
 // followed by its text, after one introductory sentence. "@path" imports
 // in them (outside code) are followed, relative to the importing file,
 // MaxImportDepth levels deep, each imported file once, as a section of
@@ -51,13 +52,20 @@ func Memory(places Places) (string, []Warning) {
 	if places.UserHome != "" {
 		files = append(files, memoryFile{places.UserHome, "the user's home", ".claude/CLAUDE.md", "user's private global instructions for all projects"})
 	}
-	if places.Workspace != "" {
+	for i, dir := range append([]string{places.Workspace}, places.Folders...) {
+		if dir == "" {
+			continue
+		}
+		name := "the workspace"
+		if i > 0 {
+			name = "the workspace folder " + dir
+		}
 		for _, rel := range []string{"CLAUDE.md", ".claude/CLAUDE.md"} {
-			files = append(files, memoryFile{places.Workspace, "the workspace", rel, "project instructions, checked into the codebase"})
+			files = append(files, memoryFile{dir, name, rel, "project instructions, checked into the codebase"})
 		}
 		files = append(files,
-			memoryFile{places.Workspace, "the workspace", "CLAUDE.local.md", "user's private project instructions, not checked in"},
-			memoryFile{places.Workspace, "the workspace", "AGENTS.md", "project instructions for agents, checked into the codebase"})
+			memoryFile{dir, name, "CLAUDE.local.md", "user's private project instructions, not checked in"},
+			memoryFile{dir, name, "AGENTS.md", "project instructions for agents, checked into the codebase"})
 	}
 	m := memoryLoad{seen: map[string]bool{}, content: map[string]bool{}}
 	bounds := map[string]*fsbound.Root{}

@@ -23,6 +23,9 @@ type Package = manifest.Package
 type Places struct {
 	// Workspace is the project root; "" for none.
 	Workspace string
+	// Folders are the workspace's other roots (a multi-root workspace),
+	// in the editor's order; each is a project root after Workspace.
+	Folders []string
 	// UserHome is the user's home directory (~). Its convention
 	// directories are read when it is set; leave it "" to isolate a
 	// session from them (tests, an RX_BRIDGE_HOME sandbox).
@@ -54,6 +57,12 @@ var (
 // each package's skills then agents roots, then <ReasonixHome>/skills,
 // then ~/.reasonix/skills, ~/.agents/skills, ~/.agent/skills,
 // ~/.claude/skills.
+//
+// In a multi-root workspace (Folders) every folder is a project root:
+// its commands come before the primary workspace's (the last folder
+// first), its skills and agents after the primary's (in the folders'
+// order), so of two project commands or skills of one name the primary
+// folder's wins, then the earlier folder's.
 //
 // A package's declared paths may be globs; they are expanded here. A
 // Claude Code package also gets its conventional commands/ and
@@ -109,11 +118,24 @@ func Roots(pkgs []Package, places Places) ([]Root, []Warning) {
 	add(KindCommands, ScopeGlobal, "", under(places.UserHome, conventionCmdDirs, "commands")...)
 	inReasonix()
 	add(KindCommands, ScopeGlobal, "", under(places.ReasonixHome, []string{"."}, "commands")...)
+	for _, f := range slices.Backward(places.Folders) {
+		in(f, "the workspace folder "+f)
+		add(KindCommands, ScopeProject, "", under(f, conventionCmdDirs, "commands")...)
+	}
 	inWorkspace()
 	add(KindCommands, ScopeProject, "", under(places.Workspace, conventionCmdDirs, "commands")...)
 
 	add(KindSkills, ScopeProject, "", under(places.Workspace, conventionSkillDirs, "skills")...)
+	for _, f := range places.Folders {
+		in(f, "the workspace folder "+f)
+		add(KindSkills, ScopeProject, "", under(f, conventionSkillDirs, "skills")...)
+	}
+	inWorkspace()
 	add(KindAgents, ScopeProject, "", under(places.Workspace, []string{".claude"}, "agents")...)
+	for _, f := range places.Folders {
+		in(f, "the workspace folder "+f)
+		add(KindAgents, ScopeProject, "", under(f, []string{".claude"}, "agents")...)
+	}
 	inHome()
 	add(KindAgents, ScopeGlobal, "", under(places.UserHome, []string{".claude"}, "agents")...)
 	for i, p := range pkgs {

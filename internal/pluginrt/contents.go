@@ -49,6 +49,9 @@ func (c *Contents) Close() {
 // contentsOptions say what a build of Contents reads beside the packages.
 type contentsOptions struct {
 	Workspace string
+	// Folders are the workspace's other roots: project roots of
+	// commands, skills and memory after Workspace, and MCP roots.
+	Folders []string
 	// UserHome, ReasonixHome, ProjectHooks and Settings add the user's
 	// and project's own commands, skills and hooks; User adds the
 	// config.toml [mcp_servers]. LoadPackage leaves them all out.
@@ -75,6 +78,7 @@ func (s *Set) loadContents(home *manifest.Home) (*Contents, []string) {
 	}
 	return buildContents(home, recs, contentsOptions{
 		Workspace:    s.opts.Workspace,
+		Folders:      s.Folders(),
 		UserHome:     s.opts.UserHome,
 		ReasonixHome: true,
 		ProjectHooks: s.opts.ProjectHooks || home.Config.Hooks.Project,
@@ -123,7 +127,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 			warn(r.Name, t)
 		}
 	}
-	places := plugincontent.Places{Workspace: o.Workspace, UserHome: o.UserHome}
+	places := plugincontent.Places{Workspace: o.Workspace, Folders: o.Folders, UserHome: o.UserHome}
 	var global []string
 	if o.ReasonixHome {
 		reasonix, err := home.Config.ReasonixDir()
@@ -136,7 +140,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 		}
 	}
 	if !o.Settings {
-		places.Workspace = "" // the project's own directories are not the package's
+		places.Workspace, places.Folders = "", nil // the project's own directories are not the package's
 	}
 	roots, rw := plugincontent.Roots(pkgs, places)
 	md, lw := plugincontent.Load(roots, plugincontent.Options{})
@@ -146,7 +150,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 	var memory string
 	if o.Settings {
 		var mw []plugincontent.Warning
-		memory, mw = plugincontent.Memory(plugincontent.Places{Workspace: places.Workspace, UserHome: places.UserHome})
+		memory, mw = plugincontent.Memory(plugincontent.Places{Workspace: places.Workspace, Folders: places.Folders, UserHome: places.UserHome})
 		for _, w := range mw {
 			warn("", w.String())
 		}
@@ -178,7 +182,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 			merged[i].AutoStart = false
 		}
 	}
-	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, CacheDir: o.CacheDir, OnNotice: o.MCPNotice})
+	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, Roots: o.Folders, CacheDir: o.CacheDir, OnNotice: o.MCPNotice})
 	c := &Contents{Markdown: md, Hooks: hooks, MCP: mcp, Memory: memory, warns: map[string][]string{}}
 	for i := range warns {
 		warns[i] = redact.String(warns[i])

@@ -38,9 +38,18 @@ type Options struct {
 	// SessionID and Workspace (absolute) go into every handshake.
 	SessionID string
 	Workspace string
+	// Roots are the workspace's other folders (a multi-root workspace):
+	// the plugins' view of the project (commands, skills, memory, MCP
+	// roots) reads them after Workspace. SetFolders changes them for the
+	// next build.
+	Roots []string
 	// SystemPrompt is the host's system prompt for Workspace
 	// (exthost.ManagerOptions.SystemPrompt).
 	SystemPrompt string
+	// Prompt, if set, is the host's system prompt for Workspace and the
+	// folders a build reads (SetFolders), in place of SystemPrompt at
+	// every build.
+	Prompt func(folders []string) string
 	// Services receive the sidecars' inbound traffic.
 	Services exthost.Services
 	// Audit receives every audit note; Logger diagnostics (nil discards);
@@ -79,6 +88,9 @@ type Options struct {
 type Set struct {
 	opts Options
 	mgr  *exthost.Manager
+
+	foldersMu sync.Mutex
+	folders   []string // Options.Roots, as SetFolders last set them
 
 	mu     sync.Mutex
 	snaps  map[int64]*Snapshot // every generation not yet closed
@@ -123,7 +135,7 @@ func Open(ctx context.Context, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: opts, snaps: map[int64]*Snapshot{}, stored: make(chan struct{}), built: make(chan struct{}), budget: home.Config.StartupTimeout()}
+	s := &Set{opts: opts, folders: append([]string(nil), opts.Roots...), snaps: map[int64]*Snapshot{}, stored: make(chan struct{}), built: make(chan struct{}), budget: home.Config.StartupTimeout()}
 	s.mgr = exthost.NewManager(exthost.ManagerOptions{
 		SessionID:       opts.SessionID,
 		WorkspaceRoot:   opts.Workspace,
@@ -292,7 +304,7 @@ func (s *Set) load(ctx context.Context) (*Snapshot, error) {
 	// The contents come first: the skills index is part of the prompt
 	// system_prompt.build shapes.
 	contents, warns := s.loadContents(home)
-	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.opts.SystemPrompt, contents.Memory, contents.Markdown))
+	g, err := s.mgr.LoadWithPrompt(ctx, plugins, withSkillIndex(s.prompt(), contents.Memory, contents.Markdown))
 	if err != nil {
 		contents.Close()
 		var re *exthost.RequiredError
@@ -463,4 +475,29 @@ func (s *Set) Close() {
 		snap.releaseBuiltins()
 		delete(s.snaps, id)
 	}
+}
+
+// Folders are the workspace's other folders the next build reads
+// (Options.Roots, as SetFolders last set them).
+func (s *Set) Folders() []string {
+	s.foldersMu.Lock()
+	defer s.foldersMu.Unlock()
+	return append([]string(nil), s.folders...)
+}
+
+// SetFolders makes folders the workspace's other folders from the next
+// build on: the running generation keeps the commands, skills, memory and
+// MCP roots it was built with.
+func (s *Set) SetFolders(folders []string) {
+	s.foldersMu.Lock()
+	s.folders = append([]string(nil), folders...)
+	s.foldersMu.Unlock()
+}
+
+// prompt is the host's system prompt for the next build.
+func (s *Set) prompt() string {
+	if s.opts.Prompt != nil {
+		return s.opts.Prompt(s.Folders())
+	}
+	return s.opts.SystemPrompt
 }

@@ -2,8 +2,10 @@
 // model: read_file, list_files, search_text, apply_edit, run_command and
 // todo_write (the model's plan, which changes no file).
 // Each has a JSON schema, says whether it only reads, and runs confined to
-// one workspace: every path is resolved inside the workspace root, also
-// through symlinks, and anything that would leave it is refused.
+// one workspace: every path is resolved inside one of the workspace's
+// roots (the primary one, which relative paths are relative to, and the
+// other folders of a multi-root workspace), also through symlinks, and
+// anything that would leave them is refused.
 //
 // Tools never talk to an editor directly. Reads of files the editor has
 // open and every edit go through the Documents interface, which the agent

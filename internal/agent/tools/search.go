@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -106,7 +105,7 @@ func (searchText) Run(ctx context.Context, env *Env, args json.RawMessage) (stri
 			if !d.Type().IsRegular() {
 				return nil
 			}
-			s.file(rel, filepath.Join(ws.Root, filepath.FromSlash(rel)))
+			s.file(rel, ws.abs(rel))
 			if s.capped {
 				return errStop
 			}

@@ -13,7 +13,8 @@ import (
 // errStop ends a walk early without an error.
 var errStop = errors.New("stop walking")
 
-// walkFunc sees one entry: rel is its slash path relative to the root.
+// walkFunc sees one entry: rel is its slash path as the tools show it
+// (Workspace.Rel): relative to the primary root, absolute in another.
 // Returning errStop ends the walk; any other error aborts it.
 type walkFunc func(rel string, d fs.DirEntry) error
 
@@ -22,13 +23,24 @@ type walkFunc func(rel string, d fs.DirEntry) error
 // in force ignores; an ignored directory is not entered, so nothing
 // inside it can be re-included, as in git. Symlinks are reported but
 // never followed. Without recursive it visits start's children only.
+//
+// The .gitignore files in force are those of the root that holds start.
 func (w *Workspace) walk(ctx context.Context, start string, recursive bool, fn walkFunc) error {
-	startRel := w.Rel(start)
+	r := w.rootOf(start)
+	startRel, err := filepath.Rel(r.Root, start)
+	if err != nil {
+		return err
+	}
+	startRel = filepath.ToSlash(startRel)
 	if startRel == "." {
 		startRel = ""
 	}
-	stack := w.ignoresAbove(startRel)
-	err := w.walkDir(ctx, startRel, stack, recursive, fn)
+	if r.shown != "" {
+		inner := fn
+		fn = func(rel string, d fs.DirEntry) error { return inner(path.Join(r.shown, rel), d) }
+	}
+	stack := r.ignoresAbove(startRel)
+	err = r.walkDir(ctx, startRel, stack, recursive, fn)
 	if errors.Is(err, errStop) {
 		return nil
 	}
