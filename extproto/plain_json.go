@@ -3,6 +3,7 @@ package extproto
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -36,8 +37,9 @@ func MarshalPayload(p Payload) ([]byte, error) {
 		if in.Text == "" {
 			return []byte("{}"), nil
 		}
-		// Code escapes a byte in about every ten; more grows once.
-		b := make([]byte, 0, len(`{"text":""}`)+len(in.Text)+len(in.Text)/8)
+		// Code escapes a byte in about every ten; more grows once. The
+		// string encoder makes room a block ahead.
+		b := make([]byte, 0, len(`{"text":""}`)+len(in.Text)+len(in.Text)/8+6*stringBlock)
 		b = append(b, `{"text":`...)
 		b = appendHTMLString(b, in.Text)
 		return append(b, '}'), nil
@@ -54,54 +56,65 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// stringBlock is how many bytes appendHTMLString makes room for at once:
+// six times as many (a byte becomes at most six).
+const stringBlock = 4 << 10
+
 // appendHTMLString appends s quoted as encoding/json does with HTML
-// escaping on: its loop, on a string.
+// escaping on. Bytes are stored one by one into room made a block at a
+// time: on code, whose plain runs are about ten bytes long, an append
+// (a memmove call) per run was most of the time.
 func appendHTMLString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
-	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if htmlSafe[c] {
+		end := min(i+stringBlock, len(s))
+		dst = slices.Grow(dst, 6*(end-i))
+		w, out := len(dst), dst[:cap(dst)]
+		// Every byte or rune starting before end writes at most six.
+		for i < end {
+			c := s[i]
+			if c < utf8.RuneSelf {
 				i++
+				if htmlSafe[c] {
+					out[w] = c
+					w++
+					continue
+				}
+				switch c {
+				case '\\', '"':
+					out[w], out[w+1] = '\\', c
+				case '\b':
+					out[w], out[w+1] = '\\', 'b'
+				case '\f':
+					out[w], out[w+1] = '\\', 'f'
+				case '\n':
+					out[w], out[w+1] = '\\', 'n'
+				case '\r':
+					out[w], out[w+1] = '\\', 'r'
+				case '\t':
+					out[w], out[w+1] = '\\', 't'
+				default:
+					w += copy(out[w:], `\u00`)
+					out[w], out[w+1] = hex[c>>4], hex[c&0xF]
+				}
+				w += 2
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				w += copy(out[w:], `\ufffd`)
+			case r == '\u2028' || r == '\u2029':
+				w += copy(out[w:], `\u202`)
+				out[w] = hex[r&0xF]
+				w++
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				w += copy(out[w:], s[i:i+size])
 			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
 			i += size
-			continue
 		}
-		i += size
-		start = i
+		dst = out[:w]
 	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
