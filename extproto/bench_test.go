@@ -99,3 +99,21 @@ func BenchmarkMarshalPayload8MiB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodePayload8MiB strictly decodes BenchmarkMarshalPayload8MiB's
+// JSON: what an SDK sidecar does with an externalized input.receive once
+// its bytes are fetched.
+func BenchmarkDecodePayload8MiB(b *testing.B) {
+	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
+	raw, err := MarshalPayload(&InputReceivePayload{Text: strings.Repeat(line, (8<<20-64)/(len(line)+4))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodePayload(InputReceive, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
