@@ -104,8 +104,16 @@ func TestReadOffsets(t *testing.T) {
 			t.Parallel()
 			r, err := s.Read(&extproto.ContentReadParams{ContentRef: tc.ref, Offset: tc.offset})
 			wantReason(t, err, tc.reason)
+			// Page answers the same read with the same error or the
+			// same page on the wire.
+			pg, perr := s.Page(&extproto.ContentReadParams{ContentRef: tc.ref, Offset: tc.offset})
+			wantReason(t, perr, tc.reason)
 			if err != nil {
 				return
+			}
+			want, _ := r.AppendJSON(nil)
+			if got, _ := pg.AppendJSON(nil); !bytes.Equal(got, want) {
+				t.Errorf("Page encodes as %.120s, Read as %.120s", got, want)
 			}
 			b, _ := base64.StdEncoding.DecodeString(r.DataBase64)
 			if len(b) != tc.bytes || !bytes.Equal(b, data[tc.offset:tc.offset+int64(len(b))]) {
@@ -124,5 +132,7 @@ func TestReadOffsets(t *testing.T) {
 func TestReadNilParams(t *testing.T) {
 	t.Parallel()
 	_, err := NewStore().Read(nil)
+	wantReason(t, err, extproto.ReasonInvalidParams)
+	_, err = NewStore().Page(nil)
 	wantReason(t, err, extproto.ReasonInvalidParams)
 }

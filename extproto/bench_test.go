@@ -2,6 +2,7 @@ package extproto
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +72,48 @@ func TestDecodeAllocations(t *testing.T) {
 	} {
 		if got := testing.AllocsPerRun(200, c.fn); got > c.max {
 			t.Errorf("%s: %.1f allocations per decode, budget %.0f", c.name, got, c.max)
+		}
+	}
+}
+
+// An 8 MiB input.receive of code (BenchmarkContentRatio's text) encoded
+// by MarshalPayload and by encoding/json.
+func BenchmarkMarshalPayload8MiB(b *testing.B) {
+	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
+	p := &InputReceivePayload{Text: strings.Repeat(line, (8<<20-64)/(len(line)+4))}
+	for _, tc := range []struct {
+		name    string
+		marshal func(any) ([]byte, error)
+	}{
+		{"MarshalPayload", func(v any) ([]byte, error) { return MarshalPayload(v.(Payload)) }},
+		{"encoding-json", json.Marshal},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p.Text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tc.marshal(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodePayload8MiB strictly decodes BenchmarkMarshalPayload8MiB's
+// JSON: what an SDK sidecar does with an externalized input.receive once
+// its bytes are fetched.
+func BenchmarkDecodePayload8MiB(b *testing.B) {
+	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
+	raw, err := MarshalPayload(&InputReceivePayload{Text: strings.Repeat(line, (8<<20-64)/(len(line)+4))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodePayload(InputReceive, raw); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

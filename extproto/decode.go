@@ -27,8 +27,13 @@ func Decode[T any](raw []byte, v *T) error {
 }
 
 func decodeRoot(s *shape, raw []byte, v reflect.Value) error {
+	return decodeInto(s, raw, false, v)
+}
+
+// decodeInto is decodeRoot; owned says raw is handed over (decoder.owned).
+func decodeInto(s *shape, raw []byte, owned bool, v reflect.Value) error {
 	v.SetZero()
-	d := decoder{data: raw}
+	d := decoder{data: raw, owned: owned}
 	d.skipWS()
 	if err := d.value(s, v); err != nil {
 		return err
@@ -62,7 +67,7 @@ func (d *decoder) value(s *shape, v reflect.Value) *FieldError {
 			return err
 		}
 		if s.enum == nil {
-			v.SetString(string(b))
+			v.SetString(d.keep(b))
 			return nil
 		}
 		// Setting the set's own string costs no allocation.

@@ -6,10 +6,12 @@
 //
 // The Go types are the single source of the contract. Their `json` and
 // `rx` tags drive both the strict decoder (Decode, DecodeParams,
-// DecodeResult, DecodePayload, DecodeSurfacePayload, DecodeRequestPayload)
-// and the schema generator, whose output schema.json is committed and is
+// DecodeResult, DecodeResultOwned, DecodePayload, DecodeSurfacePayload,
+// DecodeRequestPayload) and the schema generator, whose output schema.json is committed and is
 // tested to be semantically equal to the canonical reference document
-// (SchemaSHA256 reproduces its published hash).
+// (SchemaSHA256 reproduces its published hash). The encoders of the bulky
+// values (MarshalPayload, ContentPage, the AppendJSON methods) write
+// exactly what encoding/json would, without reflection.
 //
 // It owns the contract and nothing else: it never does I/O, never starts a
 // process and imports no other package of this module. Every reason string,

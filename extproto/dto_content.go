@@ -1,5 +1,7 @@
 package extproto
 
+import "encoding/base64"
+
 // Content-store DTOs: host/content/read.
 
 // ContentReadParams asks for the page of a content ref starting at Offset.
@@ -38,3 +40,35 @@ func (r *ContentReadResult) Validate() error {
 	}
 	return nil
 }
+
+// ContentPage is a page whose data is still raw bytes: it encodes exactly
+// as the ContentReadResult with DataBase64 the standard padded base64 of
+// Data (which must not change until it is encoded), writing the base64
+// straight into the frame. The host serves host/content/read with it: a
+// page's base64 is then never a string of its own that the frame copies
+// and scans again.
+type ContentPage struct {
+	ContentRef string
+	Data       []byte
+	Encoding   ContentEncoding
+	NextOffset *int64
+	Offset     int64
+	SHA256     string
+	TotalBytes int64
+}
+
+// Result is the page as the ContentReadResult it encodes as.
+func (p *ContentPage) Result() *ContentReadResult {
+	return &ContentReadResult{
+		ContentRef: p.ContentRef,
+		DataBase64: base64.StdEncoding.EncodeToString(p.Data),
+		Encoding:   p.Encoding,
+		NextOffset: p.NextOffset,
+		Offset:     p.Offset,
+		SHA256:     p.SHA256,
+		TotalBytes: p.TotalBytes,
+	}
+}
+
+// MarshalJSON is the page's ContentReadResult's JSON.
+func (p *ContentPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }

@@ -1,6 +1,10 @@
 package extproto
 
-import "encoding/binary"
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"slices"
+)
 
 // PlainLen returns how many leading bytes of b can stand in a JSON string
 // as they are: ASCII from 0x20, neither '"' nor '\\'. Eight bytes at a
@@ -49,6 +53,32 @@ func (r *ContentReadResult) AppendJSON(b []byte) ([]byte, error) {
 	b = appendJSONString(b, r.SHA256)
 	b = append(b, `,"totalBytes":`...)
 	b = strconvAppendInt(b, r.TotalBytes)
+	return append(b, '}'), nil
+}
+
+// AppendJSON appends p as encoding/json encodes its Result, growing b
+// once and encoding the base64 in place.
+func (p *ContentPage) AppendJSON(b []byte) ([]byte, error) {
+	n := base64.StdEncoding.EncodedLen(len(p.Data))
+	b = slices.Grow(b, n+len(p.ContentRef)+len(p.SHA256)+len(p.Encoding)+160)
+	b = append(b, `{"contentRef":`...)
+	b = appendJSONString(b, p.ContentRef)
+	b = append(b, `,"dataBase64":"`...)
+	at := len(b)
+	b = b[:at+n]
+	base64.StdEncoding.Encode(b[at:], p.Data)
+	b = append(b, `","encoding":`...)
+	b = appendJSONString(b, string(p.Encoding))
+	if p.NextOffset != nil {
+		b = append(b, `,"nextOffset":`...)
+		b = strconvAppendInt(b, *p.NextOffset)
+	}
+	b = append(b, `,"offset":`...)
+	b = strconvAppendInt(b, p.Offset)
+	b = append(b, `,"sha256":`...)
+	b = appendJSONString(b, p.SHA256)
+	b = append(b, `,"totalBytes":`...)
+	b = strconvAppendInt(b, p.TotalBytes)
 	return append(b, '}'), nil
 }
 

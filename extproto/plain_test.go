@@ -50,6 +50,36 @@ func TestContentReadResultAppendJSON(t *testing.T) {
 	}
 }
 
+// A ContentPage encodes, through AppendJSON (after a prefix) and
+// MarshalJSON, exactly as its Result does through the wire's encoder.
+func TestContentPageEncodesAsItsResult(t *testing.T) {
+	t.Parallel()
+	next := int64(3)
+	for _, p := range []ContentPage{
+		{ContentRef: "cr_0123", Data: []byte("abc"), Encoding: EncodingUTF8, NextOffset: &next, Offset: 0, SHA256: strings.Repeat("ab", 32), TotalBytes: 300000},
+		{ContentRef: "cr_last", Encoding: EncodingUTF8, Offset: 262144, SHA256: strings.Repeat("0", 64), TotalBytes: 262144},
+		{ContentRef: "cr_big", Data: bytes.Repeat([]byte{0, 0xff, '"', '\\', 'x'}, 50000), Encoding: EncodingUTF8, SHA256: strings.Repeat("1", 64), TotalBytes: 250001},
+		{ContentRef: "a\"b\\c<d>&\u2028\n\x01é\xff", Data: []byte{1}, Encoding: "weird\"", Offset: -1},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p.Result()); err != nil {
+			t.Fatal(err)
+		}
+		wantS := strings.TrimSuffix(want.String(), "\n")
+		if got, err := p.AppendJSON([]byte("prefix")); err != nil || string(got) != "prefix"+wantS {
+			t.Errorf("AppendJSON:\n got %.200s\nwant prefix%.200s", got, wantS)
+		}
+		var viaJSON bytes.Buffer
+		enc = json.NewEncoder(&viaJSON)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&p); err != nil || viaJSON.String() != want.String() {
+			t.Errorf("MarshalJSON:\n got %.200s\nwant %.200s", viaJSON.String(), wantS)
+		}
+	}
+}
+
 // StreamOpenParams.AppendJSON writes exactly what the wire's encoder
 // (encoding/json, no HTML escaping) wrote before it existed, and fails
 // where encoding/json fails.
@@ -133,6 +163,45 @@ func BenchmarkStreamOpenEncode(b *testing.B) {
 			if buf, err = p.AppendJSON(buf[:0]); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// MarshalPayload is json.Marshal, byte for byte, on every string: HTML
+// characters, control characters, invalid UTF-8, U+2028/U+2029, and the
+// empty text that omitempty drops.
+func TestMarshalPayloadIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	var ctl strings.Builder
+	for c := range 0x80 {
+		ctl.WriteByte(byte(c))
+	}
+	for _, p := range []Payload{
+		&InputReceivePayload{},
+		&InputReceivePayload{Text: "hello"},
+		&InputReceivePayload{Text: ctl.String()},
+		&InputReceivePayload{Text: "<a href=\"x\">&amp;</a>\u2028\u2029é😀\xff\xfe\xed\xa0\x80" + "\x00"},
+		&InputReceivePayload{Text: strings.Repeat("\tfmt.Println(\"hello, world\") // a line of code\n", 1000)},
+		(*InputReceivePayload)(nil),
+		&ToolBeforePayload{Name: "x<y", Arguments: `{"a":1}`},
+	} {
+		want, werr := json.Marshal(p)
+		got, gerr := MarshalPayload(p)
+		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
+			t.Errorf("%T %.40q: MarshalPayload = %.80q, %v; json.Marshal = %.80q, %v", p, fmt.Sprint(p), got, gerr, want, werr)
+		}
+	}
+}
+
+func FuzzMarshalPayload(f *testing.F) {
+	for _, s := range []string{"", "a", "<>&", "\u2028", "\xff", "a\tb\n\"\\", "\x7f\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := &InputReceivePayload{Text: s}
+		want, _ := json.Marshal(p)
+		if got, _ := MarshalPayload(p); !bytes.Equal(got, want) {
+			t.Fatalf("MarshalPayload(%q) = %q, json.Marshal = %q", s, got, want)
 		}
 	})
 }

@@ -154,12 +154,23 @@ func DecodeParams(method string, raw json.RawMessage) (any, error) {
 // fails the local call as protocol_error ("invalid <method> result: ...").
 // A notification has no result; asking for one is unknown_method.
 func DecodeResult(method string, raw json.RawMessage) (any, error) {
+	return decodeResult(method, raw, false)
+}
+
+// DecodeResultOwned is DecodeResult of a raw the caller hands over: nobody
+// may write it again, since big strings of the result (a content page's
+// megabyte of base64) share its memory instead of being copied out of it.
+func DecodeResultOwned(method string, raw json.RawMessage) (any, error) {
+	return decodeResult(method, raw, true)
+}
+
+func decodeResult(method string, raw json.RawMessage, owned bool) (any, error) {
 	s, ok := methods[method]
 	if !ok || s.Notification {
 		return nil, NewError(ReasonUnknownMethod, "no result registered for method "+method)
 	}
 	v := reflect.New(s.Result)
-	if err := decodeRoot(s.result, raw, v.Elem()); err != nil {
+	if err := decodeInto(s.result, raw, owned, v.Elem()); err != nil {
 		return nil, Errorf(ReasonProtocolError, "invalid %s result: %w", method, err)
 	}
 	return v.Interface(), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The JSON scanner under the strict decoder: it reads tokens straight out
@@ -24,6 +25,38 @@ type decoder struct {
 	depth int
 	// buf holds the unescaped form of the last string that needed it.
 	buf []byte
+	// owned says data is handed over: nobody writes it again, so a big
+	// string may share its memory (see keep).
+	owned bool
+}
+
+// bigString is the length from which keep lets a decoded string share
+// the memory it was decoded into instead of copying it: a content page's
+// base64 or an externalized payload's text is megabytes, and each copy
+// was a pass over all of it.
+const bigString = 64 << 10
+
+// keep returns b, just returned by str, as a string. A small one is
+// copied. A big one takes over memory nobody writes again: the buffer
+// strSlow unescaped it into (the decoder then forgets that buffer), when
+// it wastes at most a quarter of its capacity, or, when the input is
+// owned, the input it aliases.
+func (d *decoder) keep(b []byte) string {
+	if len(b) < bigString {
+		return string(b)
+	}
+	p := unsafe.SliceData(b)
+	switch {
+	case p == unsafe.SliceData(d.buf):
+		if cap(d.buf)-len(b) > len(b)/4 {
+			return string(b)
+		}
+		d.buf = nil
+		return unsafe.String(p, len(b))
+	case d.owned:
+		return unsafe.String(p, len(b))
+	}
+	return string(b)
 }
 
 // enter opens an object or array, enforcing maxDepth; the matching close

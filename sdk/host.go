@@ -63,7 +63,9 @@ func call[R any](ctx context.Context, h *Host, method string, params any) (*R, e
 	if err != nil {
 		return nil, err
 	}
-	v, err := extproto.DecodeResult(method, raw)
+	// raw is the wire's own copy of the result, read by nobody else: big
+	// strings (a content page) keep its memory instead of a second copy.
+	v, err := extproto.DecodeResultOwned(method, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (c *Conn) take(id int64) *pendingCall {
 }
 
 // Call sends a request and waits for its answer, returning the raw result
-// for the caller to decode strictly. Ids are integers from 1, per
+// for the caller to decode strictly: a copy only the caller holds. Ids are integers from 1, per
 // connection. A remote error is a *extproto.Error (extproto.FromWire); a
 // frame over the limit fails with frame_too_large before anything is
 // written; params must encode to a JSON object (nil omits them). When ctx

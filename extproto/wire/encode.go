@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -78,7 +79,10 @@ var bufPool = sync.Pool{New: func() any {
 }}
 
 // maxPooledBuf keeps one huge frame from pinning megabytes in the pool.
-const maxPooledBuf = 64 << 10
+// It holds a host/content/read answer (a page's base64 and its header),
+// so paging an object reuses one buffer instead of allocating, and
+// zeroing, 350 KB per page.
+var maxPooledBuf = base64.StdEncoding.EncodedLen(extproto.ContentRefChunkBytes) + 16<<10
 
 func getBuf() *frameBuf { return bufPool.Get().(*frameBuf) }
 

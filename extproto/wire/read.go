@@ -283,10 +283,14 @@ func (c *Conn) respondError(id int64, hasID bool, w extproto.WireError) {
 	_ = c.send(context.Background(), f) // fails only when the connection is gone
 }
 
-// clone copies a span out of the read buffer; nil stays nil.
+// clone copies a span out of the read buffer; nil stays nil. make then
+// copy is the one form the compiler allocates without zeroing first: a
+// content page's answer is 350 KB.
 func clone(b []byte) json.RawMessage {
 	if b == nil {
 		return nil
 	}
-	return append(json.RawMessage(make([]byte, 0, len(b))), b...)
+	c := make(json.RawMessage, len(b))
+	copy(c, b)
+	return c
 }

@@ -136,7 +136,7 @@ func (g *Generation) Rules(point extproto.HookPoint) bool {
 func (g *Generation) interceptChain(ctx context.Context, out Outcome, chain []*Sidecar, owner *Sidecar) (Outcome, error) {
 	point := out.Point
 	w := walk{g: g, point: point, out: &out}
-	raw, err := json.Marshal(out.Payload)
+	raw, err := extproto.MarshalPayload(out.Payload)
 	if err != nil {
 		return out, fmt.Errorf("encode %s payload: %w", point, err)
 	}
@@ -280,7 +280,7 @@ func (w *walk) replace(res *extproto.InterceptResult) error {
 	if err != nil {
 		return err
 	}
-	canon, err := json.Marshal(p)
+	canon, err := extproto.MarshalPayload(p)
 	if err != nil {
 		return err
 	}

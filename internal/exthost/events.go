@@ -50,7 +50,7 @@ func (g *Generation) eventFor(id string, point extproto.HookPoint, payload extpr
 	if len(to) == 0 {
 		return nil
 	}
-	raw, err := json.Marshal(payload)
+	raw, err := extproto.MarshalPayload(payload)
 	if err != nil {
 		msg := fmt.Sprintf("encode %s event: %v", point, err)
 		if g.obs.warn != nil {

@@ -77,7 +77,8 @@ func (s *Sidecar) lease(raw json.RawMessage) *contentref.Lease {
 	return s.content.Lease()
 }
 
-// readContent serves host/content/read from the sidecar's own store only.
-func (s *Sidecar) readContent(p *extproto.ContentReadParams) (*extproto.ContentReadResult, error) {
-	return s.content.Read(p)
+// readContent serves host/content/read from the sidecar's own store only,
+// the page's base64 encoded straight into the answer's frame.
+func (s *Sidecar) readContent(p *extproto.ContentReadParams) (*extproto.ContentPage, error) {
+	return s.content.Page(p)
 }

@@ -168,3 +168,24 @@ func BenchmarkChainRatio(b *testing.B) {
 		benchratio.Side{Call: walk(one), PIDs: pidsOf(one)},
 		benchratio.Side{Call: walk(four), PIDs: pidsOf(four)})
 }
+
+// BenchmarkContentIntercept is BenchmarkContentRatio's subject alone, so
+// B/op and allocs/op are this process's exact cost of one 8 MiB
+// input.receive read by an SDK sidecar (the sidecar's own, with
+// RX_FAKE_ALLOCS set, are written by it; see docs/PERFORMANCE.md).
+func BenchmarkContentIntercept(b *testing.B) {
+	p, _ := fakePluginB(b, "reader")
+	p.Runtime.Env = map[string]string{envFakeMode: "sdk-text"}
+	p.Intercepts = []extproto.HookPoint{extproto.InputReceive}
+	g := loadBench(b, p)
+	line := "\tfmt.Println(\"hello, world\") // a line of code\n"
+	payload := &extproto.InputReceivePayload{Text: strings.Repeat(line, (8<<20-64)/(len(line)+4))}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := g.Intercept(ctx, extproto.InputReceive, payload)
+		if err != nil || out.Blocked || len(out.Rulings) != 1 || out.Rulings[0].Err != nil {
+			b.Fatalf("%v %+v", err, out)
+		}
+	}
+}
