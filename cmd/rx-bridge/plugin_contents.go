@@ -130,13 +130,15 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // mcpCheckJSON is doctor's start of one MCP server.
 type mcpCheckJSON struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Target    string   `json:"target"`
-	OK        bool     `json:"ok"`
-	Tools     []string `json:"tools"`
-	Prompts   []string `json:"prompts"`
-	Error     string   `json:"error,omitempty"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	OK        bool   `json:"ok"`
+	// Protocol is the MCP protocol version agreed in the handshake.
+	Protocol string   `json:"protocol,omitempty"`
+	Tools    []string `json:"tools"`
+	Prompts  []string `json:"prompts"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // checkMCP starts each of r's MCP servers (auto_start false ones too),
@@ -151,6 +153,11 @@ func checkMCP(c *pluginrt.Contents, name string) []mcpCheckJSON {
 			ch.Error = oneLine(err.Error())
 		} else {
 			ch.OK = true
+			for _, now := range c.MCP.Status() {
+				if now.Name == st.Name {
+					ch.Protocol = now.Protocol
+				}
+			}
 			for _, t := range c.MCP.Tools() {
 				if t.Server == st.Name {
 					ch.Tools = append(ch.Tools, t.Name)
@@ -174,7 +181,7 @@ func writeMCPChecks(w io.Writer, checks []mcpCheckJSON) {
 			fmt.Fprintf(w, "  fail  MCP server %s [%s] %s did not start: %s\n", ch.Name, ch.Transport, ch.Target, ch.Error)
 			continue
 		}
-		fmt.Fprintf(w, "  ok    MCP server %s [%s] started with %d tools\n", ch.Name, ch.Transport, len(ch.Tools))
+		fmt.Fprintf(w, "  ok    MCP server %s [%s] started with %d tools (MCP protocol %s)\n", ch.Name, ch.Transport, len(ch.Tools), ch.Protocol)
 		if len(ch.Tools) > 0 {
 			fmt.Fprintf(w, "        tools: %s\n", strings.Join(ch.Tools, ", "))
 		}

@@ -111,7 +111,8 @@ func (c *conn) shutdown() {
 // ctx (the startup timeout). A connection that exists but failed later is
 // returned with the error so the caller can show its stderr and shut it
 // down.
-func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, error) {
+// version is the protocol version to offer; "" offers the SDK's newest.
+func (h *Host) dial(ctx context.Context, s *server, version string) (*conn, []Tool, []Prompt, error) {
 	cfg := s.cfg.expanded(h.opts.Getenv)
 	learnSecrets(cfg, h.opts.Workspace)
 	c := &conn{stderr: &tail{max: stderrTailBytes}, ended: make(chan struct{})}
@@ -143,8 +144,9 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 		}
 	}
-	// The reference's handshake (protocol 2024-11-05, where roots are
-	// current) announces the workspace as the one root.
+	// The workspace is announced as the one root, as the reference does
+	// (roots are current up to protocol 2025-11-25, the newest a server
+	// has agreed to so far, and still served, deprecated, after it).
 	caps := &mcp.ClientCapabilities{}
 	if h.opts.Workspace != "" {
 		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
@@ -165,7 +167,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 	// timeout bounds it until discovery is done.
 	stop := context.AfterFunc(ctx, c.cancel)
 	defer stop()
-	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: handshakeVersion})
+	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		return c, nil, nil, err
 	}

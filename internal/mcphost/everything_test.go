@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // These tests run the reference MCP server of the MCP project,
@@ -92,6 +94,11 @@ func everythingChecks(t *testing.T, h *Host, name string) {
 	if st := h.Status(); len(st) != 1 || st[0].State != StateReady || st[0].Tools != len(h.Tools()) || st[0].Prompts != len(prompts) {
 		t.Errorf("Status = %+v", st)
 	}
+	// It speaks a newer protocol than the reference's pinned one.
+	if st := h.Status(); st[0].Protocol <= fallbackVersion || !slices.Contains(mcp.SupportedProtocolVersions(), st[0].Protocol) {
+		t.Errorf("agreed protocol %q", st[0].Protocol)
+	}
+	t.Logf("protocol %s", h.Status()[0].Protocol)
 }
 
 func TestServerEverythingStdio(t *testing.T) {

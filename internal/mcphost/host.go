@@ -33,11 +33,16 @@ const (
 	stderrTailBytes = 16 << 10
 )
 
-// The handshake the reference sends.
+// The handshake. The client offers the newest protocol the SDK speaks
+// (MCP's lifecycle: the server answers with that version or the newest it
+// supports, and the SDK accepts any version it supports); a server whose
+// handshake fails on that offer gets a second handshake offering
+// fallbackVersion, the one the reference pins. Status.Protocol records
+// which was agreed (docs/ARCHITECTURE.md "MCP servers").
 const (
-	handshakeVersion = "2024-11-05"
-	clientName       = "reasonix"
-	clientVersion    = "dev"
+	fallbackVersion = "2024-11-05"
+	clientName      = "reasonix"
+	clientVersion   = "dev"
 )
 
 // ErrUnknown is wrapped by Call and GetPrompt for a name that is not one
@@ -170,6 +175,9 @@ type Status struct {
 	State   State
 	Tools   int
 	Prompts int
+	// Protocol is the MCP protocol version agreed with the running (or
+	// last connected) server; "" before it connected.
+	Protocol string
 	// Err is why the server failed, redacted (with its stderr tail).
 	Err string
 }
@@ -198,6 +206,7 @@ type server struct {
 	stub          bool
 	starting      chan struct{}
 	conn          *conn
+	protocol      string
 }
 
 // New takes the session's servers (Merge's output) and starts what must
@@ -356,7 +365,7 @@ func (h *Host) Status() []Status {
 	var out []Status
 	for _, s := range h.servers {
 		st := Status{Name: s.cfg.Name, DisplayName: s.cfg.DisplayName, Source: s.cfg.Source, Owner: s.cfg.Owner,
-			Type: s.typ, Target: redact.String(s.cfg.Target()), State: s.state, Err: s.err}
+			Type: s.typ, Target: redact.String(s.cfg.Target()), State: s.state, Err: s.err, Protocol: s.protocol}
 		if st.Type == "" {
 			st.Type = s.cfg.Type
 		}
@@ -475,7 +484,13 @@ func (h *Host) startLocked(s *server) {
 func (h *Host) start(s *server) {
 	ctx, cancel := context.WithTimeout(h.ctx, h.startupTimeout(s.cfg))
 	defer cancel()
-	c, tools, prompts, err := h.dial(ctx, s)
+	c, tools, prompts, err := h.dial(ctx, s, "")
+	if err != nil && c != nil && c.cs == nil && isServerError(err) && ctx.Err() == nil && h.ctx.Err() == nil {
+		// The handshake offering the newest version failed: the server
+		// may speak only the reference's. One more, offering that.
+		c.shutdown()
+		c, tools, prompts, err = h.dial(ctx, s, fallbackVersion)
+	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -514,6 +529,9 @@ func (h *Host) start(s *server) {
 	}
 	changed := s.pinned == nil
 	s.state, s.conn, s.tools, s.prompts, s.stub = StateReady, c, tools, prompts, false
+	if r := c.cs.InitializeResult(); r != nil {
+		s.protocol = r.ProtocolVersion
+	}
 	if c.relistQueued {
 		// A list changed during the discovery.
 		h.startRelistLocked(s, c)
