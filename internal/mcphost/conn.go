@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -144,23 +143,33 @@ func (h *Host) dial(ctx context.Context, s *server, version string) (*conn, []To
 			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 		}
 	}
-	// The workspace is announced as the one root, as the reference does
-	// (roots are current up to protocol 2025-11-25, the newest a server
-	// has agreed to so far, and still served, deprecated, after it).
+	// The workspace folders are the client's roots, as the reference
+	// announces its workspace (roots are current up to protocol
+	// 2025-11-25 and still served, deprecated, after it).
+	roots := h.roots()
 	caps := &mcp.ClientCapabilities{}
-	if h.opts.Workspace != "" {
+	if len(roots) > 0 {
 		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
-		Capabilities:               caps,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { h.listChanged(s, c, true) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { h.listChanged(s, c, true) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { h.listChanged(s, c, false) },
-	})
-	if h.opts.Workspace != "" {
+	opts := &mcp.ClientOptions{
+		Capabilities:                caps,
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { h.listChanged(s, c, true) },
+		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { h.listChanged(s, c, true) },
+		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { h.listChanged(s, c, false) },
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { h.onProgress(s.cfg.Name, r) },
+	}
+	if h.opts.Elicit != nil {
+		// Form mode only: the editor asks the schema's fields.
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return h.elicit(ctx, s.cfg.Name, r)
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
+	if len(roots) > 0 {
 		//lint:ignore SA1019 as above
-		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
+		client.AddRoots(roots...)
 	}
 	// The transport lives as long as the connection (an SSE stream is a
 	// request bound to the context it was opened with); the startup

@@ -52,8 +52,21 @@ var ErrUnknown = errors.New("unknown MCP tool or prompt")
 // Options configure a Host. Zero values mean the defaults.
 type Options struct {
 	// Workspace, when set, is announced as the client's one root
-	// (capabilities.roots {listChanged:false}).
+	// (capabilities.roots {listChanged:false}) unless Roots is set.
 	Workspace string
+	// Roots are the workspace folders, the client's roots (roots/list);
+	// empty means Workspace alone.
+	Roots []string
+	// Elicit, when set, answers servers' elicitation/create requests
+	// (form mode, announced as the elicitation capability) by asking the
+	// user; it blocks until the user answers or ctx ends. Nil announces
+	// no elicitation.
+	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
+	// OnProgress, when set, receives the servers' progress reports of
+	// tool calls in flight (each call offers a progress token) and the
+	// end of each call that reported any. It may be called from any
+	// goroutine and must not block long.
+	OnProgress func(Progress)
 	// CacheDir holds the schema cache; empty means no cache, so every
 	// enabled server is discovered in the background at New.
 	CacheDir       string
@@ -191,6 +204,8 @@ type Host struct {
 	mu      sync.Mutex
 	closed  bool
 	servers []*server
+
+	progress progressCalls
 }
 
 type server struct {
@@ -708,7 +723,13 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage) (Res
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	res, err := c.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool.RawName, Arguments: params})
+	call := &mcp.CallToolParams{Name: tool.RawName, Arguments: params}
+	if h.opts.OnProgress != nil {
+		token, end := h.beginProgress(s.cfg.Name, tool.Name)
+		defer end()
+		call.SetProgressToken(token)
+	}
+	res, err := c.cs.CallTool(cctx, call)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
