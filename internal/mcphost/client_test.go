@@ -48,11 +48,11 @@ func TestServerEverythingClientFeatures(t *testing.T) {
 	var pmu sync.Mutex
 	var reports []Progress
 	srv := Server{Name: "everything", Command: node, Args: []string{entry, "stdio"}, Source: SourceUser}
-	h, n, _ := newHost(t, []Server{srv}, Options{Workspace: ws1, Roots: []string{ws1, ws2}, Elicit: fe.elicit, OnProgress: func(p Progress) {
+	h, n, _ := newHost(t, []Server{srv}, Options{Workspace: ws1, Client: Client{Roots: []string{ws1, ws2}, Elicit: fe.elicit, OnProgress: func(p Progress) {
 		pmu.Lock()
 		reports = append(reports, p)
 		pmu.Unlock()
-	}})
+	}}})
 	ctx := ctxT(t)
 	if _, err := h.Connect(ctx, "everything"); err != nil {
 		t.Fatal(err)

@@ -140,7 +140,12 @@ func (h *Host) dial(ctx context.Context, s *server, version string) (*conn, []To
 		if s.typ == TypeSSE {
 			transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 		} else {
-			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+			st := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+			if h.opts.OpenURL != nil && !hasHeader(cfg.Headers, "Authorization") {
+				// OAuth, unless the definition brings its own credentials.
+				st.OAuthHandler = h.oauthOf(s, cfg.URL)
+			}
+			transport = st
 		}
 	}
 	// The workspace folders are the client's roots, as the reference
@@ -427,6 +432,15 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.base.RoundTrip(r)
+}
+
+func hasHeader(headers map[string]string, name string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func origin(u *url.URL) string {

@@ -54,19 +54,9 @@ type Options struct {
 	// Workspace, when set, is announced as the client's one root
 	// (capabilities.roots {listChanged:false}) unless Roots is set.
 	Workspace string
-	// Roots are the workspace folders, the client's roots (roots/list);
-	// empty means Workspace alone.
-	Roots []string
-	// Elicit, when set, answers servers' elicitation/create requests
-	// (form mode, announced as the elicitation capability) by asking the
-	// user; it blocks until the user answers or ctx ends. Nil announces
-	// no elicitation.
-	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
-	// OnProgress, when set, receives the servers' progress reports of
-	// tool calls in flight (each call offers a progress token) and the
-	// end of each call that reported any. It may be called from any
-	// goroutine and must not block long.
-	OnProgress func(Progress)
+	// Client is what the servers may ask of the editor: roots,
+	// elicitation, progress, OAuth.
+	Client
 	// CacheDir holds the schema cache; empty means no cache, so every
 	// enabled server is discovered in the background at New.
 	CacheDir       string
@@ -92,6 +82,34 @@ type Options struct {
 	// listChangedLimit overrides defaultListChangedLimit; negative: no
 	// limit (tests of the coalescing bounds).
 	listChangedLimit int
+}
+
+// Client is the editor's side of the MCP client: what servers may ask of
+// it and report to it. Zero values announce or serve nothing more than
+// roots from Options.Workspace.
+type Client struct {
+	// Roots are the workspace folders, the client's roots (roots/list);
+	// empty means Options.Workspace alone.
+	Roots []string
+	// Elicit, when set, answers servers' elicitation/create requests
+	// (form mode, announced as the elicitation capability) by asking the
+	// user; it blocks until the user answers or ctx ends. Nil announces
+	// no elicitation.
+	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
+	// OnProgress, when set, receives the servers' progress reports of
+	// tool calls in flight (each call offers a progress token) and the
+	// end of each call that reported any. It may be called from any
+	// goroutine and must not block long.
+	OnProgress func(Progress)
+	// OpenURL shows the user a page to open in their browser (a Streamable
+	// HTTP server's OAuth authorization page): the editor opens it, or a
+	// notice shows the URL. Nil: a server that requires OAuth fails to
+	// connect, saying so.
+	OpenURL func(ctx context.Context, server, url string) error
+	// TokenDir keeps the OAuth tokens, one file per server (0600,
+	// written atomically), so a later session needs no new
+	// authorization; "" keeps them for the host's life only.
+	TokenDir string
 }
 
 // A server that sends more than defaultListChangedLimit list_changed
@@ -222,6 +240,7 @@ type server struct {
 	starting      chan struct{}
 	conn          *conn
 	protocol      string
+	oauth         *oauthHandler
 }
 
 // New takes the session's servers (Merge's output) and starts what must
@@ -497,7 +516,9 @@ func (h *Host) startLocked(s *server) {
 // start dials the server, lists its tools and prompts, and publishes the
 // outcome.
 func (h *Host) start(s *server) {
-	ctx, cancel := context.WithTimeout(h.ctx, h.startupTimeout(s.cfg))
+	// The startup timeout pauses while an OAuth authorization waits for
+	// the user.
+	ctx, clock, cancel := withStartClock(h.ctx, h.startupTimeout(s.cfg))
 	defer cancel()
 	c, tools, prompts, err := h.dial(ctx, s, "")
 	if err != nil && c != nil && c.cs == nil && isServerError(err) && ctx.Err() == nil && h.ctx.Err() == nil {
@@ -515,7 +536,7 @@ func (h *Host) start(s *server) {
 		return
 	}
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		if clock.expiredNow() {
 			err = fmt.Errorf("no answer within %s", h.startupTimeout(s.cfg))
 		}
 		msg := fmt.Sprintf("mcp server %q failed to start: %v", s.cfg.Name, err)
@@ -889,8 +910,19 @@ func (h *Host) Close() error {
 		}
 		s.state = StateClosed
 	}
+	var oauths []*oauthHandler
+	for _, s := range h.servers {
+		if s.oauth != nil {
+			oauths = append(oauths, s.oauth)
+		}
+	}
 	h.mu.Unlock()
 	h.cancel()
+	defer func() {
+		for _, o := range oauths {
+			o.close()
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
