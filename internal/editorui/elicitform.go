@@ -328,3 +328,14 @@ func (h *Hub) Ask(ctx context.Context, origin, surfaceID, title, message string,
 	}
 	return a, err
 }
+
+// ShowStatus shows a status item that does not come from a plugin (an
+// MCP server's progress; st.Plugin names who reports) the way plugin
+// status surfaces go: natively, else in the editor's log. One item per
+// (st.Plugin, st.SurfaceID) is kept and updated in place. Texts are
+// redacted here.
+func (h *Hub) ShowStatus(ctx context.Context, st Status) {
+	st.SessionID, st.Generation, st.Session = h.opts.SessionID, h.Generation(), SessionFor(ctx)
+	st.Label, st.Detail = h.opts.Redact(st.Label), h.opts.Redact(st.Detail)
+	h.show(ctx, st.Plugin, st)
+}

@@ -65,4 +65,11 @@ var zhCN = map[string]string{
 	// manifest.TrustRisk and manifest.ProgramsRisk.
 	"this runtime runs outside any sandbox with your full environment: it can read the whole session and every environment variable, bypass permissions and operate this machine directly": "此运行时在任何沙箱之外、以你的完整环境运行：它能读取整个会话和所有环境变量，绕过权限，直接操作本机",
 	"these programs run outside any sandbox with your full environment: they can read every environment variable and every file you can, and operate this machine directly":                "这些程序在任何沙箱之外、以你的完整环境运行：它们能读取所有环境变量和你能读取的所有文件，并直接操作本机",
+	// mcphost OAuth.
+	"%s: the OAuth tokens could not be stored: %v":           "%s：无法保存 OAuth 令牌：%v",
+	"The authorization failed: %s. You can close this page.": "授权失败：%s。你可以关闭此页面。",
+	"rx-bridge is authorized. You can close this page.":      "rx-bridge 已获授权。你可以关闭此页面。",
+	// engine: MCP client.
+	"done":                                 "完成",
+	"%s needs your authorization: open %s": "%s 需要你的授权：请打开 %s",
 }

@@ -16,6 +16,10 @@ import (
 // schemas are cached between sessions (so servers start lazily).
 const MCPCacheDir = "cache/mcp"
 
+// MCPAuthDir is where, under the bridge home, the MCP servers' OAuth
+// tokens are kept (mcphost Client.TokenDir).
+const MCPAuthDir = "auth/mcp"
+
 // Contents are the contributions of a generation's enabled packages
 // beside their runtimes: commands, prompts, skills and agents; hooks; MCP
 // servers (the package's and the user's config.toml [mcp_servers]). Each
@@ -61,6 +65,7 @@ type contentsOptions struct {
 	Idle      bool
 	CacheDir  string
 	MCPNotice func(mcphost.Notice)
+	MCPClient mcphost.Client
 }
 
 // loadContents builds the contributions of home's enabled packages. What
@@ -82,7 +87,17 @@ func (s *Set) loadContents(home *manifest.Home) (*Contents, []string) {
 		User:         true,
 		CacheDir:     filepath.Join(home.Dir, filepath.FromSlash(MCPCacheDir)),
 		MCPNotice:    s.opts.MCPNotice,
+		MCPClient:    s.mcpClient(home),
 	})
+}
+
+// mcpClient is the MCP client's editor side, its tokens under home.
+func (s *Set) mcpClient(home *manifest.Home) mcphost.Client {
+	c := s.opts.MCPClient
+	if c.OpenURL != nil && c.TokenDir == "" {
+		c.TokenDir = filepath.Join(home.Dir, filepath.FromSlash(MCPAuthDir))
+	}
+	return c
 }
 
 // LoadPackage builds the contributions of the one installed package r
@@ -178,7 +193,7 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 			merged[i].AutoStart = false
 		}
 	}
-	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, CacheDir: o.CacheDir, OnNotice: o.MCPNotice})
+	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, CacheDir: o.CacheDir, OnNotice: o.MCPNotice, Client: o.MCPClient})
 	c := &Contents{Markdown: md, Hooks: hooks, MCP: mcp, Memory: memory, warns: map[string][]string{}}
 	for i := range warns {
 		warns[i] = redact.String(warns[i])
