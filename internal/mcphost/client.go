@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 roots (mcp.Root) are deprecated only from protocol 2026-07-28 on and still served after it
+
 package mcphost
 
 import (
