@@ -12,9 +12,11 @@ import (
 
 	"github.com/rx-bridge/rx-bridge/internal/bridge"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/rxproto"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // packageContents is what r serves beside its runtime, read from disk
@@ -22,7 +24,13 @@ import (
 // current directory (CLAUDE_PROJECT_DIR of its MCP servers).
 func packageContents(h *manifest.Home, r manifest.Record, m *manifest.Manifest) (rxproto.PluginContents, *pluginrt.Contents) {
 	wd, _ := os.Getwd()
-	c, _ := pluginrt.LoadPackage(h, r, filepath.Clean(wd))
+	// A server doctor starts that asks for OAuth has its page's URL
+	// printed; tokens an editor session stored serve without it.
+	client := mcphost.Client{OpenURL: func(_ context.Context, server, url string) error {
+		fmt.Fprintln(os.Stderr, locale.T("%s needs your authorization: open %s", server, redact.KnownSecrets(url)))
+		return nil
+	}}
+	c, _ := pluginrt.LoadPackage(h, r, filepath.Clean(wd), client)
 	return bridge.PluginContents(c.Package(r.Name), m, r.Name), c
 }
 

@@ -105,8 +105,15 @@ func (s *Set) mcpClient(home *manifest.Home) mcphost.Client {
 // or the project's, and no MCP server started (Contents.MCP.Connect
 // starts one). A manifest that does not load gives empty Contents and
 // its error as the only warning. The caller closes the result.
-func LoadPackage(home *manifest.Home, r manifest.Record, workspace string) (*Contents, []string) {
-	return buildContents(home, []manifest.Record{r}, contentsOptions{Workspace: workspace, Idle: true})
+//
+// client is the MCP client's editor side for the servers Connect starts
+// (plugin doctor prints an OAuth page's URL); its TokenDir defaults to
+// the home's, so tokens an editor session stored serve here too.
+func LoadPackage(home *manifest.Home, r manifest.Record, workspace string, client mcphost.Client) (*Contents, []string) {
+	if client.OpenURL != nil && client.TokenDir == "" {
+		client.TokenDir = filepath.Join(home.Dir, filepath.FromSlash(MCPAuthDir))
+	}
+	return buildContents(home, []manifest.Record{r}, contentsOptions{Workspace: workspace, Idle: true, MCPClient: client})
 }
 
 func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOptions) (*Contents, []string) {
