@@ -289,9 +289,53 @@ func TestOAuthAuthorizationCodeFlow(t *testing.T) {
 	as.mu.Unlock()
 	h3.Close()
 
+	// A refresh token the server no longer accepts (invalid_grant)
+	// leads to a new authorization.
+	now.Token.Expiry = time.Now().Add(-time.Hour)
+	if err := writeAuth(files[0], *now); err != nil {
+		t.Fatal(err)
+	}
+	as.mu.Lock()
+	clear(as.refresh)
+	as.mu.Unlock()
+	b5 := &browser{}
+	h5, _, _ := newHost(t, []Server{srv}, Options{Client: Client{OpenURL: b5.open, TokenDir: dir}})
+	if _, err := h5.Connect(ctx, "protected"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := h5.Call(ctx, "mcp__protected__secret-tool", json.RawMessage(`{}`)); err != nil || r.Text != "authorized as ada" || b5.count() != 1 {
+		t.Errorf("after a refused refresh: %+v, %v, %d pages opened", r, err, b5.count())
+	}
+	h5.Close()
+
 	// Without a way to open the page, the server fails, saying why.
 	h4, _, _ := newHost(t, []Server{srv}, Options{})
 	if _, err := h4.Connect(ctx, "protected"); err == nil {
 		t.Errorf("Connect without OpenURL succeeded")
+	}
+}
+
+// The startup timeout does not run out while an authorization waits for
+// the user: a timer that fires while paused is ignored, and resuming
+// restarts it.
+func TestStartClockPause(t *testing.T) {
+	t.Parallel()
+	ctx, c, cancel := withStartClock(context.Background(), time.Hour)
+	defer cancel()
+	if got, _ := ctx.Value(startClockKey{}).(*startClock); got != c {
+		t.Fatal("the clock is not in the context")
+	}
+	c.pause()
+	c.expire() // fired while paused
+	if c.expiredNow() || ctx.Err() != nil {
+		t.Fatal("expired while paused")
+	}
+	c.resume()
+	if c.expiredNow() || ctx.Err() != nil {
+		t.Fatal("expired on resume")
+	}
+	c.expire()
+	if !c.expiredNow() || ctx.Err() == nil {
+		t.Fatal("did not expire")
 	}
 }
