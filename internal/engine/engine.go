@@ -15,7 +15,11 @@
 //     (pluginrt.Set.Ready);
 //   - the agent's settings come from the home's config.toml;
 //   - the MCP servers' notices reach every open session before the front
-//     end shows them its own way.
+//     end shows them its own way;
+//   - the MCP servers' elicitation requests are asked through the hub,
+//     the path plugin questions take; their progress and OAuth pages go
+//     to the front end (Options.MCPProgress, Options.OpenURL), or
+//     through the hub and as a notice when it has no way of its own.
 //
 // The policies of a session (permission grants, the approval table, the
 // workspace boundary, typed actions, undo) live in the agent, which the
