@@ -16,6 +16,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
+	"github.com/rx-bridge/rx-bridge/internal/redact"
 )
 
 // packageContents is what r serves beside its runtime, read from disk
@@ -23,7 +24,13 @@ import (
 // current directory (CLAUDE_PROJECT_DIR of its MCP servers).
 func packageContents(h *manifest.Home, r manifest.Record, m *manifest.Manifest) (rxproto.PluginContents, *pluginrt.Contents) {
 	wd, _ := os.Getwd()
-	c, _ := pluginrt.LoadPackage(h, r, filepath.Clean(wd))
+	// A server doctor starts that asks for OAuth has its page's URL
+	// printed; tokens an editor session stored serve without it.
+	client := mcphost.Client{OpenURL: func(_ context.Context, server, url string) error {
+		fmt.Fprintln(os.Stderr, locale.T("%s needs your authorization: open %s", server, redact.KnownSecrets(url)))
+		return nil
+	}}
+	c, _ := pluginrt.LoadPackage(h, r, filepath.Clean(wd), client)
 	return bridge.PluginContents(c.Package(r.Name), m, r.Name), c
 }
 
@@ -131,13 +138,15 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // mcpCheckJSON is doctor's start of one MCP server.
 type mcpCheckJSON struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Target    string   `json:"target"`
-	OK        bool     `json:"ok"`
-	Tools     []string `json:"tools"`
-	Prompts   []string `json:"prompts"`
-	Error     string   `json:"error,omitempty"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	OK        bool   `json:"ok"`
+	// Protocol is the MCP protocol version agreed in the handshake.
+	Protocol string   `json:"protocol,omitempty"`
+	Tools    []string `json:"tools"`
+	Prompts  []string `json:"prompts"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // checkMCP starts each of r's MCP servers (auto_start false ones too),
@@ -152,6 +161,11 @@ func checkMCP(c *pluginrt.Contents, name string) []mcpCheckJSON {
 			ch.Error = oneLine(err.Error())
 		} else {
 			ch.OK = true
+			for _, now := range c.MCP.Status() {
+				if now.Name == st.Name {
+					ch.Protocol = now.Protocol
+				}
+			}
 			for _, t := range c.MCP.Tools() {
 				if t.Server == st.Name {
 					ch.Tools = append(ch.Tools, t.Name)
@@ -175,7 +189,7 @@ func writeMCPChecks(w io.Writer, checks []mcpCheckJSON) {
 			fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelFail), locale.T("MCP server %s [%s] %s did not start: %s", ch.Name, ch.Transport, ch.Target, ch.Error))
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelOK), locale.T("MCP server %s [%s] started with %d tools", ch.Name, ch.Transport, len(ch.Tools)))
+		fmt.Fprintf(w, "  %s %s\n", levelLabel(manifest.LevelOK), locale.T("MCP server %s [%s] started with %d tools (MCP protocol %s)", ch.Name, ch.Transport, len(ch.Tools), ch.Protocol))
 		if len(ch.Tools) > 0 {
 			fmt.Fprintf(w, "        tools: %s\n", strings.Join(ch.Tools, ", "))
 		}

@@ -45,6 +45,7 @@ func TestPluginShowDoctorContents(t *testing.T) {
 		"claude-kit: ok\n",
 		"  serves: 2 commands, 0 prompts, 1 skills, 1 agents, 2 hooks, 1 MCP servers, 0 themes\n",
 		"  ok    MCP server everything [stdio] started with ",
+		" tools (MCP protocol 2025-11-25)\n",
 		"        tools: mcp__everything__echo, ",
 		"mcp__everything__get-sum",
 		"        prompts: /mcp__everything__simple-prompt, /mcp__everything__args-prompt",
@@ -59,7 +60,7 @@ func TestPluginShowDoctorContents(t *testing.T) {
 		t.Fatalf("doctor --json: %v\n%s", err, stdout)
 	}
 	p := doc.Plugins[0]
-	if len(p.MCP) != 1 || !p.MCP[0].OK || len(p.MCP[0].Tools) == 0 || p.Contents == nil || len(p.Contents.Hooks) != 2 {
+	if len(p.MCP) != 1 || !p.MCP[0].OK || len(p.MCP[0].Tools) == 0 || p.Contents == nil || len(p.Contents.Hooks) != 2 || p.MCP[0].Protocol == "" {
 		t.Errorf("doctor --json plugin = %+v", p)
 	}
 	// --static starts nothing.

@@ -16,6 +16,7 @@ const RxVersion = 1
 // clientCaps is what the editor announced in initialize.
 type clientCaps struct {
 	workDoneProgress bool
+	showDocument     bool // window.showDocument.support
 	applyEdit        bool
 	dynamicCommands  bool // workspace.executeCommand.dynamicRegistration
 	rx               *rxClientCaps
@@ -28,6 +29,7 @@ func parseClientCaps(c protocol.ClientCapabilities) clientCaps {
 	out := clientCaps{}
 	if c.Window != nil {
 		out.workDoneProgress = isTrue(c.Window.WorkDoneProgress)
+		out.showDocument = c.Window.ShowDocument != nil && c.Window.ShowDocument.Support
 	}
 	if c.Workspace != nil {
 		out.applyEdit = isTrue(c.Workspace.ApplyEdit)

@@ -40,11 +40,13 @@ func (s *Server) openEngine() error {
 		Logger:    s.log,
 		// The agent shows an extension allow over a host deny as an
 		// audit notice of its session.
-		Audit:     func(string) {},
-		Trace:     s.traceWire,
-		OnCrash:   s.onCrash,
-		MCPNotice: s.mcpNotice,
-		OnBuild:   s.onBuild,
+		Audit:       func(string) {},
+		Trace:       s.traceWire,
+		OnCrash:     s.onCrash,
+		MCPNotice:   s.mcpNotice,
+		OnBuild:     s.onBuild,
+		OpenURL:     s.openExternal,
+		MCPProgress: s.mcpProgress,
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/bridge/internal/lspframe"
@@ -86,7 +87,11 @@ type Server struct {
 	docs     documents
 	trace    atomic.Int32
 	progress atomic.Int64
-	chat     chatText
+	// mcpProgressTokens maps an MCP call's progress token to its
+	// work-done token (nil once its create failed).
+	mcpProgressMu     sync.Mutex
+	mcpProgressTokens map[string]protocol.ProgressToken
+	chat              chatText
 
 	exit     chan int
 	teardown sync.Once

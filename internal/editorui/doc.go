@@ -17,6 +17,9 @@
 // Front ends that ask questions through a protocol's elicitation (MCP,
 // ACP) share one mapping of fields to its JSON Schema subset and back
 // (elicit.go), and one text for a question shown as a message (text.go).
+// The other way round, an MCP server's elicitation/create schema becomes
+// fields the editor asks through the plugin questions' path
+// (ParseElicitation, Hub.Ask; elicitform.go).
 //
 // Nothing executable passes: payloads are closed, strictly decoded DTOs;
 // card buttons are kept only when they name an action the plugin declared.

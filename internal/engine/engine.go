@@ -19,6 +19,10 @@
 //   - the workspace's roots (Roots, SetRoots): the primary one the
 //     sidecars are told of, then the editor's other folders, which open
 //     sessions and the plugins' next build follow.
+//   - the MCP servers' elicitation requests are asked through the hub,
+//     the path plugin questions take; their progress and OAuth pages go
+//     to the front end (Options.MCPProgress, Options.OpenURL), or
+//     through the hub and as a notice when it has no way of its own.
 //
 // The policies of a session (permission grants, the approval table, the
 // workspace boundary, typed actions, undo) live in the agent, which the
@@ -34,12 +38,14 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
 	"github.com/rx-bridge/rx-bridge/internal/agent"
 	"github.com/rx-bridge/rx-bridge/internal/editorui"
 	"github.com/rx-bridge/rx-bridge/internal/exthost"
+	"github.com/rx-bridge/rx-bridge/internal/locale"
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/pluginrt"
@@ -97,6 +103,15 @@ type Options struct {
 	// MCPNotice shows an MCP server's notice the front end's way, after
 	// the engine has put it in every open session.
 	MCPNotice func(mcphost.Notice)
+	// OpenURL opens a page in the user's browser (an MCP server's OAuth
+	// authorization page; LSP window/showDocument). Nil, or an error:
+	// the engine shows a notice with the URL instead, in every open
+	// session and through MCPNotice.
+	OpenURL func(ctx context.Context, url string) error
+	// MCPProgress shows an MCP tool call's progress the front end's way
+	// (LSP work-done progress); nil shows it as a status item of the
+	// server through the hub.
+	MCPProgress func(mcphost.Progress)
 	// OnBuild is the front end's view of a build (progress, its own
 	// notifications), run after the engine has waited for running turns;
 	// after, if not nil, gets the outcome once the hub is bound.
@@ -152,6 +167,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		OnBuild:      e.onBuild,
 		UserHome:     opts.UserHome,
 		MCPNotice:    e.mcpNotice,
+		MCPClient:    mcphost.Client{Elicit: e.mcpElicit, OnProgress: e.mcpProgress, OpenURL: e.openURL},
 	})
 	if err != nil {
 		e.Hub.Close()
@@ -290,6 +306,70 @@ func (e *Engine) mcpNotice(n mcphost.Notice) {
 	if e.opts.MCPNotice != nil {
 		e.opts.MCPNotice(n)
 	}
+}
+
+// mcpElicit asks an MCP server's elicitation through the hub, the path
+// plugin questions take: a schema the editor cannot ask, or an answer
+// that does not fit it, declines; a dismissed question cancels.
+func (e *Engine) mcpElicit(ctx context.Context, el mcphost.Elicitation) (mcphost.ElicitResult, error) {
+	form, err := editorui.ParseElicitation(el.Schema)
+	if err != nil {
+		e.opts.Warn("mcp server " + el.Server + ": elicitation declined: " + redact.String(err.Error()))
+		return mcphost.ElicitResult{Action: mcphost.ElicitDecline}, nil
+	}
+	a, err := e.Hub.Ask(ctx, el.Server, "mcp-elicitation", el.Server, el.Message, form.Fields)
+	if err != nil {
+		return mcphost.ElicitResult{}, err
+	}
+	if a.Cancelled {
+		return mcphost.ElicitResult{Action: mcphost.ElicitCancel}, nil
+	}
+	content, err := form.Content(a.Values)
+	if err != nil {
+		e.opts.Warn("mcp server " + el.Server + ": elicitation declined: " + err.Error())
+		return mcphost.ElicitResult{Action: mcphost.ElicitDecline}, nil
+	}
+	return mcphost.ElicitResult{Action: mcphost.ElicitAccept, Content: content}, nil
+}
+
+// mcpProgress shows an MCP tool call's progress: the front end's way, or
+// as the server's status item.
+func (e *Engine) mcpProgress(p mcphost.Progress) {
+	if e.opts.MCPProgress != nil {
+		e.opts.MCPProgress(p)
+		return
+	}
+	st := editorui.Status{Origin: editorui.Origin{Plugin: p.Server, SurfaceID: "mcp-progress"}, Label: p.Tool, Detail: ProgressText(p)}
+	if p.Done {
+		st.Detail = locale.T("done")
+	} else if p.Total > 0 {
+		f := min(p.Progress/p.Total, 1)
+		st.Progress = &f
+	}
+	e.Hub.ShowStatus(context.Background(), st)
+}
+
+// ProgressText is an MCP progress report in words: "3/5 message", "3
+// message" when the total is unknown.
+func ProgressText(p mcphost.Progress) string {
+	n := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total > 0 {
+		n += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		n += " " + p.Message
+	}
+	return n
+}
+
+// openURL opens an MCP server's authorization page through the front
+// end, or shows its URL as a notice.
+func (e *Engine) openURL(ctx context.Context, server, url string) error {
+	if e.opts.OpenURL != nil && e.opts.OpenURL(ctx, url) == nil {
+		return nil
+	}
+	e.mcpNotice(mcphost.Notice{Server: server, Text: locale.T("%s needs your authorization: open %s", server, redact.KnownSecrets(url))})
+	return nil
 }
 
 // Close closes the agent's sessions, the hub and the runtime, in that

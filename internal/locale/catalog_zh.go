@@ -203,8 +203,8 @@ var zhCN = map[string]string{
 	"replaces: %s":   "替换：%s",
 	"providers: %s":  "模型提供方：%s",
 	"UI actions: %s": "UI 动作：%s",
-	"MCP server %s [%s] %s did not start: %s":  "MCP 服务器 %s [%s] %s 未能启动：%s",
-	"MCP server %s [%s] started with %d tools": "MCP 服务器 %s [%s] 已启动，有 %d 个工具",
+	"MCP server %s [%s] %s did not start: %s":                    "MCP 服务器 %s [%s] %s 未能启动：%s",
+	"MCP server %s [%s] started with %d tools (MCP protocol %s)": "MCP 服务器 %s [%s] 已启动，有 %d 个工具（MCP 协议 %s）",
 	// setup --list-keys and --remove-key.
 	"%s has no providers, and %s holds no key files.": "%s 中没有提供方，%s 中也没有密钥文件。",
 	"Deleted the key file %s.":                        "已删除密钥文件 %s。",
@@ -218,4 +218,11 @@ var zhCN = map[string]string{
 	"key file %s (stored by setup)":                    "密钥文件 %s（由 setup 保存）",
 	"key file %s (yours; setup leaves it alone)":       "密钥文件 %s（你自己的；setup 不会动它）",
 	"no key": "无密钥",
+	// mcphost OAuth.
+	"%s: the OAuth tokens could not be stored: %v":           "%s：无法保存 OAuth 令牌：%v",
+	"The authorization failed: %s. You can close this page.": "授权失败：%s。你可以关闭此页面。",
+	"rx-bridge is authorized. You can close this page.":      "rx-bridge 已获授权。你可以关闭此页面。",
+	// engine: MCP client.
+	"done":                                 "完成",
+	"%s needs your authorization: open %s": "%s 需要你的授权：请打开 %s",
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -111,7 +110,8 @@ func (c *conn) shutdown() {
 // ctx (the startup timeout). A connection that exists but failed later is
 // returned with the error so the caller can show its stderr and shut it
 // down.
-func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, error) {
+// version is the protocol version to offer; "" offers the SDK's newest.
+func (h *Host) dial(ctx context.Context, s *server, version string) (*conn, []Tool, []Prompt, error) {
 	cfg := s.cfg.expanded(h.opts.Getenv)
 	learnSecrets(cfg, h.opts.Workspace)
 	c := &conn{stderr: &tail{max: stderrTailBytes}, ended: make(chan struct{})}
@@ -140,37 +140,49 @@ func (h *Host) dial(ctx context.Context, s *server) (*conn, []Tool, []Prompt, er
 		if s.typ == TypeSSE {
 			transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 		} else {
-			transport = &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+			st := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+			if h.opts.OpenURL != nil && !hasHeader(cfg.Headers, "Authorization") {
+				// OAuth, unless the definition brings its own credentials.
+				st.OAuthHandler = h.oauthOf(s, cfg.URL)
+			}
+			transport = st
 		}
 	}
-	// The reference's handshake (protocol 2024-11-05, where roots are
-	// current) announces the workspace as the first root, then its
-	// other folders.
+	// The workspace folders are the client's roots, the primary one
+	// first, as the reference announces its workspace (roots are
+	// current up to protocol 2025-11-25 and still served, deprecated,
+	// after it).
+	roots := h.roots()
 	caps := &mcp.ClientCapabilities{}
-	if h.opts.Workspace != "" {
+	if len(roots) > 0 {
 		//lint:ignore SA1019 roots are deprecated only from protocol 2026-07-28 on
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, &mcp.ClientOptions{
-		Capabilities:               caps,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { h.listChanged(s, c, true) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { h.listChanged(s, c, true) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { h.listChanged(s, c, false) },
-	})
-	if h.opts.Workspace != "" {
-		//lint:ignore SA1019 as above
-		client.AddRoots(&mcp.Root{URI: fileURI(h.opts.Workspace), Name: filepath.Base(h.opts.Workspace)})
-		for _, r := range h.opts.Roots {
-			//lint:ignore SA1019 as above
-			client.AddRoots(&mcp.Root{URI: fileURI(r), Name: filepath.Base(r)})
+	opts := &mcp.ClientOptions{
+		Capabilities:                caps,
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { h.listChanged(s, c, true) },
+		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { h.listChanged(s, c, true) },
+		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { h.listChanged(s, c, false) },
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { h.onProgress(s.cfg.Name, r) },
+	}
+	if h.opts.Elicit != nil {
+		// Form mode only: the editor asks the schema's fields.
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		opts.ElicitationHandler = func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return h.elicit(ctx, s.cfg.Name, r)
 		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: clientVersion}, opts)
+	if len(roots) > 0 {
+		//lint:ignore SA1019 as above
+		client.AddRoots(roots...)
 	}
 	// The transport lives as long as the connection (an SSE stream is a
 	// request bound to the context it was opened with); the startup
 	// timeout bounds it until discovery is done.
 	stop := context.AfterFunc(ctx, c.cancel)
 	defer stop()
-	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: handshakeVersion})
+	cs, err := client.Connect(ctx, lifetime{transport, c.ctx}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		return c, nil, nil, err
 	}
@@ -421,6 +433,15 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.base.RoundTrip(r)
+}
+
+func hasHeader(headers map[string]string, name string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func origin(u *url.URL) string {

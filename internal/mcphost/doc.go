@@ -72,6 +72,17 @@
 // had exited. Close cancels a re-list in flight; it never waits for its
 // timeout.
 //
+// # The client's side
+//
+// The handshake offers the newest protocol version the SDK speaks and
+// falls back to 2024-11-05 for a server that rejects it (Status.Protocol
+// says which was agreed). The client's roots are the workspace folders
+// (Options.Roots, else Workspace). With Options.Elicit set, servers may
+// ask the user through elicitation/create (form mode): the engine asks
+// the schema's fields through the editor's pickers and forms. Every tool
+// call offers a progress token when Options.OnProgress is set, which
+// receives the server's reports and the call's end.
+//
 // Stdio servers are started through Options.Spawn (default TreeSpawner:
 // proctree owns the server's whole process tree, like a sidecar's).
 package mcphost

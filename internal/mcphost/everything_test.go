@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // These tests run the reference MCP server of the MCP project,
@@ -92,6 +94,11 @@ func everythingChecks(t *testing.T, h *Host, name string) {
 	if st := h.Status(); len(st) != 1 || st[0].State != StateReady || st[0].Tools != len(h.Tools()) || st[0].Prompts != len(prompts) {
 		t.Errorf("Status = %+v", st)
 	}
+	// It speaks a newer protocol than the reference's pinned one.
+	if st := h.Status(); st[0].Protocol <= fallbackVersion || !slices.Contains(mcp.SupportedProtocolVersions(), st[0].Protocol) {
+		t.Errorf("agreed protocol %q", st[0].Protocol)
+	}
+	t.Logf("protocol %s", h.Status()[0].Protocol)
 }
 
 func TestServerEverythingStdio(t *testing.T) {
@@ -102,7 +109,7 @@ func TestServerEverythingStdio(t *testing.T) {
 	srv := Server{Name: "everything", Command: node, Args: []string{entry, "stdio"}, Source: SourceUser,
 		Env: map[string]string{"GREETING": "${MCPHOST_TEST_UNSET:-hello-default}", "FROM_HOST": "${MCPHOST_TEST_SET}", "EMPTY": "${MCPHOST_TEST_UNSET}"}}
 	ws, other := t.TempDir(), t.TempDir()
-	h, n, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: ws, Roots: []string{other}})
+	h, n, procs := newHost(t, []Server{srv}, Options{Getenv: getenv, Workspace: ws, Client: Client{Roots: []string{ws, other}}})
 	everythingChecks(t, h, "everything")
 
 	// The workspace's folders are the client's roots: server-everything adds

@@ -121,6 +121,10 @@ func runFloodServer(mode string) {
 			send(result(m.ID, `{"protocolVersion":"2024-11-05","serverInfo":{"name":"flood","version":"1"},"capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true}}}`))
 		case m.Method == "ping":
 			send(result(m.ID, `{}`))
+		case m.Method == "server/discover":
+			// The 2026-07-28 handshake's probe: a server of an older
+			// protocol answers it as an unknown method.
+			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`)
 		case m.Method == "tools/list" && answer:
 			var ts []string
 			for i := 1; i <= tools; i++ {

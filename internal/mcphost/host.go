@@ -33,11 +33,16 @@ const (
 	stderrTailBytes = 16 << 10
 )
 
-// The handshake the reference sends.
+// The handshake. The client offers the newest protocol the SDK speaks
+// (MCP's lifecycle: the server answers with that version or the newest it
+// supports, and the SDK accepts any version it supports); a server whose
+// handshake fails on that offer gets a second handshake offering
+// fallbackVersion, the one the reference pins. Status.Protocol records
+// which was agreed (docs/ARCHITECTURE.md "MCP servers").
 const (
-	handshakeVersion = "2024-11-05"
-	clientName       = "reasonix"
-	clientVersion    = "dev"
+	fallbackVersion = "2024-11-05"
+	clientName      = "reasonix"
+	clientVersion   = "dev"
 )
 
 // ErrUnknown is wrapped by Call and GetPrompt for a name that is not one
@@ -46,11 +51,12 @@ var ErrUnknown = errors.New("unknown MCP tool or prompt")
 
 // Options configure a Host. Zero values mean the defaults.
 type Options struct {
-	// Workspace, when set, is announced as the client's first root
-	// (capabilities.roots {listChanged:false}), then Roots, the
-	// workspace's other folders.
+	// Workspace, when set, is announced as the client's one root
+	// (capabilities.roots {listChanged:false}) unless Roots is set.
 	Workspace string
-	Roots     []string
+	// Client is what the servers may ask of the editor: roots,
+	// elicitation, progress, OAuth.
+	Client
 	// CacheDir holds the schema cache; empty means no cache, so every
 	// enabled server is discovered in the background at New.
 	CacheDir       string
@@ -76,6 +82,34 @@ type Options struct {
 	// listChangedLimit overrides defaultListChangedLimit; negative: no
 	// limit (tests of the coalescing bounds).
 	listChangedLimit int
+}
+
+// Client is the editor's side of the MCP client: what servers may ask of
+// it and report to it. Zero values announce or serve nothing more than
+// roots from Options.Workspace.
+type Client struct {
+	// Roots are the workspace folders, the client's roots (roots/list);
+	// empty means Options.Workspace alone.
+	Roots []string
+	// Elicit, when set, answers servers' elicitation/create requests
+	// (form mode, announced as the elicitation capability) by asking the
+	// user; it blocks until the user answers or ctx ends. Nil announces
+	// no elicitation.
+	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
+	// OnProgress, when set, receives the servers' progress reports of
+	// tool calls in flight (each call offers a progress token) and the
+	// end of each call that reported any. It may be called from any
+	// goroutine and must not block long.
+	OnProgress func(Progress)
+	// OpenURL shows the user a page to open in their browser (a Streamable
+	// HTTP server's OAuth authorization page): the editor opens it, or a
+	// notice shows the URL. Nil: a server that requires OAuth fails to
+	// connect, saying so.
+	OpenURL func(ctx context.Context, server, url string) error
+	// TokenDir keeps the OAuth tokens, one file per server (0600,
+	// written atomically), so a later session needs no new
+	// authorization; "" keeps them for the host's life only.
+	TokenDir string
 }
 
 // A server that sends more than defaultListChangedLimit list_changed
@@ -172,6 +206,9 @@ type Status struct {
 	State   State
 	Tools   int
 	Prompts int
+	// Protocol is the MCP protocol version agreed with the running (or
+	// last connected) server; "" before it connected.
+	Protocol string
 	// Err is why the server failed, redacted (with its stderr tail).
 	Err string
 }
@@ -185,6 +222,8 @@ type Host struct {
 	mu      sync.Mutex
 	closed  bool
 	servers []*server
+
+	progress progressCalls
 }
 
 type server struct {
@@ -200,6 +239,8 @@ type server struct {
 	stub          bool
 	starting      chan struct{}
 	conn          *conn
+	protocol      string
+	oauth         *oauthHandler
 }
 
 // New takes the session's servers (Merge's output) and starts what must
@@ -358,7 +399,7 @@ func (h *Host) Status() []Status {
 	var out []Status
 	for _, s := range h.servers {
 		st := Status{Name: s.cfg.Name, DisplayName: s.cfg.DisplayName, Source: s.cfg.Source, Owner: s.cfg.Owner,
-			Type: s.typ, Target: redact.String(s.cfg.Target()), State: s.state, Err: s.err}
+			Type: s.typ, Target: redact.String(s.cfg.Target()), State: s.state, Err: s.err, Protocol: s.protocol}
 		if st.Type == "" {
 			st.Type = s.cfg.Type
 		}
@@ -475,9 +516,17 @@ func (h *Host) startLocked(s *server) {
 // start dials the server, lists its tools and prompts, and publishes the
 // outcome.
 func (h *Host) start(s *server) {
-	ctx, cancel := context.WithTimeout(h.ctx, h.startupTimeout(s.cfg))
+	// The startup timeout pauses while an OAuth authorization waits for
+	// the user.
+	ctx, clock, cancel := withStartClock(h.ctx, h.startupTimeout(s.cfg))
 	defer cancel()
-	c, tools, prompts, err := h.dial(ctx, s)
+	c, tools, prompts, err := h.dial(ctx, s, "")
+	if err != nil && c != nil && c.cs == nil && isServerError(err) && ctx.Err() == nil && h.ctx.Err() == nil {
+		// The handshake offering the newest version failed: the server
+		// may speak only the reference's. One more, offering that.
+		c.shutdown()
+		c, tools, prompts, err = h.dial(ctx, s, fallbackVersion)
+	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -487,7 +536,7 @@ func (h *Host) start(s *server) {
 		return
 	}
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		if clock.expiredNow() {
 			err = fmt.Errorf("no answer within %s", h.startupTimeout(s.cfg))
 		}
 		msg := fmt.Sprintf("mcp server %q failed to start: %v", s.cfg.Name, err)
@@ -516,6 +565,9 @@ func (h *Host) start(s *server) {
 	}
 	changed := s.pinned == nil
 	s.state, s.conn, s.tools, s.prompts, s.stub = StateReady, c, tools, prompts, false
+	if r := c.cs.InitializeResult(); r != nil {
+		s.protocol = r.ProtocolVersion
+	}
 	if c.relistQueued {
 		// A list changed during the discovery.
 		h.startRelistLocked(s, c)
@@ -692,7 +744,13 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage) (Res
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	res, err := c.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool.RawName, Arguments: params})
+	call := &mcp.CallToolParams{Name: tool.RawName, Arguments: params}
+	if h.opts.OnProgress != nil {
+		token, end := h.beginProgress(s.cfg.Name, tool.Name)
+		defer end()
+		call.SetProgressToken(token)
+	}
+	res, err := c.cs.CallTool(cctx, call)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -852,8 +910,19 @@ func (h *Host) Close() error {
 		}
 		s.state = StateClosed
 	}
+	var oauths []*oauthHandler
+	for _, s := range h.servers {
+		if s.oauth != nil {
+			oauths = append(oauths, s.oauth)
+		}
+	}
 	h.mu.Unlock()
 	h.cancel()
+	defer func() {
+		for _, o := range oauths {
+			o.close()
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)

@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 		runFloodServer(mode)
 		return
 	}
+	if mode := os.Getenv("MCPHOST_TEST_SERVER"); strings.HasPrefix(mode, "strict-") {
+		runStrictServer(strings.TrimPrefix(mode, "strict-"))
+		return
+	}
 	if mode := os.Getenv("MCPHOST_TEST_SERVER"); mode != "" {
 		runTestServer(mode)
 		return
@@ -39,7 +43,8 @@ func TestMain(m *testing.M) {
 //	silent      reads nothing, answers nothing, ignores stdin EOF
 //	failstart   writes to stderr and exits 2 before the handshake
 //
-// and flood-answer and flood-mute (runFloodServer, flood_test.go).
+// and flood-answer and flood-mute (runFloodServer, flood_test.go),
+// strict-<version> (runStrictServer, version_test.go).
 func runTestServer(mode string) {
 	if f := os.Getenv("MCPHOST_TEST_STARTS"); f != "" {
 		fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)

@@ -16,6 +16,10 @@ import (
 // schemas are cached between sessions (so servers start lazily).
 const MCPCacheDir = "cache/mcp"
 
+// MCPAuthDir is where, under the bridge home, the MCP servers' OAuth
+// tokens are kept (mcphost Client.TokenDir).
+const MCPAuthDir = "auth/mcp"
+
 // Contents are the contributions of a generation's enabled packages
 // beside their runtimes: commands, prompts, skills and agents; hooks; MCP
 // servers (the package's and the user's config.toml [mcp_servers]). Each
@@ -64,6 +68,7 @@ type contentsOptions struct {
 	Idle      bool
 	CacheDir  string
 	MCPNotice func(mcphost.Notice)
+	MCPClient mcphost.Client
 }
 
 // loadContents builds the contributions of home's enabled packages. What
@@ -86,7 +91,17 @@ func (s *Set) loadContents(home *manifest.Home) (*Contents, []string) {
 		User:         true,
 		CacheDir:     filepath.Join(home.Dir, filepath.FromSlash(MCPCacheDir)),
 		MCPNotice:    s.opts.MCPNotice,
+		MCPClient:    s.mcpClient(home),
 	})
+}
+
+// mcpClient is the MCP client's editor side, its tokens under home.
+func (s *Set) mcpClient(home *manifest.Home) mcphost.Client {
+	c := s.opts.MCPClient
+	if c.OpenURL != nil && c.TokenDir == "" {
+		c.TokenDir = filepath.Join(home.Dir, filepath.FromSlash(MCPAuthDir))
+	}
+	return c
 }
 
 // LoadPackage builds the contributions of the one installed package r
@@ -94,8 +109,15 @@ func (s *Set) loadContents(home *manifest.Home) (*Contents, []string) {
 // or the project's, and no MCP server started (Contents.MCP.Connect
 // starts one). A manifest that does not load gives empty Contents and
 // its error as the only warning. The caller closes the result.
-func LoadPackage(home *manifest.Home, r manifest.Record, workspace string) (*Contents, []string) {
-	return buildContents(home, []manifest.Record{r}, contentsOptions{Workspace: workspace, Idle: true})
+//
+// client is the MCP client's editor side for the servers Connect starts
+// (plugin doctor prints an OAuth page's URL); its TokenDir defaults to
+// the home's, so tokens an editor session stored serve here too.
+func LoadPackage(home *manifest.Home, r manifest.Record, workspace string, client mcphost.Client) (*Contents, []string) {
+	if client.OpenURL != nil && client.TokenDir == "" {
+		client.TokenDir = filepath.Join(home.Dir, filepath.FromSlash(MCPAuthDir))
+	}
+	return buildContents(home, []manifest.Record{r}, contentsOptions{Workspace: workspace, Idle: true, MCPClient: client})
 }
 
 func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOptions) (*Contents, []string) {
@@ -182,7 +204,12 @@ func buildContents(home *manifest.Home, recs []manifest.Record, o contentsOption
 			merged[i].AutoStart = false
 		}
 	}
-	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, Roots: o.Folders, CacheDir: o.CacheDir, OnNotice: o.MCPNotice})
+	client := o.MCPClient
+	if len(o.Folders) > 0 && len(client.Roots) == 0 {
+		// Every folder of the workspace is a root, the primary first.
+		client.Roots = append([]string{o.Workspace}, o.Folders...)
+	}
+	mcp := mcphost.New(merged, mcphost.Options{Workspace: o.Workspace, CacheDir: o.CacheDir, OnNotice: o.MCPNotice, Client: client})
 	c := &Contents{Markdown: md, Hooks: hooks, MCP: mcp, Memory: memory, warns: map[string][]string{}}
 	for i := range warns {
 		warns[i] = redact.String(warns[i])

@@ -70,7 +70,7 @@ func TestPackageContents(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := home.Record("kit")
-	c, warns := LoadPackage(home, r, t.TempDir())
+	c, warns := LoadPackage(home, r, t.TempDir(), mcphost.Client{})
 	defer c.Close()
 	if len(warns) != 0 {
 		t.Errorf("warnings = %q", warns)
@@ -128,7 +128,7 @@ func TestPackageContentsWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := home.Record("kit")
-	c, warns := LoadPackage(home, r, t.TempDir())
+	c, warns := LoadPackage(home, r, t.TempDir(), mcphost.Client{})
 	defer c.Close()
 	p := c.Package("kit")
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], `MCP server "files" from .mcp.json skipped`) || !reflect.DeepEqual(warns, p.Warnings) {

@@ -80,6 +80,10 @@ type Options struct {
 	// MCPNotice receives the MCP servers' notices (a server that failed
 	// or crashed, tools that changed); nil drops them.
 	MCPNotice func(mcphost.Notice)
+	// MCPClient is the editor's side of the MCP client (roots,
+	// elicitation, progress, OAuth); its TokenDir defaults to
+	// MCPAuthDir under the home when OpenURL is set.
+	MCPClient mcphost.Client
 }
 
 // Set is the running runtime of one host: a Manager, the snapshot of
