@@ -1,0 +1,183 @@
+package proctree
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// On Linux a program is started, where the kernel allows it, as the init
+// (PID 1) of a PID namespace of its own, inside a user namespace that maps
+// the caller's uid and gid to themselves — no supervisor process at all.
+// The kernel keeps the guarantees: when a namespace's init ends, every
+// other process in the namespace is SIGKILLed, and the init's wait returns
+// only once they are all gone; nothing leaves a PID namespace, setsid(2)
+// and double forks included. The program gets SIGKILL as its parent-death
+// signal, so the owner's end, SIGKILL included, ends the namespace; Kill
+// SIGKILLs the program. Where the kernel refuses the namespaces (a
+// sandbox, a container, Ubuntu's AppArmor restriction of unprivileged
+// user namespaces), the first start falls back to the supervisor
+// (supervise_unix.go), and every later one uses it straight away.
+
+// modeEnv chooses how a program's tree is owned on Linux: "supervisor"
+// forces the supervisor (for programs that need setuid helpers, which do
+// not elevate inside a user namespace), "namespace" the namespace without
+// the fallback; unset or anything else is the namespace where available.
+const modeEnv = "RX_BRIDGE_PROCTREE"
+
+// mode is a way of owning a tree.
+type mode int
+
+const (
+	modeAuto mode = iota
+	modeNamespace
+	modeSupervisor
+)
+
+func (m mode) String() string {
+	switch m {
+	case modeNamespace:
+		return "namespace"
+	case modeSupervisor:
+		return "supervisor"
+	}
+	return "auto"
+}
+
+// modeFromEnv is the mode the owner's environment asks for.
+func modeFromEnv() mode {
+	switch os.Getenv(modeEnv) {
+	case "supervisor":
+		return modeSupervisor
+	case "namespace":
+		return modeNamespace
+	}
+	return modeAuto
+}
+
+func start(c Command) (*Tree, error) { return startIn(c, modeFromEnv()) }
+
+// nsRefused is set once the kernel refused the namespaces and the
+// supervisor worked instead: from then on every start uses the supervisor.
+var nsRefused struct {
+	sync.Mutex
+	refused bool
+}
+
+// startIn starts c owned the way m says.
+func startIn(c Command, m mode) (*Tree, error) {
+	switch m {
+	case modeSupervisor:
+		return startSupervised(c)
+	case modeNamespace:
+		return startNamespace(c)
+	}
+	nsRefused.Lock()
+	refused := nsRefused.refused
+	nsRefused.Unlock()
+	if refused {
+		return startSupervised(c)
+	}
+	t, err := startNamespace(c)
+	if err == nil || !namespaceRefused(err) {
+		return t, err
+	}
+	t, err = startSupervised(c)
+	if err == nil {
+		// Cached only now: if the supervisor fails too, the error was the
+		// program's own, not the namespaces'.
+		nsRefused.Lock()
+		nsRefused.refused = true
+		nsRefused.Unlock()
+	}
+	return t, err
+}
+
+// namespaceRefused: err is what clone(2) or the uid/gid mapping returns
+// where unprivileged user or PID namespaces are not allowed, or too many
+// exist.
+func namespaceRefused(err error) bool {
+	for _, e := range []error{syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EACCES, syscall.EUSERS, syscall.ENOSYS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// startNamespace starts c as the init of its own PID namespace and
+// returns once it runs (exec succeeded) or the error that kept it from
+// starting.
+func startNamespace(c Command) (*Tree, error) {
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd := &exec.Cmd{
+		Path:   c.Path,
+		Args:   append([]string{c.Path}, c.Args...),
+		Env:    c.Env,
+		Dir:    c.Dir,
+		Stdin:  c.Stdin,
+		Stdout: c.Stdout,
+		Stderr: c.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+			UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+			GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+			GidMappingsEnableSetgroups: false,
+			// Its own group, so a terminal's Ctrl-C never reaches it.
+			Setpgid:   true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	if err := spawn(cmd); err != nil {
+		return nil, err
+	}
+	t := &Tree{sys: sysTree{cmd: cmd}, pid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		// The init is reaped only after the kernel has killed and reaped
+		// every other process of its namespace.
+		err := cmd.Wait()
+		t.code = -1
+		switch {
+		case cmd.ProcessState != nil:
+			t.code = cmd.ProcessState.ExitCode()
+			t.status = cmd.ProcessState.String()
+		case err != nil:
+			t.status = err.Error()
+		}
+		close(t.done)
+	}()
+	return t, nil
+}
+
+// spawner is the one goroutine that forks every namespace's init, on an
+// OS thread of its own that it locked and never gives back: a parent-death
+// signal fires when the thread that forked the child ends, not the
+// process, and this thread ends only with the process.
+var spawner struct {
+	once sync.Once
+	reqs chan spawnReq
+}
+
+type spawnReq struct {
+	cmd *exec.Cmd
+	err chan<- error
+}
+
+// spawn starts cmd on the spawner's thread.
+func spawn(cmd *exec.Cmd) error {
+	spawner.once.Do(func() {
+		spawner.reqs = make(chan spawnReq)
+		go func() {
+			runtime.LockOSThread() // never unlocked: this goroutine never returns
+			for r := range spawner.reqs {
+				r.err <- r.cmd.Start()
+			}
+		}()
+	})
+	errc := make(chan error, 1)
+	spawner.reqs <- spawnReq{cmd, errc}
+	return <-errc
+}
