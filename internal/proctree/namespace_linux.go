@@ -152,32 +152,39 @@ func startNamespace(c Command) (*Tree, error) {
 	return t, nil
 }
 
-// spawner is the one goroutine that forks every namespace's init, on an
-// OS thread of its own that it locked and never gives back: a parent-death
-// signal fires when the thread that forked the child ends, not the
-// process, and this thread ends only with the process.
-var spawner struct {
+// spawners are the goroutines that fork every namespace's init, each on
+// an OS thread of its own that it locked and never gives back: a
+// parent-death signal fires when the thread that forked the child ends,
+// not the process, and these threads end only with the process. A few of
+// them, so that starts at once (a generation of sidecars) do not queue
+// behind each other's uid and gid mapping.
+var spawners struct {
 	once sync.Once
 	reqs chan spawnReq
 }
+
+// spawnThreads is how many threads the spawners keep.
+const spawnThreads = 4
 
 type spawnReq struct {
 	cmd *exec.Cmd
 	err chan<- error
 }
 
-// spawn starts cmd on the spawner's thread.
+// spawn starts cmd on a spawner's thread.
 func spawn(cmd *exec.Cmd) error {
-	spawner.once.Do(func() {
-		spawner.reqs = make(chan spawnReq)
-		go func() {
-			runtime.LockOSThread() // never unlocked: this goroutine never returns
-			for r := range spawner.reqs {
-				r.err <- r.cmd.Start()
-			}
-		}()
+	spawners.once.Do(func() {
+		spawners.reqs = make(chan spawnReq)
+		for range spawnThreads {
+			go func() {
+				runtime.LockOSThread() // never unlocked: this goroutine never returns
+				for r := range spawners.reqs {
+					r.err <- r.cmd.Start()
+				}
+			}()
+		}
 	})
 	errc := make(chan error, 1)
-	spawner.reqs <- spawnReq{cmd, errc}
+	spawners.reqs <- spawnReq{cmd, errc}
 	return <-errc
 }
