@@ -171,17 +171,21 @@ type spawnReq struct {
 	err chan<- error
 }
 
+// spawnLoop is a spawner (goleak users ignore it by this name: it lives
+// as long as the process).
+func spawnLoop(reqs <-chan spawnReq) {
+	runtime.LockOSThread() // never unlocked: this goroutine never returns
+	for r := range reqs {
+		r.err <- r.cmd.Start()
+	}
+}
+
 // spawn starts cmd on a spawner's thread.
 func spawn(cmd *exec.Cmd) error {
 	spawners.once.Do(func() {
 		spawners.reqs = make(chan spawnReq)
 		for range spawnThreads {
-			go func() {
-				runtime.LockOSThread() // never unlocked: this goroutine never returns
-				for r := range spawners.reqs {
-					r.err <- r.cmd.Start()
-				}
-			}()
+			go spawnLoop(spawners.reqs)
 		}
 	})
 	errc := make(chan error, 1)

@@ -48,3 +48,18 @@ func UntilDeadline(t testing.TB, d time.Duration) time.Duration {
 	}
 	return max(left, Scale(d))
 }
+
+// Pid is this process's pid as /proc shows it: the machine's number. A
+// program proctree owns on Linux runs as the init of a PID namespace of
+// its own, where getpid(2) says 1 (and its children get small numbers of
+// that namespace), while /proc, the machine's, names it by its pid
+// outside. A test helper that tells the test its pid says this one.
+// Elsewhere, and where /proc cannot be read, it is os.Getpid().
+func Pid() int {
+	if self, err := os.Readlink("/proc/self"); err == nil {
+		if pid, err := strconv.Atoi(self); err == nil {
+			return pid
+		}
+	}
+	return os.Getpid()
+}
