@@ -1,12 +1,17 @@
 package proctree
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // ownModes: every proctree test runs against the PID namespace and
@@ -64,4 +69,61 @@ func ownPid(pid int) int {
 		}
 	}
 	return pid
+}
+
+// TestNamespaceProgramOutlivesTheCallersThread: the parent-death signal
+// fires when the thread that forked the program ends; Start is called
+// here from a thread that ends right after, and the program must still
+// run to its own end (forks happen on proctree's own threads).
+func TestNamespaceProgramOutlivesTheCallersThread(t *testing.T) {
+	t.Parallel()
+	skipUnavailable(t, modeNamespace)
+	inR, inW, outR, outW, err := pipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFiles(inW, outR)
+	type result struct {
+		tree *Tree
+		tid  int
+		err  error
+	}
+	var r result
+	for r.tid == 0 {
+		res := make(chan result, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+			if syscall.Gettid() == syscall.Getpid() {
+				// The main thread never ends (Go wedges it instead); it
+				// stays locked, so the next try runs elsewhere.
+				res <- result{}
+				return
+			}
+			tree, err := startIn(Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"=ping"), Stdin: inR, Stdout: outW, Stderr: os.Stderr}, modeNamespace)
+			res <- result{tree, syscall.Gettid(), err}
+		}()
+		r = <-res
+	}
+	closeFiles(inR, outW)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.tree.Kill()
+	task := fmt.Sprintf("/proc/self/task/%d", r.tid)
+	for deadline := time.Now().Add(goneSoon); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(task); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the calling thread never ended")
+		}
+	}
+	if b, err := bufio.NewReader(outR).ReadByte(); err != nil || b != '!' {
+		t.Fatalf("read %q, %v; want '!'", b, err)
+	}
+	_ = inW.Close()
+	waitExited(t, r.tree)
+	if s := r.tree.Status(); s != "exit status 0" {
+		t.Fatalf("Status() = %q, want exit status 0 (not killed with the caller's thread)", s)
+	}
 }
