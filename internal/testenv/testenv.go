@@ -1,5 +1,6 @@
 // Package testenv holds what tests share about the machine they run on:
-// how much longer than nominal a fixed budget or deadline must be there.
+// how much longer than nominal a fixed budget or deadline must be there,
+// and a helper process's pid as the machine names it (Pid).
 // It imports nothing of rx-bridge; only tests use it.
 //
 // A test waits for the event it needs, bounded by its own deadline. A
