@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -125,5 +126,57 @@ func TestNamespaceProgramOutlivesTheCallersThread(t *testing.T) {
 	waitExited(t, r.tree)
 	if s := r.tree.Status(); s != "exit status 0" {
 		t.Fatalf("Status() = %q, want exit status 0 (not killed with the caller's thread)", s)
+	}
+}
+
+func init() { osHelpers["fallback"] = fallbackHelper }
+
+// fallbackHelper runs in a user namespace of its own: it forbids user
+// namespaces below it, as a sandbox would, then starts two programs the
+// default way and says how each was owned and how it ended.
+func fallbackHelper() int {
+	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+		fmt.Println("skip", err)
+		return 0
+	}
+	for range 2 {
+		tree, err := startIn(Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"=exit3")}, modeAuto)
+		if err != nil {
+			fmt.Println("error", err)
+			return 0
+		}
+		<-tree.Exited()
+		how := "namespace"
+		if tree.sys.lifeline != nil {
+			how = "supervisor"
+		}
+		fmt.Println(how, tree.Status())
+	}
+	return 0
+}
+
+// TestAutoFallsBackToTheSupervisor: where the kernel refuses namespaces,
+// Start owns the tree with the supervisor, and keeps doing so.
+func TestAutoFallsBackToTheSupervisor(t *testing.T) {
+	t.Parallel()
+	skipUnavailable(t, modeNamespace)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(withoutVar(os.Environ(), modeEnv), envMode+"=fallback")
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := string(out)
+	if strings.HasPrefix(got, "skip ") {
+		t.Skip(strings.TrimSpace(got))
+	}
+	if want := "supervisor exit status 3\nsupervisor exit status 3\n"; got != want {
+		t.Fatalf("the helper said %q, want %q", got, want)
 	}
 }
