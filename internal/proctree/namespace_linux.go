@@ -9,7 +9,8 @@ import (
 	"syscall"
 )
 
-// On Linux a program is started, where the kernel allows it, as the init
+// On Linux, with RX_BRIDGE_PROCTREE=namespace (modeEnv; the supervisor is
+// the default), a program is started, where the kernel allows it, as the init
 // (PID 1) of a PID namespace of its own, inside a user namespace that maps
 // the caller's uid and gid to themselves — no supervisor process at all.
 // The kernel keeps the guarantees: when a namespace's init ends, every
@@ -22,10 +23,14 @@ import (
 // user namespaces), the first start falls back to the supervisor
 // (supervise_unix.go), and every later one uses it straight away.
 
-// modeEnv chooses how a program's tree is owned on Linux: "supervisor"
-// forces the supervisor (for programs that need setuid helpers, which do
-// not elevate inside a user namespace), "namespace" the namespace without
-// the fallback; unset or anything else is the namespace where available.
+// modeEnv chooses how a program's tree is owned on Linux: "namespace"
+// is the namespace where the kernel allows it, falling back to the
+// supervisor where it does not; unset or anything else is the supervisor.
+// The namespace is opt-in: it costs no process and no memory, but its
+// programs see themselves as PID 1 (shell scripts that name temporary
+// files after $$ collide across namespaces), setuid helpers do not
+// elevate, and it has a microsecond window at start in which a host
+// SIGKILLed would leave the program behind (docs/ARCHITECTURE.md).
 const modeEnv = "RX_BRIDGE_PROCTREE"
 
 // mode is a way of owning a tree.
@@ -49,13 +54,10 @@ func (m mode) String() string {
 
 // modeFromEnv is the mode the owner's environment asks for.
 func modeFromEnv() mode {
-	switch os.Getenv(modeEnv) {
-	case "supervisor":
-		return modeSupervisor
-	case "namespace":
-		return modeNamespace
+	if os.Getenv(modeEnv) == "namespace" {
+		return modeAuto
 	}
-	return modeAuto
+	return modeSupervisor
 }
 
 func start(c Command) (*Tree, error) { return startIn(c, modeFromEnv()) }

@@ -12,14 +12,14 @@
 // One file per OS holds the calls (docs/ARCHITECTURE.md, "Process
 // ownership and exit paths"):
 //
-//   - Linux: the program as the init of a PID namespace of its own (in a
-//     user namespace mapping the caller's ids to themselves), with SIGKILL
-//     as its parent-death signal: the kernel ends the namespace with it.
-//     Where the kernel refuses the namespaces, or RX_BRIDGE_PROCTREE is
-//     "supervisor": a supervisor per tree — the owner's binary re-executed
-//     — that is a child subreaper, holds a lifeline pipe only the owner
-//     can write and kills the program's group and every adopted
-//     descendant when it closes or the program exits.
+//   - Linux: a supervisor per tree — the owner's binary re-executed —
+//     that is a child subreaper, holds a lifeline pipe only the owner can
+//     write and kills the program's group and every adopted descendant
+//     when it closes or the program exits. With RX_BRIDGE_PROCTREE=namespace
+//     (opt-in), where the kernel allows it: the program as the init of a
+//     PID namespace of its own (in a user namespace mapping the caller's
+//     ids to themselves), with SIGKILL as its parent-death signal, so the
+//     kernel ends the namespace with it; no supervisor.
 //   - macOS: the same supervisor without a subreaper: it follows the
 //     program's descendants through kqueue fork events and the kernel's
 //     process list, so one that leaves the group is still found.
