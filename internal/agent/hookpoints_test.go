@@ -21,6 +21,7 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/mcphost"
 	"github.com/rx-bridge/rx-bridge/internal/plugincontent"
 	"github.com/rx-bridge/rx-bridge/internal/providers"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // Environment of the hook child (the test binary run as a hook).
@@ -50,7 +51,7 @@ func hookMain() int {
 	}
 	appendLog("hook " + ev.Event + " " + strings.TrimSpace(string(in)))
 	if f := os.Getenv(envHookPidfile); f != "" {
-		writeAtomic(f, strconv.Itoa(os.Getpid()))
+		writeAtomic(f, strconv.Itoa(testenv.Pid()))
 	}
 	if f := os.Getenv(envHookGrandchild); f != "" {
 		c := exec.Command(os.Args[0])

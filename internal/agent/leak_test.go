@@ -13,7 +13,8 @@ import (
 // command's process group) and checks none is left once it is closed.
 // It is not parallel, so no other test's goroutines come and go.
 func TestNoGoroutineOutlivesTheAgent(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	// proctree's spawner threads live as long as the process, by design.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("github.com/rx-bridge/rx-bridge/internal/proctree.spawnLoop"))
 	prov := newScripted(
 		calls(call("c1", "run_command", map[string]any{"command": []string{"true"}})),
 		answer("one"),

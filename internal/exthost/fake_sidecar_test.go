@@ -344,7 +344,7 @@ func fakeStreamOpen(conn *wire.Conn, name string, raw json.RawMessage) (any, err
 
 func writePID() {
 	if f := os.Getenv(envFakePID); f != "" {
-		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		_ = os.WriteFile(f, []byte(strconv.Itoa(testenv.Pid())), 0o644)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/rx-bridge/rx-bridge/extproto"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 	"github.com/rx-bridge/rx-bridge/sdk"
 )
 
@@ -28,7 +29,7 @@ const envFakeAllocs = "RX_FAKE_ALLOCS"
 // the sidecar side of the content-reference benchmark.
 func fakeSDKText() int {
 	if path := os.Getenv(envFakeProfile); path != "" {
-		f, err := os.Create(path + "." + strconv.Itoa(os.Getpid()))
+		f, err := os.Create(path + "." + strconv.Itoa(testenv.Pid()))
 		if err != nil {
 			return 2
 		}

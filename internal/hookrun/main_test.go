@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // TestMain turns the test binary into a hook when HOOKRUN_HELPER=1, so
@@ -42,7 +43,7 @@ type helperRecord struct {
 func helperMain() {
 	in, _ := io.ReadAll(os.Stdin)
 	if f := os.Getenv("HOOK_PIDFILE"); f != "" {
-		writeFileAtomic(f, strconv.Itoa(os.Getpid()))
+		writeFileAtomic(f, strconv.Itoa(testenv.Pid()))
 	}
 	if f := os.Getenv("HOOK_SAVE"); f != "" {
 		wd, _ := os.Getwd()

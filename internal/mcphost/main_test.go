@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // The test binary doubles as the Go-SDK MCP servers of the crash, hang and
@@ -32,8 +34,10 @@ func TestMain(m *testing.M) {
 		runTestServer(mode)
 		return
 	}
-	// Every test closes its hosts: nothing of theirs may still run.
-	goleak.VerifyTestMain(m)
+	// Every test closes its hosts: nothing of theirs may still run. The
+	// threads proctree forks PID namespaces from live as long as the
+	// process, by design (their parent-death signal needs them).
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/rx-bridge/rx-bridge/internal/proctree.spawnLoop"))
 }
 
 // runTestServer modes:
@@ -49,7 +53,7 @@ func runTestServer(mode string) {
 	if f := os.Getenv("MCPHOST_TEST_STARTS"); f != "" {
 		fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err == nil {
-			fmt.Fprintln(fh, os.Getpid())
+			fmt.Fprintln(fh, testenv.Pid())
 			fh.Close()
 		}
 	}

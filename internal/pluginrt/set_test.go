@@ -17,7 +17,11 @@ import (
 	"github.com/rx-bridge/rx-bridge/internal/manifest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks no goroutine outlives the tests, but for proctree's
+// spawner threads, which live as long as the process by design.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/rx-bridge/rx-bridge/internal/proctree.spawnLoop"))
+}
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

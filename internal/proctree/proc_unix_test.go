@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// startDetached starts exe with env in a session (and group) of its own.
+// startDetached starts exe with env in a session (and group) of its own
+// and returns its pid as the host sees it (ownPid).
 func startDetached(exe string, env []string) (int, error) {
 	cmd := exec.Command(exe)
 	cmd.Env = env
@@ -17,7 +18,7 @@ func startDetached(exe string, env []string) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	return cmd.Process.Pid, nil
+	return ownPid(cmd.Process.Pid), nil
 }
 
 // procWatch follows one process that was alive when it was made.

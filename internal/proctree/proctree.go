@@ -12,10 +12,14 @@
 // One file per OS holds the calls (docs/ARCHITECTURE.md, "Process
 // ownership and exit paths"):
 //
-//   - Linux: a supervisor per tree — the owner's binary re-executed — that
-//     is a child subreaper, holds a lifeline pipe only the owner can write
-//     and kills the program's group and every adopted descendant when it
-//     closes or the program exits.
+//   - Linux: a supervisor per tree — the owner's binary re-executed —
+//     that is a child subreaper, holds a lifeline pipe only the owner can
+//     write and kills the program's group and every adopted descendant
+//     when it closes or the program exits. With RX_BRIDGE_PROCTREE=namespace
+//     (opt-in), where the kernel allows it: the program as the init of a
+//     PID namespace of its own (in a user namespace mapping the caller's
+//     ids to themselves), with SIGKILL as its parent-death signal, so the
+//     kernel ends the namespace with it; no supervisor.
 //   - macOS: the same supervisor without a subreaper: it follows the
 //     program's descendants through kqueue fork events and the kernel's
 //     process list, so one that leaves the group is still found.
@@ -100,5 +104,6 @@ func (t *Tree) ExitCode() int {
 	return t.code
 }
 
-// Pid is the program's process id, for diagnostics.
+// Pid is the program's process id as the owner sees it, for
+// diagnostics (on Linux, in a PID namespace, the program itself sees 1).
 func (t *Tree) Pid() int { return t.pid }

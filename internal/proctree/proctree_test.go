@@ -18,6 +18,10 @@ import (
 // set it runs helper instead of the tests.
 const envMode = "RX_PROCTREE_TEST_MODE"
 
+// ownModeEnv is Linux's RX_BRIDGE_PROCTREE: the owner helper's Start
+// owns its tree the way it says (ignored elsewhere).
+const ownModeEnv = "RX_BRIDGE_PROCTREE"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(envMode); mode != "" {
 		os.Exit(helper(mode))
@@ -78,9 +82,15 @@ func helper(mode string) int {
 		_ = inW.Close()
 		return 0
 	}
+	if h, ok := osHelpers[mode]; ok {
+		return h()
+	}
 	fmt.Fprintln(os.Stderr, "unknown mode", mode)
 	return 2
 }
+
+// osHelpers are the helper modes of one OS's tests.
+var osHelpers = map[string]func() int{}
 
 func pipes() (inR, inW, outR, outW *os.File, err error) {
 	if inR, inW, err = os.Pipe(); err != nil {
@@ -107,13 +117,14 @@ type started struct {
 	out   *bufio.Reader
 }
 
-func startMode(t *testing.T, mode string) *started {
+func startMode(t *testing.T, own mode, mode string) *started {
 	t.Helper()
+	skipUnavailable(t, own)
 	inR, inW, outR, outW, err := pipes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Start(Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"="+mode), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
+	tree, err := startOwned(own, Command{Path: os.Args[0], Env: append(os.Environ(), envMode+"="+mode), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	closeFiles(inR, outW)
 	if err != nil {
 		closeFiles(inW, outR)
@@ -154,54 +165,76 @@ func waitExited(t *testing.T, tree *Tree) {
 // keeps a broken test from hanging, it times nothing.
 const goneSoon = 20 * time.Second
 
+// forEachMode runs test once for every way Start owns a tree on this OS
+// (on Linux: a PID namespace, and the supervisor).
+func forEachMode(t *testing.T, test func(t *testing.T, own mode)) {
+	t.Helper()
+	for _, own := range ownModes {
+		t.Run(own.String(), func(t *testing.T) {
+			t.Parallel()
+			test(t, own)
+		})
+	}
+}
+
 func TestStartRunsTheProgramOnItsStdio(t *testing.T) {
 	t.Parallel()
-	p := startMode(t, "ping")
-	if b, err := p.out.ReadByte(); err != nil || b != '!' {
-		t.Fatalf("read %q, %v; want '!'", b, err)
-	}
-	if p.tree.Pid() <= 0 {
-		t.Fatalf("Pid() = %d", p.tree.Pid())
-	}
-	if s := p.tree.Status(); s != "" {
-		t.Fatalf("Status() before the end = %q, want empty", s)
-	}
-	_ = p.stdin.Close()
-	waitExited(t, p.tree)
-	if s := p.tree.Status(); s != "exit status 0" {
-		t.Fatalf("Status() = %q, want exit status 0", s)
-	}
-	// stdout reaches EOF: nothing holds the pipe any more.
-	if _, err := p.out.ReadByte(); err != io.EOF {
-		t.Fatalf("stdout after the end: %v, want EOF", err)
-	}
+	forEachMode(t, func(t *testing.T, own mode) {
+		p := startMode(t, own, "ping")
+		if b, err := p.out.ReadByte(); err != nil || b != '!' {
+			t.Fatalf("read %q, %v; want '!'", b, err)
+		}
+		if p.tree.Pid() <= 0 {
+			t.Fatalf("Pid() = %d", p.tree.Pid())
+		}
+		if s := p.tree.Status(); s != "" {
+			t.Fatalf("Status() before the end = %q, want empty", s)
+		}
+		_ = p.stdin.Close()
+		waitExited(t, p.tree)
+		if s := p.tree.Status(); s != "exit status 0" {
+			t.Fatalf("Status() = %q, want exit status 0", s)
+		}
+		// stdout reaches EOF: nothing holds the pipe any more.
+		if _, err := p.out.ReadByte(); err != io.EOF {
+			t.Fatalf("stdout after the end: %v, want EOF", err)
+		}
+	})
 }
 
 func TestStatusKeepsTheExitCode(t *testing.T) {
 	t.Parallel()
-	p := startMode(t, "exit3")
-	waitExited(t, p.tree)
-	if s := p.tree.Status(); s != "exit status 3" {
-		t.Fatalf("Status() = %q, want exit status 3", s)
-	}
+	forEachMode(t, func(t *testing.T, own mode) {
+		p := startMode(t, own, "exit3")
+		waitExited(t, p.tree)
+		if s := p.tree.Status(); s != "exit status 3" {
+			t.Fatalf("Status() = %q, want exit status 3", s)
+		}
+		if c := p.tree.ExitCode(); c != 3 {
+			t.Fatalf("ExitCode() = %d, want 3", c)
+		}
+	})
 }
 
 func TestStartErrorNamesTheProgram(t *testing.T) {
 	t.Parallel()
-	missing := t.TempDir() + string(os.PathSeparator) + "no-such-program"
-	inR, inW, outR, outW, err := pipes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeFiles(inR, inW, outR, outW)
-	tree, err := Start(Command{Path: missing, Env: os.Environ(), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
-	if err == nil {
-		tree.Kill()
-		t.Fatal("Start of a missing program succeeded")
-	}
-	if !strings.Contains(err.Error(), "no-such-program") {
-		t.Fatalf("error %q does not name the program", err)
-	}
+	forEachMode(t, func(t *testing.T, own mode) {
+		skipUnavailable(t, own)
+		missing := t.TempDir() + string(os.PathSeparator) + "no-such-program"
+		inR, inW, outR, outW, err := pipes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeFiles(inR, inW, outR, outW)
+		tree, err := startOwned(own, Command{Path: missing, Env: os.Environ(), Stdin: inR, Stdout: outW, Stderr: os.Stderr})
+		if err == nil {
+			tree.Kill()
+			t.Fatal("Start of a missing program succeeded")
+		}
+		if !strings.Contains(err.Error(), "no-such-program") {
+			t.Fatalf("error %q does not name the program", err)
+		}
+	})
 }
 
 // TestTreeEnds: the program and a grandchild that left its group (and
@@ -227,52 +260,57 @@ func TestTreeEnds(t *testing.T) {
 			p.tree.Kill() // after the end: nothing happens
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			mode := "parent"
-			if tc.name == "program exits" {
-				mode = "parent-exit"
-			}
-			p := startMode(t, mode)
-			program := watchProcess(t, p.tree.Pid())
-			grandchild := watchProcess(t, readPid(t, p.out, "grandchild"))
-			tc.end(t, p)
-			if !program.gone(goneSoon) {
-				t.Error("the program survived")
-			}
-			if !grandchild.gone(goneSoon) {
-				t.Error("the grandchild survived")
-			}
-		})
-	}
+	forEachMode(t, func(t *testing.T, own mode) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				mode := "parent"
+				if tc.name == "program exits" {
+					mode = "parent-exit"
+				}
+				p := startMode(t, own, mode)
+				program := watchProcess(t, p.tree.Pid())
+				grandchild := watchProcess(t, readPid(t, p.out, "grandchild"))
+				tc.end(t, p)
+				if !program.gone(goneSoon) {
+					t.Error("the program survived")
+				}
+				if !grandchild.gone(goneSoon) {
+					t.Error("the grandchild survived")
+				}
+			})
+		}
+	})
 }
 
 func TestOwnerDeathEndsTheTree(t *testing.T) {
 	t.Parallel()
-	owner := exec.Command(os.Args[0])
-	owner.Env = append(os.Environ(), envMode+"=owner")
-	owner.Stderr = os.Stderr
-	out, err := owner.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := owner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	rd := bufio.NewReader(out)
-	program := watchProcess(t, readPid(t, rd, "program"))
-	grandchild := watchProcess(t, readPid(t, rd, "grandchild"))
-	// SIGKILL on Unix, TerminateProcess on Windows: the owner runs no code
-	// of its own on the way out.
-	if err := owner.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = owner.Wait()
-	if !program.gone(goneSoon) {
-		t.Error("the program survived its owner")
-	}
-	if !grandchild.gone(goneSoon) {
-		t.Error("the grandchild survived its owner")
-	}
+	forEachMode(t, func(t *testing.T, own mode) {
+		skipUnavailable(t, own)
+		owner := exec.Command(os.Args[0])
+		owner.Env = append(os.Environ(), envMode+"=owner", ownModeEnv+"="+own.String())
+		owner.Stderr = os.Stderr
+		out, err := owner.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := owner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		rd := bufio.NewReader(out)
+		program := watchProcess(t, readPid(t, rd, "program"))
+		grandchild := watchProcess(t, readPid(t, rd, "grandchild"))
+		// SIGKILL on Unix, TerminateProcess on Windows: the owner runs no code
+		// of its own on the way out.
+		if err := owner.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = owner.Wait()
+		if !program.gone(goneSoon) {
+			t.Error("the program survived its owner")
+		}
+		if !grandchild.gone(goneSoon) {
+			t.Error("the grandchild survived its owner")
+		}
+	})
 }

@@ -63,30 +63,40 @@ func FuzzStatPPID(f *testing.F) {
 	})
 }
 
-// BenchmarkSupervisorCost measures what the supervisor adds to a program
+// BenchmarkSupervisorCost measures what owning a tree adds to a program
 // start against a plain spawn of the same program in the same run,
-// interleaved so both see the same machine, for one program and for 16
-// started at once: the time from spawn until every program has run far
-// enough to write its first byte, and the teardown (stdin closed until
-// every one is reaped). It also reports the memory of a supervisor next
-// to that of the sidecar it holds, resident and proportional (Pss: the
-// binary's pages shared among every copy), as a mean per program.
+// interleaved so all see the same machine, for one program and for 16
+// started at once, both ways Linux owns a tree: under a supervisor and as
+// the init of a PID namespace (skipped where the kernel refuses one): the
+// time from spawn until every program has run far enough to write its
+// first byte, and the teardown (stdin closed until every one is reaped).
+// It also reports the memory of a supervisor next to that of the sidecar
+// it holds, resident and proportional (Pss: the binary's pages shared
+// among every copy), as a mean per program; a namespace has no process
+// of its own, so its sidecar's Pss is all it costs.
 func BenchmarkSupervisorCost(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
 	env := append(os.Environ(), envMode+"=ping")
+	_, nsErr := startIn(Command{Path: exe, Env: append(os.Environ(), envMode+"=exit3")}, modeNamespace)
+	withNS := nsErr == nil
 	for _, n := range []int{1, 16} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			var direct, supervised, directEnd, supervisedEnd time.Duration
-			var supMem, sideMem memKiB
+			var direct, supervised, namespaced, directEnd, supervisedEnd, namespacedEnd time.Duration
+			var supMem, sideMem, nsSideMem memKiB
 			for b.Loop() {
 				d, de, _, _ := benchStartAll(b, n, func() *benchProc { return startDirect(b, exe, env) })
-				s, se, sup, side := benchStartAll(b, n, func() *benchProc { return startSupervised(b, exe, env) })
+				s, se, sup, side := benchStartAll(b, n, func() *benchProc { return startOwnedBench(b, modeSupervisor, exe, env) })
 				direct, directEnd = direct+d, directEnd+de
 				supervised, supervisedEnd = supervised+s, supervisedEnd+se
 				supMem, sideMem = supMem.add(sup), sideMem.add(side)
+				if withNS {
+					s, se, _, side := benchStartAll(b, n, func() *benchProc { return startOwnedBench(b, modeNamespace, exe, env) })
+					namespaced, namespacedEnd = namespaced+s, namespacedEnd+se
+					nsSideMem = nsSideMem.add(side)
+				}
 			}
 			runs := float64(b.N)
 			per := float64(b.N * n)
@@ -101,6 +111,12 @@ func BenchmarkSupervisorCost(b *testing.B) {
 			b.ReportMetric(float64(supMem.pss)/per, "supervisor-PSS-KiB")
 			b.ReportMetric(float64(sideMem.rss)/per, "sidecar-RSS-KiB")
 			b.ReportMetric(float64(sideMem.pss)/per, "sidecar-PSS-KiB")
+			if withNS {
+				b.ReportMetric(float64(namespaced.Microseconds())/runs, "ns-start-µs")
+				b.ReportMetric(float64(namespaced)/float64(direct), "ns-start-ratio")
+				b.ReportMetric(float64(namespacedEnd)/float64(directEnd), "ns-teardown-ratio")
+				b.ReportMetric(float64(nsSideMem.pss)/per, "ns-sidecar-PSS-KiB")
+			}
 		})
 	}
 }
@@ -138,14 +154,21 @@ func startDirect(b *testing.B, exe string, env []string) *benchProc {
 	return &benchProc{inW: inW, outR: outR, wait: func() { _ = cmd.Wait() }}
 }
 
-func startSupervised(b *testing.B, exe string, env []string) *benchProc {
+// startOwnedBench starts exe owned the way own says; a namespace's
+// program is its own "supervisor" process (supPID -1: no memory of its
+// own).
+func startOwnedBench(b *testing.B, own mode, exe string, env []string) *benchProc {
 	inR, inW, outR, outW := benchPipes(b)
-	t, err := Start(Command{Path: exe, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
+	t, err := startIn(Command{Path: exe, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr}, own)
 	closeAll(inR, outW)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &benchProc{inW: inW, outR: outR, wait: func() { <-t.Exited() }, supPID: t.sys.cmd.Process.Pid, ownPID: t.Pid()}
+	sup := -1
+	if t.sys.lifeline != nil {
+		sup = t.sys.cmd.Process.Pid
+	}
+	return &benchProc{inW: inW, outR: outR, wait: func() { <-t.Exited() }, supPID: sup, ownPID: t.Pid()}
 }
 
 // benchStartAll starts n programs at once with start and returns the
@@ -171,8 +194,11 @@ func benchStartAll(b *testing.B, n int, start func() *benchProc) (up, down time.
 		b.FailNow()
 	}
 	for _, p := range procs {
+		if p.supPID > 0 {
+			sup = sup.add(memOf(p.supPID))
+		}
 		if p.supPID != 0 {
-			sup, side = sup.add(memOf(p.supPID)), side.add(memOf(p.ownPID))
+			side = side.add(memOf(p.ownPID))
 		}
 	}
 	began = time.Now()

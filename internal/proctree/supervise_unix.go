@@ -32,19 +32,31 @@ const (
 	superviseEnv = "RX_BRIDGE_SUPERVISE"    // "1" in a supervisor's environment only
 )
 
-// sysTree is the owner's hold on one supervisor.
+// sysTree is the owner's hold on one supervisor or, on Linux, on a
+// program that is the init of its own PID namespace (namespace_linux.go).
 type sysTree struct {
-	cmd      *exec.Cmd // the supervisor
-	lifeline *os.File  // write end; closing it ends the tree
+	cmd      *exec.Cmd // the supervisor, or the namespace's init
+	lifeline *os.File  // write end; closing it ends the tree; nil for a namespace
 	killOnce sync.Once
 }
 
-func (s *sysTree) kill() { s.killOnce.Do(func() { _ = s.lifeline.Close() }) }
+// kill closes the supervisor's lifeline, or SIGKILLs a namespace's init
+// (through its pidfd: never a reused pid), which ends every process of
+// the namespace.
+func (s *sysTree) kill() {
+	s.killOnce.Do(func() {
+		if s.lifeline != nil {
+			_ = s.lifeline.Close()
+		} else {
+			_ = s.cmd.Process.Kill()
+		}
+	})
+}
 
-// start starts the supervisor, which starts path with stdin, stdout and
-// stderr, and returns once the program runs (or could not be started: the
-// error is exec's, as the supervisor reported it).
-func start(c Command) (*Tree, error) {
+// startSupervised starts the supervisor, which starts path with stdin,
+// stdout and stderr, and returns once the program runs (or could not be
+// started: the error is exec's, as the supervisor reported it).
+func startSupervised(c Command) (*Tree, error) {
 	path, args, env, stdin, stdout, stderr := c.Path, c.Args, c.Env, c.Stdin, c.Stdout, c.Stderr
 	exe, err := selfExe()
 	if err != nil {

@@ -1,5 +1,6 @@
 // Package testenv holds what tests share about the machine they run on:
-// how much longer than nominal a fixed budget or deadline must be there.
+// how much longer than nominal a fixed budget or deadline must be there,
+// and a helper process's pid as the machine names it (Pid).
 // It imports nothing of rx-bridge; only tests use it.
 //
 // A test waits for the event it needs, bounded by its own deadline. A
@@ -47,4 +48,19 @@ func UntilDeadline(t testing.TB, d time.Duration) time.Duration {
 		}
 	}
 	return max(left, Scale(d))
+}
+
+// Pid is this process's pid as /proc shows it: the machine's number. A
+// program proctree owns on Linux runs as the init of a PID namespace of
+// its own, where getpid(2) says 1 (and its children get small numbers of
+// that namespace), while /proc, the machine's, names it by its pid
+// outside. A test helper that tells the test its pid says this one.
+// Elsewhere, and where /proc cannot be read, it is os.Getpid().
+func Pid() int {
+	if self, err := os.Readlink("/proc/self"); err == nil {
+		if pid, err := strconv.Atoi(self); err == nil {
+			return pid
+		}
+	}
+	return os.Getpid()
 }

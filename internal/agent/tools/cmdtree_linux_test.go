@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rx-bridge/rx-bridge/internal/testenv"
 )
 
 // The test binary, re-executed with treeRoleEnv set, plays one process of
@@ -82,7 +84,7 @@ func startTreeRole(role, dir string) {
 // writePidFile writes this process's pid to file, whole or not at all.
 func writePidFile(file string) {
 	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(testenv.Pid())), 0o644); err != nil {
 		os.Exit(4)
 	}
 	if err := os.Rename(tmp, file); err != nil {

@@ -106,7 +106,9 @@ func TestRunCommandKillsGroupOnCancel(t *testing.T) {
 	t.Parallel()
 	ws := tree(t, nil)
 	pidFile := filepath.Join(ws.Root, "child.pid")
-	script := fmt.Sprintf("sleep 60 & echo $! > %s.tmp; mv %s.tmp %s; wait", pidFile, pidFile, pidFile)
+	// The child writes its own pid as /proc names it (the command may run
+	// in a PID namespace of its own, where $! is that namespace's number).
+	script := fmt.Sprintf("sh -c 'read -r p _ < /proc/self/stat; echo $p > %s.tmp; mv %s.tmp %s; exec sleep 60' & wait", pidFile, pidFile, pidFile)
 	tool, _ := Builtins().Lookup("run_command")
 	args, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
 	ctx, cancel := context.WithCancel(context.Background())
