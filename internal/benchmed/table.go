@@ -26,6 +26,8 @@ var rows = []row{
 	{"8 MiB content reference × sha256+base64, wall", "BenchmarkContentRatio", "wall-ratio", 3},
 	{"start one sidecar × plain spawn", "BenchmarkSupervisorCost/n=1", "start-ratio", 1.2},
 	{"start 16 sidecars at once × plain spawns", "BenchmarkSupervisorCost/n=16", "start-ratio", 1.2},
+	{"start one sidecar, RX_BRIDGE_PROCTREE=namespace × plain spawn", "BenchmarkSupervisorCost/n=1", "ns-start-ratio", 1.2},
+	{"start 16 at once, RX_BRIDGE_PROCTREE=namespace × plain spawns", "BenchmarkSupervisorCost/n=16", "ns-start-ratio", 1.2},
 	{"host memory per sidecar beyond the plugin's, KiB Pss (16 sidecars)", "BenchmarkServeRSS", "beyond-plugin-PSS-KiB/sidecar", 1024},
 	{"supervisor memory per sidecar, KiB Pss (16 at once)", "BenchmarkSupervisorCost/n=16", "supervisor-PSS-KiB", 1024},
 	{"serve rx/actions × LSP echo, wall", "BenchmarkServeActionRatio/actions", "wall-ratio", 2},
