@@ -182,7 +182,9 @@ func TestMCPClientThroughTheEditor(t *testing.T) {
 			details = append(details, s.Detail)
 		}
 	}
-	if !slices.Equal(details, []string{"1/2", "2/2", "done"}) {
+	// The last report may race the result and be dropped (mcphost never
+	// shows one after done).
+	if !slices.Equal(details, []string{"1/2", "2/2", "done"}) && !slices.Equal(details, []string{"1/2", "done"}) {
 		t.Errorf("progress shown %q", details)
 	}
 }

@@ -91,10 +91,9 @@ func (h *Host) beginProgress(server, tool string) (string, func()) {
 	p.mu.Unlock()
 	return token, func() {
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		delete(p.calls, token)
-		reported := c.reported
-		p.mu.Unlock()
-		if reported && h.opts.OnProgress != nil {
+		if c.reported && h.opts.OnProgress != nil {
 			h.opts.OnProgress(Progress{Server: server, Tool: tool, Token: token, Done: true})
 		}
 	}
@@ -119,7 +118,9 @@ func (h *Host) onProgress(server string, r *mcp.ProgressNotificationClientReques
 		return
 	}
 	c.reported = true
-	p.mu.Unlock()
+	// Delivered under the lock, so no report is ever shown after its
+	// call's Done (a report racing the result is dropped instead).
+	defer p.mu.Unlock()
 	h.opts.OnProgress(Progress{Server: server, Tool: c.tool, Token: token, Progress: r.Params.Progress, Total: r.Params.Total,
 		Message: redact.String(r.Params.Message)})
 }

@@ -115,13 +115,18 @@ func TestServerEverythingClientFeatures(t *testing.T) {
 	if len(tokens) != 2 {
 		t.Fatalf("progress tokens %v in %+v", tokens, reports)
 	}
+	// A report the server sends just before its result may reach us after
+	// the result (the SDK hands notifications and responses over
+	// separately): it is dropped then, never shown after Done. So every
+	// call shows some of its reports, in order, then Done.
 	for _, tok := range tokens {
 		ps := byToken[tok]
-		if len(ps) != 4 || !ps[3].Done || slices.ContainsFunc(ps[:3], func(p Progress) bool { return p.Done }) {
+		n := len(ps) - 1
+		if n < 1 || n > 3 || !ps[n].Done || slices.ContainsFunc(ps[:n], func(p Progress) bool { return p.Done }) {
 			t.Errorf("reports of %s: %+v", tok, ps)
 			continue
 		}
-		for i, p := range ps[:3] {
+		for i, p := range ps[:n] {
 			if p.Progress != float64(i+1) || p.Total != 3 || p.Server != "everything" || p.Tool != "mcp__everything__trigger-long-running-operation" {
 				t.Errorf("report %d: %+v", i, p)
 			}
