@@ -92,7 +92,7 @@ after(async () => {
 const agent = () => conn.agent;
 let sessionId;
 
-test('initialize advertises protocol 1, load, list/resume/close/delete, embedded context, no images', async () => {
+test('initialize advertises protocol 1, load, list/resume/close/delete, additional directories, embedded context, images', async () => {
 	const res = await agent().request(acp.methods.agent.initialize, {
 		protocolVersion: acp.PROTOCOL_VERSION,
 		clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
@@ -100,9 +100,9 @@ test('initialize advertises protocol 1, load, list/resume/close/delete, embedded
 	});
 	assert.equal(res.protocolVersion, 1);
 	assert.equal(res.agentCapabilities.loadSession, true);
-	assert.deepEqual(Object.keys(res.agentCapabilities.sessionCapabilities).sort(), ['close', 'delete', 'list', 'resume']);
+	assert.deepEqual(Object.keys(res.agentCapabilities.sessionCapabilities).sort(), ['additionalDirectories', 'close', 'delete', 'list', 'resume']);
 	assert.equal(res.agentCapabilities.promptCapabilities.embeddedContext, true);
-	assert.ok(!res.agentCapabilities.promptCapabilities.image);
+	assert.equal(res.agentCapabilities.promptCapabilities.image, true);
 	assert.equal(res.agentInfo.name, 'rx-bridge');
 });
 
