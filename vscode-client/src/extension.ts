@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): Api {
 	const mcpRegistration = registerMcpServers(mcp);
 	if (!mcpRegistration) log.info('this editor has no MCP server definition API (vscode.lm.registerMcpServerDefinitionProvider): rx-bridge mcp is not offered to it');
 	context.subscriptions.push(
-		mcp, ...(mcpRegistration ?? []),
+		mcp, ...(mcpRegistration ?? []), mcp.followGenerations(rx.generations),
 		log, docs, ui, models, chat, review, sessionsView, participant, status,
 		ui.cards.attach(),
 		sessionsView.attach(),

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { resolveBinary } from './binary';
 import { l10n } from './l10n';
+import { Generations } from './generation';
 import { CONFIG, uiLanguage } from './lspTransport';
 
 /** The id of contributes.mcpServerDefinitionProviders in package.json. */
@@ -22,8 +23,29 @@ export class McpServers implements vscode.McpServerDefinitionProvider<vscode.Mcp
 	private readonly changed = new vscode.EventEmitter<void>();
 	readonly onDidChangeMcpServerDefinitions = this.changed.event;
 
+	/** How many times the bridge's plugins changed: the definition's version. */
+	private reloads = 0;
+
 	/** bundledDir: the extension's bin folder (see resolveBinary). */
 	constructor(private readonly bundledDir?: string) {}
+
+	/**
+	 * Follows the bridge's plugin generations: when one bridge moves to a
+	 * newer generation (a plugin installed, removed or reloaded), the
+	 * definition gets a new version, so VS Code offers to refresh the
+	 * `rx-bridge mcp` it started, which still serves the old plugins. A
+	 * bridge (re)starting counts afresh and changes nothing.
+	 */
+	followGenerations(generations: Generations): vscode.Disposable {
+		let last = generations.current;
+		return generations.onDidAdvance((g) => {
+			if (g > last && last > 0) {
+				this.reloads++;
+				this.changed.fire();
+			}
+			last = g;
+		});
+	}
 
 	/**
 	 * One stdio server, `rx-bridge mcp [--home H] [--workspace W]`, run in
@@ -45,6 +67,7 @@ export class McpServers implements vscode.McpServerDefinitionProvider<vscode.Mcp
 		if (folder) args.push('--workspace', folder.uri.fsPath);
 		const def = new vscode.McpStdioServerDefinition(l10n.t('Reasonix plugins'), bin.path, args, { RX_BRIDGE_LANG: uiLanguage() });
 		if (folder) def.cwd = folder.uri;
+		if (this.reloads > 0) def.version = String(this.reloads);
 		return [def];
 	}
 

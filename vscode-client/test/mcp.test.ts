@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { activate, Api } from '../src/extension';
+import { Generations } from '../src/generation';
 import { MCP_PROVIDER_ID, McpServers, registerMcpServers } from '../src/mcp';
 import { Memento } from './support/harness';
 import * as vscode from './support/vscode';
@@ -76,6 +77,34 @@ describe('MCP server definition provider', () => {
 			await api.bridge.stop();
 		}
 		assert.equal(fake.mcpProviders.size, 0, 'unregistered on deactivate');
+	});
+
+	it('gives the definition a new version when the bridge moves to a newer plugin generation, not when it restarts', async () => {
+		fake.config['rxBridge.path'] = bin;
+		const servers = new McpServers();
+		const generations = new Generations();
+		const follow = servers.followGenerations(generations);
+		let fired = 0;
+		servers.onDidChangeMcpServerDefinitions(() => { fired++; });
+		const version = async () => (await servers.provideMcpServerDefinitions())[0].version;
+		try {
+			generations.reset(1); // the bridge started
+			assert.equal(fired, 0);
+			assert.equal(await version(), undefined);
+			generations.advance(2); // rx/actionsChanged after a plugin install
+			assert.equal(fired, 1);
+			assert.equal(await version(), '1');
+			generations.advance(2); // the same generation again
+			assert.equal(fired, 1);
+			generations.reset(1); // a restarted bridge counts afresh
+			assert.equal(fired, 1);
+			generations.advance(2);
+			assert.equal(fired, 2);
+			assert.equal(await version(), '2');
+		} finally {
+			follow.dispose();
+			servers.dispose();
+		}
 	});
 
 	it('registers nothing in an editor without the API', () => {
