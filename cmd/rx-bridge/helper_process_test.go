@@ -47,6 +47,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "" {
 		_ = os.Setenv("RX_BRIDGE_LANG", "en")
 		locale.Set(locale.English)
+	} else {
+		// Re-executed as the program, it takes its language from the
+		// environment as the program does (a test binary otherwise reads
+		// RX_BRIDGE_LANG only).
+		locale.Set(locale.FromEnv(os.Getenv))
 	}
 	os.Exit(m.Run())
 }

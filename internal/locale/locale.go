@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"testing"
 )
 
 // Lang is a language the bridge speaks.
@@ -65,7 +66,22 @@ func FromEnv(getenv func(string) string) Lang {
 
 var current atomic.Value // Lang
 
-func init() { current.Store(FromEnv(os.Getenv)) }
+// init takes the language from the environment. A test binary takes it
+// from RX_BRIDGE_LANG only: the tests compare English texts, and a
+// developer's zh_CN LANG must not change what they see (a test that wants
+// Chinese sets RX_BRIDGE_LANG, or calls Set).
+func init() {
+	getenv := os.Getenv
+	if testing.Testing() {
+		getenv = func(k string) string {
+			if k == "RX_BRIDGE_LANG" {
+				return os.Getenv(k)
+			}
+			return ""
+		}
+	}
+	current.Store(FromEnv(getenv))
+}
 
 // Current is the process's language.
 func Current() Lang { return current.Load().(Lang) }
